@@ -1,0 +1,128 @@
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+DEFAULT_PALETTE = ["white", "blue", "black", "red", "green"]
+
+
+def new_invite_token():
+    return secrets.token_urlsafe(24)
+
+
+def default_palette():
+    return list(DEFAULT_PALETTE)
+
+
+class Campaign(models.Model):
+    MANA = "mana"
+    POOL = "pool"
+    SYSTEMS = [(MANA, "Mana"), (POOL, "Pool")]
+
+    name = models.CharField(max_length=100)
+    system = models.CharField(max_length=4, choices=SYSTEMS)
+    created_at = models.DateTimeField(auto_now_add=True)
+    invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
+    # Mana settings: the palette of colors (colorless is always there besides).
+    palette = models.JSONField(default=default_palette)
+    # Pool settings: sparetime cost per point, and HP max = hp_base + hp_per_endurance * Endurance.
+    attribute_cost = models.PositiveIntegerField(default=1)
+    skill_cost = models.PositiveIntegerField(default=1)
+    hp_base = models.PositiveIntegerField(default=10)
+    hp_per_endurance = models.PositiveIntegerField(default=2)
+    # The roll log's per-campaign sequence: the last number handed out.
+    last_seq = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_mana(self):
+        return self.system == self.MANA
+
+    @property
+    def is_pool(self):
+        return self.system == self.POOL
+
+    def renew_invite(self):
+        self.invite_token = new_invite_token()
+        self.save(update_fields=["invite_token"])
+
+    def hp_max_for(self, endurance):
+        return self.hp_base + self.hp_per_endurance * endurance
+
+    def member(self, user):
+        """The user's Membership in this campaign, or None."""
+        if not user.is_authenticated:
+            return None
+        return self.memberships.filter(user=user).first()
+
+    @property
+    def gm_membership(self):
+        return self.memberships.filter(role=Membership.GM).select_related("user").first()
+
+
+class Membership(models.Model):
+    GM = "gm"
+    PLAYER = "player"
+    ROLES = [(GM, "GM"), (PLAYER, "Player")]
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=6, choices=ROLES, default=PLAYER)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} ({self.role}) in {self.campaign}"
+
+    @property
+    def is_gm(self):
+        return self.role == self.GM
+
+
+class ManaSkill(models.Model):
+    """A skill of a Mana campaign: exactly two distinct colors, an optional trait."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="mana_skills")
+    name = models.CharField(max_length=60)
+    color_a = models.CharField(max_length=30)
+    color_b = models.CharField(max_length=30)
+    trait = models.CharField(max_length=60, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="unique_mana_skill_name"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class GameSession(models.Model):
+    """One evening of play; the roll log shows where sessions start and end."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="game_sessions")
+    number = models.PositiveIntegerField()
+    started_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="unique_session_number"),
+        ]
+
+    def __str__(self):
+        return f"Session {self.number}"
+
+    @property
+    def is_open(self):
+        return self.ended_at is None

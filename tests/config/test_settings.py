@@ -1,0 +1,67 @@
+import os
+import subprocess
+import sys
+
+from django.conf import settings
+
+
+def settings_in_subprocess(env, expr):
+    """Evaluate ``expr`` against config.settings imported fresh with ``env``."""
+    code = f"import config.settings as s; print({expr})"
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_"))}
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        cwd=settings.BASE_DIR,
+    )
+    return result
+
+
+def test_defaults_are_sqlite_and_in_memory_layer():
+    out = settings_in_subprocess(
+        {}, "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'], s.DEBUG"
+    ).stdout
+    assert "sqlite3" in out
+    assert "InMemoryChannelLayer" in out
+    assert "True" in out
+
+
+def test_sqlite_uses_wal_and_immediate():
+    out = settings_in_subprocess({}, "s.DATABASES['default']['OPTIONS']").stdout
+    assert "IMMEDIATE" in out
+    assert "journal_mode=WAL" in out
+
+
+def test_environment_selects_postgres_and_redis():
+    out = settings_in_subprocess(
+        {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test", "REDIS_URL": "redis://127.0.0.1:6379/0"},
+        "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']",
+    ).stdout
+    assert "postgresql" in out
+    assert "RedisChannelLayer" in out
+
+
+def test_production_needs_a_secret_key():
+    result = settings_in_subprocess({"DJANGO_DEBUG": "0"}, "s.DEBUG")
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY" in result.stderr
+
+
+def test_production_settings_are_hardened_and_hosts_read():
+    out = settings_in_subprocess(
+        {"DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "x" * 50, "DJANGO_ALLOWED_HOSTS": "roll.example"},
+        "s.DEBUG, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.ALLOWED_HOSTS",
+    ).stdout
+    assert out.strip() == "False True True ['roll.example']"
+
+
+def test_daphne_is_first_app():
+    assert settings.INSTALLED_APPS[0] == "daphne"
+
+
+def test_asgi_application_routes_http_and_websocket():
+    from config.asgi import application
+
+    assert set(application.application_mapping) == {"http", "websocket"}

@@ -1,0 +1,70 @@
+"""Shared fixtures: a campaign of each system with its GM, two players and an outsider."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from campaigns.models import Campaign, Membership
+
+PASSWORD = "correct-horse-battery"
+
+
+def make_user(username):
+    return get_user_model().objects.create_user(username=username, password=PASSWORD)
+
+
+def make_campaign(gm, *, system=Campaign.POOL, name="The Marches", players=()):
+    campaign = Campaign.objects.create(name=name, system=system)
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.GM)
+    for player in players:
+        Membership.objects.create(campaign=campaign, user=player, role=Membership.PLAYER)
+    return campaign
+
+
+@pytest.fixture
+def gm(db):
+    return make_user("gm")
+
+
+@pytest.fixture
+def player(db):
+    return make_user("ana")
+
+
+@pytest.fixture
+def other_player(db):
+    return make_user("ben")
+
+
+@pytest.fixture
+def outsider(db):
+    return make_user("zed")
+
+
+@pytest.fixture
+def pool_campaign(gm, player, other_player):
+    return make_campaign(gm, system=Campaign.POOL, players=[player, other_player])
+
+
+@pytest.fixture
+def mana_campaign(gm, player, other_player):
+    return make_campaign(
+        gm, system=Campaign.MANA, name="Blue Harbor", players=[player, other_player]
+    )
+
+
+def client_for(client, user):
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def as_user(client):
+    """``as_user(user)`` -> the test client logged in as ``user``."""
+
+    def login_as(user):
+        client.logout()
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return login_as
