@@ -100,6 +100,8 @@ else:
                     "PRAGMA busy_timeout=20000;"
                 ),
             },
+            # A file, not memory, so that threads, websocket tests and servers share it.
+            "TEST": {"NAME": str(BASE_DIR / ".test-db.sqlite3")},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
