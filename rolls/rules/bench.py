@@ -13,7 +13,7 @@ from . import mana, pool
 from .errors import MAX_DICE
 
 #: Pool target numbers measured for every pool (d6 + d10 in 1..MAX_DICE).
-POOL_TNS = (1, 2, 3, 4, 6, 7, 8, 10, 12, 15, 20, 25, 30)
+POOL_TNS = tuple(range(1, 31))
 
 #: Mana difficulties measured for every dice count in 1..MAX_DICE.
 MANA_DIFFICULTIES = tuple(range(1, 31))

@@ -24,7 +24,7 @@ MAX_TARGET = 1000
 
 
 class Rng(Protocol):
-    """Where dice come from: ``secrets.SystemRandom()`` in the app, ``random.Random(seed)`` in tests."""
+    """A dice source: ``secrets.SystemRandom()`` in the app, ``random.Random(seed)`` in tests."""
 
     def randint(self, a: int, b: int) -> int: ...
 

@@ -22,6 +22,7 @@ Rule decisions:
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -106,7 +107,9 @@ def dice_for(
     require_int(colorless, "Colorless mana", 0)
     require_int(previous_units, "Mana units spent on earlier attempts", 0)
     if not isinstance(has_trait, bool):
-        raise RulesError(f"Whether the character has the trait must be yes or no, not {has_trait!r}.")
+        raise RulesError(
+            f"Whether the character has the trait must be yes or no, not {has_trait!r}."
+        )
     if colorless % 2:
         raise RulesError(
             f"Colorless mana is spent in pairs (2 colorless count as one colored mana); "
@@ -135,7 +138,7 @@ def face_successes(face: int) -> int:
     return 2 if face == 10 else 1 if face >= 8 else 0
 
 
-def successes(faces: tuple[int, ...] | list[int]) -> int:
+def successes(faces: Iterable[int]) -> int:
     """Total successes of a set of d10 faces (each 1..10)."""
     return sum(face_successes(face) for face in faces)
 
@@ -150,10 +153,12 @@ def roll(dice: int, difficulty: int, rng: Rng) -> ManaRoll:
     _check_roll(dice, difficulty)
     faces = tuple(rng.randint(1, FACES) for _ in range(dice))
     total = successes(faces)
-    return ManaRoll(faces=faces, successes=total, difficulty=difficulty, success=total >= difficulty)
+    return ManaRoll(
+        faces=faces, successes=total, difficulty=difficulty, success=total >= difficulty
+    )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _counts(dice: int) -> tuple[int, ...]:
     """``counts[k]`` = how many of the ``10**dice`` face tuples give exactly ``k`` successes."""
     if dice == 0:
@@ -168,7 +173,7 @@ def _counts(dice: int) -> tuple[int, ...]:
     return tuple(counts)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tail_counts(dice: int) -> tuple[int, ...]:
     """``tail[k]`` = how many face tuples give at least ``k`` successes, ``k = 0..2*dice``."""
     tail: list[int] = []
