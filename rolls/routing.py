@@ -1,1 +1,7 @@
-websocket_urlpatterns = []
+from django.urls import path
+
+from .consumers import RoomConsumer
+
+websocket_urlpatterns = [
+    path("ws/campaigns/<int:campaign_id>/", RoomConsumer.as_asgi()),
+]

@@ -1,0 +1,129 @@
+"""The room's websocket: members of a campaign receive what the server pushes, filtered per
+viewer, and a socket that reconnects gets exactly the entries it missed, in order."""
+
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.template.loader import render_to_string
+
+from campaigns.models import Campaign, Membership
+
+from . import push
+from .models import LogEntry, Presence
+
+#: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
+REPLAY_LIMIT = 500
+
+
+class RoomConsumer(AsyncWebsocketConsumer):
+    async def connect(self):
+        self.group = None
+        self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
+        user = self.scope.get("user")
+        member = await self.membership(user) if user and user.is_authenticated else None
+        if member is None:
+            await self.close()
+            return
+        self.user_id = user.pk
+        self.is_gm, self.gm_id = member
+        self.group = push.group_name(self.campaign_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        # Read the log's end only once in the group: nothing committed from here on is missed.
+        last_seq = await self.current_seq()
+        after = self.after_from_query()
+        self.last_seq = last_seq if after is None else min(after, last_seq)
+        if self.last_seq < last_seq:
+            await self.replay()
+        await self.send_presence(join=True)
+
+    async def disconnect(self, code):
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.send_presence(join=False)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        """Everything a player does goes through HTTP; the socket only listens."""
+
+    async def room_push(self, message):
+        seq = message.get("seq")
+        if seq is not None:
+            if seq <= self.last_seq:
+                return  # already sent (by a replay)
+            if seq > self.last_seq + 1:
+                await self.replay()  # an earlier push is late or was dropped: read the log
+                return
+            self.last_seq = seq
+        html = push.pick(message, user_id=self.user_id, is_gm=self.is_gm)
+        if html:
+            await self.send(text_data=html)
+
+    def after_from_query(self):
+        values = parse_qs(self.scope.get("query_string", b"").decode()).get("after")
+        try:
+            return max(0, int(values[0])) if values else None
+        except ValueError:
+            return None
+
+    async def replay(self):
+        frames, self.last_seq = await self.missed(self.last_seq)
+        for html in frames:
+            await self.send(text_data=html)
+
+    async def send_presence(self, *, join):
+        html = await self.update_presence(join)
+        await self.channel_layer.group_send(self.group, {"type": "room.push", "all": html})
+
+    # Database work, in small synchronous pieces -------------------------------------------------
+
+    @database_sync_to_async
+    def membership(self, user):
+        """(is_gm, gm_id) for a member, None for anyone else."""
+        rows = dict(
+            Membership.objects.filter(campaign_id=self.campaign_id).values_list("user_id", "role")
+        )
+        if user.pk not in rows:
+            return None
+        gm_id = next((uid for uid, role in rows.items() if role == Membership.GM), None)
+        return rows[user.pk] == Membership.GM, gm_id
+
+    @database_sync_to_async
+    def current_seq(self):
+        return Campaign.objects.values_list("last_seq", flat=True).get(pk=self.campaign_id)
+
+    @database_sync_to_async
+    def missed(self, after):
+        entries = list(
+            LogEntry.objects.filter(campaign_id=self.campaign_id, seq__gt=after)
+            .select_related("actor", "character")
+            .order_by("seq")[:REPLAY_LIMIT]
+        )
+        frames = [
+            push.render_entry_for(e, viewer_id=self.user_id, gm_id=self.gm_id, oob=True)
+            for e in entries
+        ]
+        return frames, (entries[-1].seq if entries else after)
+
+    @database_sync_to_async
+    def update_presence(self, join):
+        if join:
+            Presence.objects.get_or_create(
+                channel_name=self.channel_name,
+                defaults={"campaign_id": self.campaign_id, "user_id": self.user_id},
+            )
+        else:
+            Presence.objects.filter(channel_name=self.channel_name).delete()
+        return render_to_string(
+            "rolls/_presence.html", {"online": online(self.campaign_id), "oob": True}
+        )
+
+
+def online(campaign_id):
+    """The usernames of the members with an open room socket."""
+    return list(
+        Presence.objects.filter(campaign_id=campaign_id)
+        .order_by("user__username")
+        .values_list("user__username", flat=True)
+        .distinct()
+    )

@@ -1,0 +1,163 @@
+import hashlib
+import json
+
+from django.conf import settings
+from django.db import models
+
+from campaigns.models import Campaign, GameSession, ManaSkill
+from sheets.models import Character, Rating
+
+PUBLIC = "public"
+PRIVATE = "private"
+SECRET = "secret"
+VISIBILITIES = [
+    (PUBLIC, "Public"),
+    (PRIVATE, "Private (roller and GM)"),
+    (SECRET, "GM secret"),
+]
+
+
+def entitled(visibility, *, viewer_id, roller_id, gm_id):
+    """Whether ``viewer_id`` may see the content of something with ``visibility`` rolled by
+    ``roller_id`` in a campaign whose GM is ``gm_id``. Everything hidden is filtered with this."""
+    if visibility == PUBLIC or viewer_id == gm_id:
+        return True
+    return visibility == PRIVATE and viewer_id == roller_id
+
+
+class Check(models.Model):
+    """A check the GM asked for, or a player requested, for one character.
+
+    Its life: ``requested`` (a player asked; the GM has not set the number yet) -> ``open`` (the
+    player may roll) -> ``shift`` (Pool: a shift awaits the GM's answer) -> ``done``, or
+    ``failed`` (Mana: rolled and failed; the GM may allow a re-attempt, which opens it again).
+    """
+
+    REQUESTED = "requested"
+    OPEN = "open"
+    SHIFT = "shift"
+    FAILED = "failed"
+    DONE = "done"
+    STATUSES = [
+        (REQUESTED, "Requested"),
+        (OPEN, "Open"),
+        (SHIFT, "Shift awaiting the GM"),
+        (FAILED, "Failed"),
+        (DONE, "Done"),
+    ]
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="checks")
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="checks")
+    session = models.ForeignKey(GameSession, null=True, blank=True, on_delete=models.SET_NULL)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    status = models.CharField(max_length=9, choices=STATUSES, default=OPEN)
+    visibility = models.CharField(max_length=7, choices=VISIBILITIES, default=PUBLIC)
+    # What the check is about: a suggestion of the GM (Mana: a skill; Pool: an attribute/skill).
+    mana_skill = models.ForeignKey(ManaSkill, null=True, blank=True, on_delete=models.SET_NULL)
+    suggestion = models.CharField(max_length=100, blank=True)
+    note = models.CharField(max_length=300, blank=True)
+    # Difficulty (Mana) or TN (Pool); None while a request awaits the GM.
+    target = models.PositiveIntegerField(null=True, blank=True)
+    # Mana: the GM allowed one more attempt after a failure.
+    # Pool shift proposal: the choices are kept until the GM answers, then rolled as they are.
+    intent = models.CharField(max_length=300, blank=True)
+    attribute = models.ForeignKey(
+        Rating, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    skill = models.ForeignKey(
+        Rating, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    shift_d6 = models.PositiveIntegerField(default=0)
+    shift_d10 = models.PositiveIntegerField(default=0)
+    bonus_effect = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["campaign", "status"])]
+
+    def __str__(self):
+        return f"Check #{self.pk} for {self.character}"
+
+    @property
+    def is_live(self):
+        return self.status != self.DONE
+
+
+class LogEntry(models.Model):
+    """One line of a campaign's roll log: a roll or a session break. Never edited or deleted.
+
+    ``seq`` numbers a campaign's entries 1, 2, 3, ... so that a browser that reconnects can ask
+    for exactly what it missed. ``hash`` chains every entry to the one before it (sha256 over
+    the previous hash and the entry's canonical content), so the log can be verified.
+    """
+
+    ROLL = "roll"
+    SESSION_START = "session_start"
+    SESSION_END = "session_end"
+    KINDS = [(ROLL, "Roll"), (SESSION_START, "Session start"), (SESSION_END, "Session end")]
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="log")
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=13, choices=KINDS, default=ROLL)
+    session = models.ForeignKey(GameSession, null=True, blank=True, on_delete=models.SET_NULL)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    character = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    check_ref = models.ForeignKey(
+        Check, null=True, blank=True, on_delete=models.SET_NULL, related_name="rolls"
+    )
+    visibility = models.CharField(max_length=7, choices=VISIBILITIES, default=PUBLIC)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "seq"], name="unique_log_seq"),
+        ]
+
+    def __str__(self):
+        return f"#{self.seq} {self.kind}"
+
+    def content(self):
+        """What the hash covers, as canonical JSON."""
+        return json.dumps(
+            {
+                "campaign": self.campaign_id,
+                "seq": self.seq,
+                "kind": self.kind,
+                "actor": self.actor_id,
+                "character": self.character_id,
+                "check": self.check_ref_id,
+                "visibility": self.visibility,
+                "data": self.data,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+
+    def compute_hash(self):
+        return hashlib.sha256((self.prev_hash + self.content()).encode()).hexdigest()
+
+    def visible_to(self, viewer_id, gm_id):
+        return entitled(self.visibility, viewer_id=viewer_id, roller_id=self.actor_id, gm_id=gm_id)
+
+
+class Presence(models.Model):
+    """An open websocket of a member in a campaign's room (one row per socket)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="presence")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    channel_name = models.CharField(max_length=200, unique=True)
+    connected_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.user} in {self.campaign}"

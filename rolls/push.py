@@ -1,0 +1,59 @@
+"""What the room pushes over websockets, and to whom.
+
+A push is one message to the campaign's group with the HTML variants rendered once:
+``all`` for everyone, ``gm`` for the GM, ``users`` for named users (by id). Each socket picks its
+variant with :func:`pick` and receives nothing when none is meant for it, so hidden content never
+leaves the server for a socket that is not entitled to it. Log entries carry their ``seq``.
+"""
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.template.loader import render_to_string
+
+from .models import PRIVATE, PUBLIC
+
+
+def group_name(campaign_id):
+    return f"campaign_{int(campaign_id)}"
+
+
+def pick(message, *, user_id, is_gm):
+    """The HTML of ``message`` meant for this viewer, or None."""
+    if is_gm and message.get("gm") is not None:
+        return message["gm"]
+    users = message.get("users") or {}
+    if str(user_id) in users:
+        return users[str(user_id)]
+    return message.get("all")
+
+
+def render_entry(entry, *, hidden, oob=False):
+    return render_to_string(
+        "rolls/_log_entry.html", {"entry": entry, "hidden": hidden, "oob": oob}
+    )
+
+
+def render_entry_for(entry, *, viewer_id, gm_id, oob=False):
+    hidden = not entry.visible_to(viewer_id, gm_id)
+    return render_entry(entry, hidden=hidden, oob=oob)
+
+
+def entry_message(entry):
+    """The push of a new log entry: the full entry to those entitled, a stub to the others."""
+    full = render_entry(entry, hidden=False, oob=True)
+    if entry.visibility == PUBLIC:
+        return {"seq": entry.seq, "all": full}
+    message = {"seq": entry.seq, "all": render_entry(entry, hidden=True, oob=True), "gm": full}
+    if entry.visibility == PRIVATE:
+        message["users"] = {str(entry.actor_id): full}
+    return message
+
+
+def send(campaign_id, message):
+    async_to_sync(get_channel_layer().group_send)(
+        group_name(campaign_id), {"type": "room.push", **message}
+    )
+
+
+def push_entry(entry):
+    send(entry.campaign_id, entry_message(entry))

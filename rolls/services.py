@@ -1,0 +1,434 @@
+"""Writes of the live table: sessions, checks and rolls. Each function is one transaction.
+
+Rolls are made here, on the server, with a cryptographically secure generator; a browser only
+sends what the player chose to spend or roll. Every roll becomes a LogEntry with the campaign's
+next sequence number and a hash chained to the previous entry.
+"""
+
+import secrets
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.models import Campaign, GameSession
+from rolls.rules import RulesError, mana, pool
+from sheets.models import COLORLESS, ManaPool, Rating
+
+from .models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
+
+GENESIS = "0" * 64
+MAX_SPEND = 100
+
+
+class CheckError(ValueError):
+    """A check or roll the rules or the table state refuse; the message is for the player."""
+
+
+def _rng():
+    return secrets.SystemRandom()
+
+
+def log_append(*, campaign, kind, actor, data, visibility=PUBLIC, character=None, check=None):
+    """Append an entry to the campaign's log with the next sequence number and chained hash.
+    Call inside a transaction: the campaign row is locked while the number is taken."""
+    locked = Campaign.objects.select_for_update().only("id", "last_seq").get(pk=campaign.pk)
+    seq = locked.last_seq + 1
+    Campaign.objects.filter(pk=campaign.pk).update(last_seq=seq)
+    campaign.last_seq = seq
+    prev = (
+        LogEntry.objects.filter(campaign_id=campaign.pk, seq=seq - 1)
+        .values_list("hash", flat=True)
+        .first()
+    )
+    entry = LogEntry(
+        campaign=campaign,
+        seq=seq,
+        kind=kind,
+        session=open_session(campaign),
+        actor=actor,
+        character=character,
+        check_ref=check,
+        visibility=visibility,
+        data=data,
+        prev_hash=prev or GENESIS,
+    )
+    entry.hash = entry.compute_hash()
+    entry.save(force_insert=True)
+    return entry
+
+
+def log_verify(campaign):
+    """The seq of the first entry whose hash does not hold, or None when the chain is intact."""
+    prev = GENESIS
+    for entry in LogEntry.objects.filter(campaign=campaign).order_by("seq").iterator():
+        if entry.prev_hash != prev or entry.hash != entry.compute_hash():
+            return entry.seq
+        prev = entry.hash
+    return None
+
+
+def open_session(campaign):
+    return GameSession.objects.filter(campaign=campaign, ended_at__isnull=True).first()
+
+
+# Sessions ---------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def session_start(*, campaign, by):
+    if open_session(campaign):
+        raise CheckError("A session is already running.")
+    last = GameSession.objects.filter(campaign=campaign).order_by("-number").first()
+    session = GameSession.objects.create(campaign=campaign, number=(last.number + 1) if last else 1)
+    entry = log_append(
+        campaign=campaign,
+        kind=LogEntry.SESSION_START,
+        actor=by,
+        data={"number": session.number},
+    )
+    return session, entry
+
+
+@transaction.atomic
+def session_end(*, campaign, by):
+    session = open_session(campaign)
+    if session is None:
+        raise CheckError("No session is running.")
+    entry = log_append(
+        campaign=campaign,
+        kind=LogEntry.SESSION_END,
+        actor=by,
+        data={"number": session.number},
+    )
+    session.ended_at = timezone.now()
+    session.save(update_fields=["ended_at"])
+    return session, entry
+
+
+def session_participants(session):
+    """The characters that rolled in ``session``."""
+    from sheets.models import Character
+
+    ids = LogEntry.objects.filter(session=session, kind=LogEntry.ROLL).values("character_id")
+    return Character.objects.filter(pk__in=ids)
+
+
+# Checks -----------------------------------------------------------------------------------------
+
+
+def _check_visibility(visibility, character, campaign):
+    if visibility not in (PUBLIC, PRIVATE, SECRET):
+        raise CheckError("Choose public, private or GM secret.")
+    if visibility == SECRET and character.owner_id != campaign.gm_membership.user_id:
+        raise CheckError("Only the GM's own characters roll GM-secret checks.")
+    return visibility
+
+
+def _check_target(target):
+    if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 1000:
+        raise CheckError("The difficulty or TN must be a whole number from 1 to 1000.")
+    return target
+
+
+@transaction.atomic
+def check_ask(
+    *, campaign, character, by, target, suggestion="", mana_skill=None, note="", visibility=PUBLIC
+):
+    """The GM asks ``character`` for a check with its difficulty or TN."""
+    check = Check.objects.create(
+        campaign=campaign,
+        character=character,
+        session=open_session(campaign),
+        created_by=by,
+        status=Check.OPEN,
+        visibility=_check_visibility(visibility, character, campaign),
+        target=_check_target(target),
+        suggestion=suggestion,
+        mana_skill=mana_skill,
+        note=note,
+    )
+    return check
+
+
+@transaction.atomic
+def check_request(
+    *, campaign, character, by, suggestion="", mana_skill=None, note="", visibility=PUBLIC
+):
+    """A player asks to make a check; the GM answers with the number (``check_set_target``)."""
+    if character.owner_id != by.pk:
+        raise CheckError("You can only ask for checks for your own characters.")
+    return Check.objects.create(
+        campaign=campaign,
+        character=character,
+        session=open_session(campaign),
+        created_by=by,
+        status=Check.REQUESTED,
+        visibility=_check_visibility(visibility, character, campaign),
+        suggestion=suggestion,
+        mana_skill=mana_skill,
+        note=note,
+    )
+
+
+def _locked(check):
+    return (
+        Check.objects.select_for_update().select_related("character", "campaign").get(pk=check.pk)
+    )
+
+
+@transaction.atomic
+def check_set_target(*, check, target):
+    check = _locked(check)
+    if check.status != Check.REQUESTED:
+        raise CheckError("This check already has its number.")
+    check.target = _check_target(target)
+    check.status = Check.OPEN
+    check.save(update_fields=["target", "status"])
+    return check
+
+
+@transaction.atomic
+def check_cancel(*, check):
+    check = _locked(check)
+    if check.status == Check.DONE:
+        raise CheckError("This check is already closed.")
+    check.status = Check.DONE
+    check.save(update_fields=["status"])
+    return check
+
+
+@transaction.atomic
+def check_allow_reattempt(*, check):
+    check = _locked(check)
+    if check.status != Check.FAILED:
+        raise CheckError("Only a failed check can be attempted again.")
+    check.status = Check.OPEN
+    check.save(update_fields=["status"])
+    return check
+
+
+def previous_units(check):
+    """Mana units spent on the earlier attempts of ``check``."""
+    return sum(
+        entry.data["units"]
+        for entry in LogEntry.objects.filter(check_ref=check, kind=LogEntry.ROLL)
+    )
+
+
+def _amount(value, label):
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SPEND:
+        raise CheckError(f"{label} must be a whole number from 0 to {MAX_SPEND}.")
+    return value
+
+
+def mana_dice(*, check, skill, spend_a, spend_b, colorless):
+    """The dice a mana spend would roll on ``check`` (for the live odds and the roll)."""
+    try:
+        return mana.dice_for(
+            spend_a,
+            spend_b,
+            colorless,
+            has_trait=check.character.has_trait(skill.trait),
+            previous_units=previous_units(check),
+        )
+    except RulesError as error:
+        raise CheckError(str(error)) from error
+
+
+@transaction.atomic
+def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="", rng=None):
+    """Spend mana and roll a Mana check. ``skill`` is a ManaSkill of the campaign; ``spend_a``
+    and ``spend_b`` are mana of its two colors. The mana leaves the pool whatever the outcome."""
+    check = _locked(check)
+    character = check.character
+    if check.status != Check.OPEN:
+        raise CheckError("This check cannot be rolled now.")
+    if character.owner_id != by.pk:
+        raise CheckError("Only the character's player rolls this check.")
+    if skill.campaign_id != check.campaign_id:
+        raise CheckError("Choose one of this campaign's skills.")
+    if check.mana_skill_id and check.rolls.exists() and check.mana_skill_id != skill.pk:
+        raise CheckError(f"A re-attempt uses the same skill ({check.mana_skill}).")
+    spend = {
+        skill.color_a: _amount(spend_a, f"{skill.color_a.title()} mana"),
+        skill.color_b: _amount(spend_b, f"{skill.color_b.title()} mana"),
+        COLORLESS: _amount(colorless, "Colorless mana"),
+    }
+    dice = mana_dice(
+        check=check, skill=skill, spend_a=spend_a, spend_b=spend_b, colorless=colorless
+    )
+    pools = {
+        p.color: p
+        for p in ManaPool.objects.select_for_update().filter(character=character, color__in=spend)
+    }
+    for color, amount in spend.items():
+        have = pools[color].current if color in pools else 0
+        if amount > have:
+            raise CheckError(f"Not enough {color} mana: you spend {amount}, the pool has {have}.")
+    for color, amount in spend.items():
+        if amount:
+            ManaPool.objects.filter(pk=pools[color].pk).update(
+                current=pools[color].current - amount
+            )
+    result = mana.roll(dice.dice, check.target, rng or _rng())
+    attempt = check.rolls.count() + 1
+    entry = log_append(
+        campaign=check.campaign,
+        kind=LogEntry.ROLL,
+        actor=by,
+        character=character,
+        check=check,
+        visibility=check.visibility,
+        data={
+            "system": "mana",
+            "skill": skill.name,
+            "spent": {color: amount for color, amount in spend.items() if amount},
+            "units": dice.units,
+            "parts": dice.parts,
+            "dice": dice.dice,
+            "faces": list(result.faces),
+            "successes": result.successes,
+            "target": check.target,
+            "success": result.success,
+            "chance": str(mana.success_probability(dice.dice, check.target)),
+            "attempt": attempt,
+            "intent": intent,
+            "note": check.note,
+        },
+    )
+    check.mana_skill = skill
+    check.status = Check.DONE if result.success else Check.FAILED
+    check.intent = intent
+    check.save(update_fields=["mana_skill", "status", "intent"])
+    return entry
+
+
+def pool_choice(*, check, attribute, skill):
+    """Validate a Pool choice: an approved attribute of the character and optionally one
+    approved skill of that attribute."""
+    character = check.character
+    if attribute is None or attribute.character_id != character.pk or not attribute.is_attribute:
+        raise CheckError("Choose one of your character's attributes.")
+    if skill is not None:
+        if skill.character_id != character.pk or skill.is_attribute:
+            raise CheckError("Choose one of your character's skills.")
+        if skill.attribute != attribute.attribute:
+            raise CheckError(
+                f"{skill.skill} is a skill of {skill.attribute}, not of {attribute.attribute}."
+            )
+        if skill.status != Rating.APPROVED:
+            raise CheckError(f"{skill.skill} has not been greenlit by the GM.")
+    return attribute, skill
+
+
+def pool_dice(*, check, attribute, skill, shift_d6=0, shift_d10=0):
+    """The (d6, d10) a Pool choice rolls after the shift."""
+    attribute, skill = pool_choice(check=check, attribute=attribute, skill=skill)
+    shift_d6 = _amount(shift_d6, "Shifted d6")
+    shift_d10 = _amount(shift_d10, "Shifted d10")
+    d6 = attribute.value - shift_d6
+    d10 = (skill.value if skill else 0) - shift_d10
+    if d6 < 0 or d10 < 0:
+        raise CheckError("You cannot shift more dice than the pool has.")
+    if d6 + d10 < 1:
+        if shift_d6 or shift_d10:
+            raise CheckError("At least one die must stay in the pool.")
+        raise CheckError("This pool has no dice: choose an attribute or skill rated above 0.")
+    if d6 + d10 > pool.MAX_DICE:
+        raise CheckError(f"A check rolls at most {pool.MAX_DICE} dice.")
+    return d6, d10
+
+
+@transaction.atomic
+def check_roll_pool(
+    *,
+    check,
+    by,
+    attribute,
+    skill=None,
+    shift_d6=0,
+    shift_d10=0,
+    bonus_effect="",
+    intent="",
+    rng=None,
+):
+    """Roll a Pool check, or, when dice are shifted, put the shift to the GM first: then the
+    check waits (status ``shift``) and is rolled by ``check_answer_shift``. Returns the log
+    entry, or None while the shift awaits the GM."""
+    check = _locked(check)
+    if check.status != Check.OPEN:
+        raise CheckError("This check cannot be rolled now.")
+    if check.character.owner_id != by.pk:
+        raise CheckError("Only the character's player rolls this check.")
+    pool_dice(check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10)
+    bonus_effect = bonus_effect.strip()
+    if (shift_d6 or shift_d10) and not bonus_effect:
+        raise CheckError("Say which bonus effect the shifted dice are for.")
+    check.attribute, check.skill = attribute, skill
+    check.shift_d6, check.shift_d10 = shift_d6, shift_d10
+    check.bonus_effect = bonus_effect if (shift_d6 or shift_d10) else ""
+    check.intent = intent
+    if shift_d6 or shift_d10:
+        check.status = Check.SHIFT
+        check.save()
+        return None
+    return _roll_pool(check, by, rng)
+
+
+@transaction.atomic
+def check_answer_shift(*, check, approve, rng=None):
+    """The GM agrees to a shift (the check is rolled at once, as proposed) or declines it (the
+    check opens again and the player chooses anew)."""
+    check = _locked(check)
+    if check.status != Check.SHIFT:
+        raise CheckError("No shift awaits an answer on this check.")
+    if not approve:
+        check.status = Check.OPEN
+        check.shift_d6 = check.shift_d10 = 0
+        check.bonus_effect = ""
+        check.save()
+        return None
+    return _roll_pool(check, check.character.owner, rng)
+
+
+def _roll_pool(check, by, rng):
+    attribute = Rating.objects.get(pk=check.attribute_id)
+    skill = Rating.objects.get(pk=check.skill_id) if check.skill_id else None
+    d6, d10 = pool_dice(
+        check=check,
+        attribute=attribute,
+        skill=skill,
+        shift_d6=check.shift_d6,
+        shift_d10=check.shift_d10,
+    )
+    result = pool.roll(d6, d10, check.target, rng or _rng())
+    shifted = bool(check.shift_d6 or check.shift_d10)
+    entry = log_append(
+        campaign=check.campaign,
+        kind=LogEntry.ROLL,
+        actor=by,
+        character=check.character,
+        check=check,
+        visibility=check.visibility,
+        data={
+            "system": "pool",
+            "attribute": attribute.attribute,
+            "attribute_value": attribute.value,
+            "skill": skill.skill if skill else "",
+            "skill_value": skill.value if skill else 0,
+            "shift": {"d6": check.shift_d6, "d10": check.shift_d10} if shifted else None,
+            "bonus_effect": check.bonus_effect,
+            "bonus_achieved": shifted and result.success,
+            "d6": [list(c) for c in result.d6_chains],
+            "d10": [list(c) for c in result.d10_chains],
+            "highest": result.highest,
+            "target": check.target,
+            "success": result.success,
+            "chance": str(pool.success_probability(d6, d10, check.target)),
+            "intent": check.intent,
+            "note": check.note,
+        },
+    )
+    check.status = Check.DONE
+    check.save()
+    return entry
