@@ -6,6 +6,7 @@ scale out, DATABASE_URL (PostgreSQL) and REDIS_URL (channels_redis).
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -100,8 +101,12 @@ else:
                     "PRAGMA busy_timeout=20000;"
                 ),
             },
-            # A file, not memory, so that threads, websocket tests and servers share it.
-            "TEST": {"NAME": str(BASE_DIR / ".test-db.sqlite3")},
+            # A file, not memory, so that threads, websocket tests and servers share it; one per
+            # test process, so that test runs side by side never share one.
+            "TEST": {
+                "NAME": os.environ.get("SQLITE_TEST_PATH")
+                or str(Path(tempfile.gettempdir()) / f"rollroom-test-{os.getpid()}.sqlite3")
+            },
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -132,7 +137,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = os.environ.get("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -152,6 +157,9 @@ CSRF_COOKIE_SECURE = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# The benchmark's floors (python manage.py bench_rolls): routed only when this is on.
+BENCH_FLOORS = env_bool("ROLLROOM_BENCH_FLOORS", False)
 
 LOGGING = {
     "version": 1,
