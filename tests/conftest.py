@@ -8,6 +8,12 @@ from campaigns.models import Campaign, Membership
 PASSWORD = "correct-horse-battery"
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """PBKDF2 is slow on purpose; the tests hash many passwords and prove nothing with it."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def make_user(username):
     return get_user_model().objects.create_user(username=username, password=PASSWORD)
 
