@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q, Sum
 
@@ -43,6 +44,25 @@ class Character(models.Model):
     @property
     def hp_max(self):
         return self.campaign.hp_max_for(self.endurance)
+
+    def set_hp_current(self, value):
+        """Damage and healing at the table: current HP lies in 0..hp_max."""
+        hp_max = self.hp_max
+        if not 0 <= value <= hp_max:
+            raise ValidationError(f"Current HP lies between 0 and {hp_max}.")
+        self.hp_current = value
+        self.save(update_fields=["hp_current"])
+
+    # Mana: traits -------------------------------------------------------------------------------
+    def set_traits(self, traits):
+        """Replace the traits; blanks are dropped and a trait repeated in any case kept once."""
+        kept = {}
+        for trait in traits:
+            trait = " ".join(trait.split())
+            if trait:
+                kept.setdefault(trait.casefold(), trait)
+        self.traits = list(kept.values())
+        self.save(update_fields=["traits"])
 
     # Sparetime: balances are always derived from the ledger --------------------------------------
     def free_sparetime(self):
@@ -103,6 +123,11 @@ class Rating(models.Model):
     def die(self):
         return "d6" if self.is_attribute else "d10"
 
+    @property
+    def is_approved(self):
+        """Only approved ratings can be rated, raised or rolled."""
+        return self.status == self.APPROVED
+
 
 class ManaPool(models.Model):
     """One color of a character's non-combat mana pool (colorless is the color "colorless")."""
@@ -123,6 +148,12 @@ class ManaPool(models.Model):
 
     def __str__(self):
         return f"{self.color} {self.current}/{self.maximum}"
+
+    def set_maximum(self, maximum):
+        """Set the maximum; a current amount above it drops to it."""
+        self.maximum = maximum
+        self.current = min(self.current, maximum)
+        self.save(update_fields=["current", "maximum"])
 
 
 class SparetimeEntry(models.Model):

@@ -1,1 +1,25 @@
-urlpatterns = []
+from django.urls import path
+
+from . import views
+
+CAMPAIGN = "campaigns/<int:campaign_id>/"
+SHEET = CAMPAIGN + "characters/<int:character_id>/"
+GM = CAMPAIGN + "gm/"
+
+urlpatterns = [
+    path(CAMPAIGN + "characters/new/", views.character_create, name="character_create"),
+    path(SHEET, views.character_detail, name="character_detail"),
+    path(SHEET + "edit/", views.character_edit, name="character_edit"),
+    path(SHEET + "hp/", views.character_hp, name="character_hp"),
+    path(SHEET + "traits/", views.character_traits, name="character_traits"),
+    path(SHEET + "ratings/<int:rating_id>/", views.rating_set, name="rating_set"),
+    path(SHEET + "skills/take/", views.skill_take, name="skill_take"),
+    path(SHEET + "skills/propose/", views.skill_propose, name="skill_propose"),
+    path(GM + "approvals/", views.gm_approvals, name="gm_approvals"),
+    path(GM + "approvals/<int:rating_id>/approve/", views.skill_approve, name="skill_approve"),
+    path(GM + "approvals/<int:rating_id>/decline/", views.skill_decline, name="skill_decline"),
+    path(GM + "mana/", views.gm_mana, name="gm_mana"),
+    path(GM + "mana/refill/", views.mana_refill_all, name="mana_refill_all"),
+    path(GM + "mana/<int:character_id>/refill/", views.mana_refill_one, name="mana_refill_one"),
+    path(GM + "mana/<int:character_id>/maxima/", views.mana_maxima, name="mana_maxima"),
+]

@@ -1,0 +1,61 @@
+from django import forms
+
+from .models import Character, Rating
+from .services import MANA_MAX, RATING_MAX, SKILL_NAME_MAX
+
+
+class CharacterForm(forms.ModelForm):
+    """Name, concept and history: the free text the owner (or the GM) writes."""
+
+    class Meta:
+        model = Character
+        fields = ["name", "concept", "history"]
+        widgets = {"history": forms.Textarea(attrs={"rows": 5})}
+
+
+class RatingForm(forms.Form):
+    value = forms.IntegerField(min_value=0, max_value=RATING_MAX, label="Rating")
+
+
+class HpForm(forms.Form):
+    def __init__(self, *args, hp_max, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["hp_current"] = forms.IntegerField(
+            min_value=0, max_value=hp_max, label="Current HP"
+        )
+
+
+class TemplateSkillForm(forms.Form):
+    attribute = forms.ChoiceField(choices=Rating.ATTRIBUTE_CHOICES)
+    template = forms.CharField(max_length=80)
+    # Left optional so that an empty blank gets the rules' own message ("Name the Region.").
+    fill = forms.CharField(max_length=SKILL_NAME_MAX, required=False, label="Name")
+
+
+class SkillProposalForm(forms.Form):
+    attribute = forms.ChoiceField(choices=Rating.ATTRIBUTE_CHOICES)
+    name = forms.CharField(max_length=SKILL_NAME_MAX, label="New skill")
+
+
+class TraitsForm(forms.Form):
+    traits = forms.CharField(
+        required=False, max_length=1000, help_text="Separate traits with commas."
+    )
+
+    def clean_traits(self):
+        traits = [" ".join(t.split()) for t in self.cleaned_data["traits"].split(",")]
+        too_long = [t for t in traits if len(t) > SKILL_NAME_MAX]
+        if too_long:
+            raise forms.ValidationError(
+                f"A trait has at most {SKILL_NAME_MAX} characters: {too_long[0][:20]}..."
+            )
+        return [t for t in traits if t]
+
+
+class ManaMaximaForm(forms.Form):
+    """One number field per color, named after the color."""
+
+    def __init__(self, *args, colors, **kwargs):
+        super().__init__(*args, **kwargs)
+        for color in colors:
+            self.fields[color] = forms.IntegerField(min_value=0, max_value=MANA_MAX, label=color)

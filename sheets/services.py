@@ -1,0 +1,170 @@
+"""Writes on character sheets that touch several rows or models, each in one transaction.
+
+Every function raises ``django.core.exceptions.ValidationError`` with a sentence a player can
+read when the rules refuse the change; nothing is written then.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+
+from rolls.rules import sheet as pool_sheet
+
+from .models import COLORLESS, Character, ManaPool, Rating
+
+# Characters and Pool ratings ------------------------------------------------------------------
+
+#: Highest rating the GM may set by hand.
+RATING_MAX = 100
+#: Longest custom skill name, and longest text filled into a template's blank.
+SKILL_NAME_MAX = 60
+#: Highest mana maximum per color.
+MANA_MAX = 99
+
+
+def mana_colors(campaign):
+    """The colors a character's mana pool has: the campaign's palette, then colorless."""
+    return list(dict.fromkeys([*campaign.palette, COLORLESS]))
+
+
+def character_create(*, campaign, owner, name, concept="", history=""):
+    """A new character with a full sheet: every attribute and fixed skill at 0 (Pool), or an
+    empty mana pool per color and colorless (Mana). Pool characters start at full HP."""
+    with transaction.atomic():
+        character = Character.objects.create(
+            campaign=campaign,
+            owner=owner,
+            name=name,
+            concept=concept,
+            history=history,
+            hp_current=campaign.hp_max_for(0) if campaign.is_pool else 0,
+        )
+        if campaign.is_pool:
+            Rating.objects.bulk_create(
+                Rating(character=character, attribute=attribute, skill=skill)
+                for attribute in pool_sheet.ATTRIBUTES
+                for skill in ["", *pool_sheet.fixed_skills(attribute)]
+            )
+        else:
+            ManaPool.objects.bulk_create(
+                ManaPool(character=character, color=color) for color in mana_colors(campaign)
+            )
+    return character
+
+
+def rating_set(*, rating, value):
+    """The GM sets an approved rating to ``value`` (0..RATING_MAX). Lowering Endurance below
+    what the current HP needs lowers the current HP to the new maximum."""
+    if not rating.is_approved:
+        raise ValidationError(
+            f"{rating.label} is {rating.get_status_display().lower()}; only approved skills "
+            "can be rated."
+        )
+    if not 0 <= value <= RATING_MAX:
+        raise ValidationError(f"A rating lies between 0 and {RATING_MAX}.")
+    with transaction.atomic():
+        rating.value = value
+        rating.save(update_fields=["value"])
+        if rating.skill == pool_sheet.ENDURANCE:
+            character = rating.character
+            hp_max = character.hp_max
+            if character.hp_current > hp_max:
+                character.hp_current = hp_max
+                character.save(update_fields=["hp_current"])
+    return rating
+
+
+def _check_attribute(attribute):
+    if attribute not in pool_sheet.ATTRIBUTES:
+        raise ValidationError(f"{attribute!r} is not an attribute.")
+
+
+def _add_skill(character, attribute, name, **fields):
+    """Add skill ``name`` under ``attribute`` unless the sheet already has that name."""
+    if "{" in name or "}" in name:
+        raise ValidationError("A skill name cannot contain braces.")
+    with transaction.atomic():
+        # Serialise additions to one sheet, so two requests cannot both pass the check below.
+        Character.objects.select_for_update().filter(pk=character.pk).first()
+        existing = character.ratings.all()
+        clash = next((r for r in existing if r.label.casefold() == name.casefold()), None)
+        if clash is not None:
+            state = "" if clash.is_approved else f" ({clash.get_status_display().lower()})"
+            raise ValidationError(f"This sheet already has {clash.label}{state}.")
+        return Rating.objects.create(character=character, attribute=attribute, skill=name, **fields)
+
+
+def skill_take(*, character, attribute, template, fill):
+    """Take a template skill of ``attribute`` with its blank filled: ``Geography: {Region}``
+    with ``Northern Marches``. It starts approved at 0."""
+    _check_attribute(attribute)
+    if template not in pool_sheet.templates(attribute):
+        raise ValidationError(f"{attribute} has no template skill {template!r}.")
+    fill = " ".join(fill.split())
+    if len(fill) > SKILL_NAME_MAX:
+        raise ValidationError(
+            f"The {pool_sheet.template_blank(template)} has at most {SKILL_NAME_MAX} characters."
+        )
+    try:
+        name = pool_sheet.fill_template(template, fill)
+    except ValueError as error:
+        raise ValidationError(str(error)) from error
+    return _add_skill(character, attribute, name)
+
+
+def skill_propose(*, character, attribute, name):
+    """A player proposes a new skill under ``attribute``; it waits for the GM (pending)."""
+    _check_attribute(attribute)
+    name = " ".join(name.split())
+    if not 1 <= len(name) <= SKILL_NAME_MAX:
+        raise ValidationError(f"A skill name has 1 to {SKILL_NAME_MAX} characters.")
+    return _add_skill(character, attribute, name, custom=True, status=Rating.PENDING)
+
+
+def skill_decide(*, rating, approve):
+    """The GM greenlights (``approve=True``) or declines a pending custom skill. Deciding a
+    skill that is not pending any more is refused."""
+    status = Rating.APPROVED if approve else Rating.DECLINED
+    with transaction.atomic():
+        changed = Rating.objects.filter(pk=rating.pk, custom=True, status=Rating.PENDING).update(
+            status=status
+        )
+        if not changed:
+            rating.refresh_from_db(fields=["status"])
+            raise ValidationError(
+                f"{rating.label} was already {rating.get_status_display().lower()}."
+            )
+    rating.status = status
+    return rating
+
+
+# Mana pools -----------------------------------------------------------------------------------
+
+
+def mana_set_maxima(*, character, maxima):
+    """Set the mana maximum of each color in ``maxima`` ({color: 0..MANA_MAX}); a current amount
+    above its new maximum drops to it. Colors of the palette without a pool row get one."""
+    colors = mana_colors(character.campaign)
+    for color, maximum in maxima.items():
+        if color not in colors:
+            raise ValidationError(f"{color!r} is not a color of this campaign.")
+        if not 0 <= maximum <= MANA_MAX:
+            raise ValidationError(f"A mana maximum lies between 0 and {MANA_MAX}.")
+    with transaction.atomic():
+        for color, maximum in maxima.items():
+            pool, _ = ManaPool.objects.select_for_update().get_or_create(
+                character=character, color=color
+            )
+            pool.set_maximum(maximum)
+
+
+def mana_refill(*, campaign, character=None):
+    """Refill every color of ``character``'s pool (or of every character of ``campaign``) to
+    its maximum. Returns the number of pool rows written."""
+    if character is not None and character.campaign_id != campaign.pk:
+        raise ValidationError(f"{character} does not play in {campaign}.")
+    pools = ManaPool.objects.filter(character__campaign=campaign)
+    if character is not None:
+        pools = pools.filter(character=character)
+    with transaction.atomic():
+        return pools.update(current=F("maximum"))

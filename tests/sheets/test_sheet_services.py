@@ -1,0 +1,271 @@
+import pytest
+from django.core.exceptions import ValidationError
+
+from rolls.rules import sheet as pool_sheet
+from sheets import services
+from sheets.models import COLORLESS, ManaPool, Rating
+from tests.sheets.helpers import unchanged
+
+# character_create ------------------------------------------------------------------------------
+
+
+def test_pool_character_has_attributes_and_fixed_skills_at_zero(ana_hero, pool_campaign):
+    ratings = list(ana_hero.ratings.all())
+    attributes = [r.attribute for r in ratings if r.is_attribute]
+    assert sorted(attributes) == sorted(pool_sheet.ATTRIBUTES)
+    assert len(attributes) == 8
+    skills = {(r.attribute, r.skill) for r in ratings if not r.is_attribute}
+    expected = {(a, s) for a in pool_sheet.ATTRIBUTES for s in pool_sheet.fixed_skills(a)}
+    assert skills == expected
+    assert len(ratings) == 8 + len(expected)
+    assert all(r.value == 0 and r.is_approved and not r.custom for r in ratings)
+    assert not any(pool_sheet.is_template(r.skill) for r in ratings)
+    assert ana_hero.hp_current == ana_hero.hp_max == pool_campaign.hp_max_for(0)
+    assert not ana_hero.mana.exists()
+
+
+def test_mana_character_has_a_pool_per_color_and_colorless(ana_mage, mana_campaign):
+    pools = list(ana_mage.mana.all())
+    assert [p.color for p in pools] == [*mana_campaign.palette, COLORLESS]
+    assert all(p.current == 0 and p.maximum == 0 for p in pools)
+    assert not ana_mage.ratings.exists()
+
+
+def test_mana_character_follows_a_custom_palette(mana_campaign, player):
+    mana_campaign.palette = ["gold", "colorless", "ash"]
+    mana_campaign.save()
+    character = services.character_create(campaign=mana_campaign, owner=player, name="Ilse")
+    assert [p.color for p in character.mana.all()] == ["gold", "colorless", "ash"]
+
+
+# rating_set ----------------------------------------------------------------------------------
+
+
+def test_rating_set_changes_the_value(ana_hero):
+    jump = ana_hero.rating("Strength", "Jump")
+    services.rating_set(rating=jump, value=4)
+    jump.refresh_from_db()
+    assert jump.value == 4
+
+
+@pytest.mark.parametrize("value", [-1, 101])
+def test_rating_set_refuses_values_out_of_range(ana_hero, value):
+    jump = ana_hero.rating("Strength", "Jump")
+    with unchanged(), pytest.raises(ValidationError, match="between 0 and 100"):
+        services.rating_set(rating=jump, value=value)
+
+
+def test_rating_set_refuses_a_pending_skill(ana_hero):
+    pending = services.skill_propose(character=ana_hero, attribute="Trick", name="Juggling")
+    with unchanged(), pytest.raises(ValidationError, match="Juggling is pending"):
+        services.rating_set(rating=pending, value=2)
+
+
+def test_lowering_endurance_lowers_current_hp_to_the_new_maximum(ana_hero, pool_campaign):
+    endurance = ana_hero.rating("Strength", "Endurance")
+    services.rating_set(rating=endurance, value=5)
+    ana_hero.refresh_from_db()
+    ana_hero.set_hp_current(pool_campaign.hp_max_for(5))
+    services.rating_set(rating=endurance, value=2)
+    ana_hero.refresh_from_db()
+    assert ana_hero.hp_current == pool_campaign.hp_max_for(2)
+
+
+def test_raising_endurance_keeps_current_hp(ana_hero, pool_campaign):
+    services.rating_set(rating=ana_hero.rating("Strength", "Endurance"), value=3)
+    ana_hero.refresh_from_db()
+    assert ana_hero.hp_current == pool_campaign.hp_max_for(0)
+    assert ana_hero.hp_max == pool_campaign.hp_max_for(3)
+
+
+# skill_take ------------------------------------------------------------------------------------
+
+
+def test_skill_take_fills_the_blank(ana_hero):
+    rating = services.skill_take(
+        character=ana_hero,
+        attribute="Education",
+        template="Geography: {Region}",
+        fill="  Northern   Marches ",
+    )
+    assert (rating.attribute, rating.skill, rating.value) == (
+        "Education",
+        "Geography: Northern Marches",
+        0,
+    )
+    assert rating.is_approved and not rating.custom
+
+
+def test_skill_take_allows_several_names(ana_hero):
+    for region in ("Northern Marches", "Salt Coast"):
+        services.skill_take(
+            character=ana_hero, attribute="Education", template="Geography: {Region}", fill=region
+        )
+    assert ana_hero.ratings.filter(skill__startswith="Geography: ").count() == 2
+
+
+def test_skill_take_refuses_a_duplicate_in_any_case(ana_hero):
+    services.skill_take(
+        character=ana_hero, attribute="Social", template="Manners: {Society}", fill="Court"
+    )
+    with unchanged(), pytest.raises(ValidationError, match="already has Manners: Court"):
+        services.skill_take(
+            character=ana_hero, attribute="Social", template="Manners: {Society}", fill="COURT"
+        )
+
+
+def test_skill_take_refuses_a_vocation_named_like_an_existing_skill(ana_hero):
+    with unchanged(), pytest.raises(ValidationError, match="already has Alchemy"):
+        services.skill_take(
+            character=ana_hero, attribute="Education", template="{Vocation}", fill="alchemy"
+        )
+
+
+@pytest.mark.parametrize(
+    ("attribute", "template", "fill", "message"),
+    [
+        ("Education", "Geography: {Region}", "   ", "Name the Region"),
+        ("Education", "Geography: {Region}", "x" * 61, "at most 60"),
+        ("Education", "Geography: {Region}", "{Evil}", "braces"),
+        ("Education", "Manners: {Society}", "Court", "no template skill"),
+        ("Strength", "Jump", "High", "no template skill"),
+        ("Lore", "Geography: {Region}", "North", "not an attribute"),
+    ],
+)
+def test_skill_take_refuses_bad_input(ana_hero, attribute, template, fill, message):
+    with unchanged(), pytest.raises(ValidationError, match=message):
+        services.skill_take(character=ana_hero, attribute=attribute, template=template, fill=fill)
+
+
+# skill_propose and skill_decide ----------------------------------------------------------------
+
+
+def test_skill_propose_adds_a_pending_custom_skill(ana_hero):
+    rating = services.skill_propose(character=ana_hero, attribute="Trick", name=" Card  tricks ")
+    assert (rating.attribute, rating.skill, rating.status, rating.custom) == (
+        "Trick",
+        "Card tricks",
+        Rating.PENDING,
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("attribute", "name", "message"),
+    [
+        ("Strength", "jump", "already has Jump"),
+        ("Trick", "Agility", "already has Agility"),
+        ("Trick", "", "1 to 60"),
+        ("Trick", "y" * 61, "1 to 60"),
+        ("Trick", "Geo {x}", "braces"),
+        ("Magic", "Sparks", "not an attribute"),
+    ],
+)
+def test_skill_propose_refuses_bad_input(ana_hero, attribute, name, message):
+    with unchanged(), pytest.raises(ValidationError, match=message):
+        services.skill_propose(character=ana_hero, attribute=attribute, name=name)
+
+
+def test_skill_propose_refuses_a_name_already_declined(ana_hero):
+    rating = services.skill_propose(character=ana_hero, attribute="Trick", name="Juggling")
+    services.skill_decide(rating=rating, approve=False)
+    with unchanged(), pytest.raises(ValidationError, match=r"Juggling \(declined\)"):
+        services.skill_propose(character=ana_hero, attribute="Agility", name="juggling")
+
+
+@pytest.mark.parametrize(("approve", "status"), [(True, "approved"), (False, "declined")])
+def test_skill_decide(ana_hero, approve, status):
+    rating = services.skill_propose(character=ana_hero, attribute="Trick", name="Juggling")
+    services.skill_decide(rating=rating, approve=approve)
+    rating.refresh_from_db()
+    assert rating.status == status
+
+
+def test_skill_decide_twice_is_refused(ana_hero):
+    rating = services.skill_propose(character=ana_hero, attribute="Trick", name="Juggling")
+    services.skill_decide(rating=rating, approve=True)
+    with unchanged(), pytest.raises(ValidationError, match="already approved"):
+        services.skill_decide(rating=rating, approve=False)
+
+
+def test_skill_decide_refuses_a_seed_skill(ana_hero):
+    jump = ana_hero.rating("Strength", "Jump")
+    with unchanged(), pytest.raises(ValidationError):
+        services.skill_decide(rating=jump, approve=False)
+
+
+# Mana pools ------------------------------------------------------------------------------------
+
+
+def pools(character):
+    return {p.color: (p.current, p.maximum) for p in ManaPool.objects.filter(character=character)}
+
+
+def test_mana_set_maxima_lowers_current_above_the_new_maximum(ana_mage):
+    services.mana_set_maxima(character=ana_mage, maxima={"blue": 5, "red": 3})
+    services.mana_refill(campaign=ana_mage.campaign, character=ana_mage)
+    services.mana_set_maxima(character=ana_mage, maxima={"blue": 2, "red": 4})
+    assert pools(ana_mage)["blue"] == (2, 2)
+    assert pools(ana_mage)["red"] == (3, 4)
+
+
+@pytest.mark.parametrize(
+    ("maxima", "message"),
+    [
+        ({"blue": -1}, "between 0 and 99"),
+        ({"blue": 100}, "between 0 and 99"),
+        ({"blue": 1, "gold": 2}, "not a color"),
+    ],
+)
+def test_mana_set_maxima_refuses_bad_input(ana_mage, maxima, message):
+    with unchanged(), pytest.raises(ValidationError, match=message):
+        services.mana_set_maxima(character=ana_mage, maxima=maxima)
+
+
+def test_mana_set_maxima_creates_the_row_of_a_new_palette_color(ana_mage, mana_campaign):
+    mana_campaign.palette = [*mana_campaign.palette, "gold"]
+    mana_campaign.save()
+    ana_mage.campaign = mana_campaign
+    services.mana_set_maxima(character=ana_mage, maxima={"gold": 4})
+    assert pools(ana_mage)["gold"] == (0, 4)
+
+
+def test_mana_refill_one_character(ana_mage, ben_mage, mana_campaign):
+    for character in (ana_mage, ben_mage):
+        services.mana_set_maxima(character=character, maxima={"white": 3, COLORLESS: 2})
+    services.mana_refill(campaign=mana_campaign, character=ana_mage)
+    assert pools(ana_mage)["white"] == (3, 3) and pools(ana_mage)[COLORLESS] == (2, 2)
+    assert pools(ben_mage)["white"] == (0, 3)
+
+
+def test_mana_refill_everyone(ana_mage, ben_mage, mana_campaign, elsewhere_mage):
+    for character in (ana_mage, ben_mage, elsewhere_mage):
+        services.mana_set_maxima(character=character, maxima={"green": 2})
+    assert services.mana_refill(campaign=mana_campaign) == 12
+    assert pools(ana_mage)["green"] == pools(ben_mage)["green"] == (2, 2)
+    assert pools(elsewhere_mage)["green"] == (0, 2)
+
+
+def test_mana_refill_refuses_a_character_of_another_campaign(mana_campaign, elsewhere_mage):
+    services.mana_set_maxima(character=elsewhere_mage, maxima={"green": 2})
+    with unchanged(), pytest.raises(ValidationError, match="does not play"):
+        services.mana_refill(campaign=mana_campaign, character=elsewhere_mage)
+
+
+# Model methods ---------------------------------------------------------------------------------
+
+
+def test_set_hp_current_within_range(ana_hero):
+    ana_hero.set_hp_current(0)
+    ana_hero.refresh_from_db()
+    assert ana_hero.hp_current == 0
+    for value in (-1, ana_hero.hp_max + 1):
+        with unchanged(), pytest.raises(ValidationError, match="between 0 and"):
+            ana_hero.set_hp_current(value)
+
+
+def test_set_traits_drops_blanks_and_repeats(ana_mage):
+    ana_mage.set_traits(["Athletic", " ", "sharp   eyes", "ATHLETIC"])
+    ana_mage.refresh_from_db()
+    assert ana_mage.traits == ["Athletic", "sharp eyes"]
+    assert ana_mage.has_trait("athletic")
