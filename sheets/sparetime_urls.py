@@ -1,1 +1,42 @@
-urlpatterns = []
+from django.urls import path
+
+from . import sparetime_views as views
+
+urlpatterns = [
+    path(
+        "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/",
+        views.character_sparetime,
+        name="character_sparetime",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/spend/",
+        views.sparetime_spend,
+        name="sparetime_spend",
+    ),
+    path("campaigns/<int:campaign_id>/gm/sparetime/", views.gm_sparetime, name="gm_sparetime"),
+    path(
+        "campaigns/<int:campaign_id>/gm/sparetime/grant/",
+        views.sparetime_grant,
+        name="sparetime_grant",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/gm/sparetime/award/",
+        views.sparetime_award,
+        name="sparetime_award",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/gm/sparetime/delegate/",
+        views.sparetime_delegate,
+        name="sparetime_delegate",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/sparetime/delegation/",
+        views.sparetime_delegation,
+        name="sparetime_delegation",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/sparetime/handout/",
+        views.sparetime_handout,
+        name="sparetime_handout",
+    ),
+]

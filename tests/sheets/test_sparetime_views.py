@@ -1,0 +1,580 @@
+"""Sparetime views: a character's fragment and raises, the GM's card, a player's hand-outs."""
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign, GameSession
+from sheets.models import Character, Rating, SparetimeEntry
+from sheets.sparetime_services import sparetime_delegate, sparetime_grant, sparetime_handout
+from tests.conftest import make_campaign
+from tests.sheets.test_sparetime_services import (
+    assert_ledger_matches_balances,
+    make_character,
+    rating,
+    snapshot,
+)
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+BAD_AMOUNTS = ["-1", "0", "abc", "", "2.5", "10001", "99999999999999999999999"]
+
+
+def url(name, campaign, *args):
+    return reverse(name, args=[campaign.id, *args])
+
+
+def assert_login_redirect(response):
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+@pytest.fixture
+def hero(pool_campaign, player):
+    """Ana's character: Strength 2, Climb 2, Agility 1, Dodge 0."""
+    return make_character(pool_campaign, player, "Aria")
+
+
+@pytest.fixture
+def bens(pool_campaign, other_player):
+    return make_character(pool_campaign, other_player, "Bram")
+
+
+@pytest.fixture
+def npc(pool_campaign, gm):
+    return make_character(pool_campaign, gm, "Innkeeper")
+
+
+@pytest.fixture
+def stranger(gm, outsider):
+    """A character of another Pool campaign (same GM, the outsider plays there)."""
+    return make_character(make_campaign(gm, name="Elsewhere", players=[outsider]), outsider, "Zora")
+
+
+@pytest.fixture
+def mage(mana_campaign, player):
+    return Character.objects.create(campaign=mana_campaign, owner=player, name="Mira")
+
+
+# A character's sparetime fragment ----------------------------------------------------------------
+def test_owner_sees_balance_raises_and_ledger(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=3, by=gm, note="Years at sea")
+    response = as_user(player).get(url("character_sparetime", hero.campaign, hero.id), **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" not in html
+    assert f'id="sparetime-body-{hero.id}"' in html
+    assert '<strong class="sparetime-free">3</strong>' in html
+    assert "Raise Climb 2 → 3 (costs 1)" in html
+    assert "Raise Strength 2 → 3 (costs 1)" in html
+    assert "Starting grant" in html and "Years at sea" in html
+
+
+def test_without_htmx_the_fragment_comes_in_a_page(as_user, player, hero):
+    response = as_user(player).get(url("character_sparetime", hero.campaign, hero.id))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" in html and '<section id="sparetime"' in html and "sparetime-body" in html
+
+
+def test_raise_buttons_show_the_campaigns_costs(as_user, gm, hero, pool_campaign):
+    Campaign.objects.filter(pk=pool_campaign.pk).update(attribute_cost=3, skill_cost=2)
+    html = as_user(gm).get(url("character_sparetime", pool_campaign, hero.id), **HTMX)
+    html = html.content.decode()
+    assert "Raise Strength 2 → 3 (costs 3)" in html
+    assert "Raise Climb 2 → 3 (costs 2)" in html
+
+
+def test_unapproved_ratings_have_no_raise_button(as_user, player, hero):
+    Rating.objects.create(
+        character=hero, attribute="Strength", skill="Wrestling", custom=True, status="pending"
+    )
+    html = as_user(player).get(url("character_sparetime", hero.campaign, hero.id), **HTMX)
+    assert "Raise Wrestling" not in html.content.decode()
+
+
+def test_other_player_sees_balances_read_only(as_user, other_player, gm, hero):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    response = as_user(other_player).get(url("character_sparetime", hero.campaign, hero.id))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert '<strong class="sparetime-free">3</strong>' in html
+    assert "Raise " not in html
+
+
+def test_earmarked_portions_are_listed_with_their_raises(
+    as_user, pool_campaign, gm, player, other_player, hero, bens
+):
+    sparetime_delegate(campaign=pool_campaign, player=player, amount=4, by=gm)
+    sparetime_handout(
+        campaign=pool_campaign,
+        giver=player,
+        character=bens,
+        amount=2,
+        targets=[rating(bens, "Climb")],
+        note="For the cliffs",
+    )
+    html = as_user(other_player).get(url("character_sparetime", pool_campaign, bens.id), **HTMX)
+    html = html.content.decode()
+    assert "From ana: <strong>2</strong> left of 2" in html
+    assert "For the cliffs" in html
+    assert html.count("Raise Climb 2 → 3 (costs 1)") == 2  # from the portion, and free
+
+
+def test_fragment_queries_do_not_grow_with_the_ledger(
+    as_user, player, gm, hero, django_assert_max_num_queries
+):
+    for _ in range(30):
+        sparetime_grant(character=hero, amount=1, by=gm)
+    client = as_user(player)
+    with django_assert_max_num_queries(12):
+        assert client.get(url("character_sparetime", hero.campaign, hero.id)).status_code == 200
+
+
+def test_character_fragment_access(as_user, outsider, player, hero, stranger, mage):
+    fragment = url("character_sparetime", hero.campaign, hero.id)
+    assert as_user(outsider).get(fragment).status_code == 404
+    client = as_user(player)
+    # Another campaign's character through this campaign's URL, and a Mana campaign: 404.
+    assert client.get(url("character_sparetime", hero.campaign, stranger.id)).status_code == 404
+    assert client.get(url("character_sparetime", mage.campaign, mage.id)).status_code == 404
+    assert client.post(url("character_sparetime", hero.campaign, hero.id)).status_code == 405
+    assert_login_redirect(as_user(None).get(url("character_sparetime", hero.campaign, hero.id)))
+
+
+# Spending ----------------------------------------------------------------------------------------
+def spend_url(character):
+    return url("sparetime_spend", character.campaign, character.id)
+
+
+def test_owner_raises_a_rating(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    climb = rating(hero, "Climb")
+    response = as_user(player).post(spend_url(hero), {"rating": climb.id}, **HTMX)
+    assert response.status_code == 200
+    assert response["HX-Trigger"] == "sparetimeChanged"
+    html = response.content.decode()
+    assert "Climb raised to 3." in html
+    assert '<strong class="sparetime-free">2</strong>' in html
+    climb.refresh_from_db()
+    assert climb.value == 3
+    entry = SparetimeEntry.objects.get(kind="spend")
+    assert (entry.amount, entry.from_value, entry.to_value, entry.created_by) == (-1, 2, 3, player)
+
+
+def test_plain_post_redirects_back_to_the_fragment(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=1, by=gm)
+    client = as_user(player)
+    response = client.post(spend_url(hero), {"rating": rating(hero, "Strength").id})
+    assert response.status_code == 302
+    assert response["Location"] == url("character_sparetime", hero.campaign, hero.id)
+    assert "Strength raised to 3." in client.get(response["Location"]).content.decode()
+
+
+def test_gm_may_spend_for_a_character(as_user, gm, hero, pool_campaign):
+    Campaign.objects.filter(pk=pool_campaign.pk).update(skill_cost=2)
+    sparetime_grant(character=hero, amount=5, by=gm)
+    response = as_user(gm).post(spend_url(hero), {"rating": rating(hero, "Dodge").id}, **HTMX)
+    assert response.status_code == 200
+    assert rating(hero, "Dodge").value == 1
+    assert hero.free_sparetime() == 3
+
+
+def test_earmarked_spend_through_the_view(as_user, pool_campaign, gm, player, other_player, bens):
+    sparetime_delegate(campaign=pool_campaign, player=player, amount=2, by=gm)
+    portion = sparetime_handout(
+        campaign=pool_campaign,
+        giver=player,
+        character=bens,
+        amount=2,
+        targets=[rating(bens, "Climb")],
+    )
+    client = as_user(other_player)
+    data = {"rating": rating(bens, "Climb").id, "source": portion.id}
+    assert client.post(spend_url(bens), data, **HTMX).status_code == 200
+    assert bens.earmarked_sparetime() == [(portion, 1)]
+    before = snapshot()
+    data = {"rating": rating(bens, "Dodge").id, "source": portion.id}
+    response = client.post(spend_url(bens), data, **HTMX)
+    assert response.status_code == 422
+    assert "not earmarked for Dodge" in response.content.decode()
+    assert snapshot() == before
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def test_short_spend_is_refused_with_the_reason(as_user, player, hero):
+    before = snapshot()
+    client = as_user(player)
+    response = client.post(spend_url(hero), {"rating": rating(hero, "Climb").id}, **HTMX)
+    assert response.status_code == 422
+    message = "Not enough sparetime: raising Climb 2 → 3 costs 1, you have 0."
+    assert message in response.content.decode()
+    response = client.post(spend_url(hero), {"rating": rating(hero, "Climb").id})
+    assert response.status_code == 200
+    assert message in response.content.decode() and "<html" in response.content.decode()
+    assert snapshot() == before
+
+
+def test_pending_skill_spend_is_refused(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    pending = Rating.objects.create(
+        character=hero, attribute="Strength", skill="Wrestling", custom=True, status="pending"
+    )
+    before = snapshot()
+    response = as_user(player).post(spend_url(hero), {"rating": pending.id}, **HTMX)
+    assert response.status_code == 422
+    assert "Wrestling is still waiting for the GM" in response.content.decode()
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"rating": "abc"},
+        {"rating": "-1"},
+        {"rating": "999999"},
+        {"rating": "99999999999999999999999"},
+        {"rating": "bens-climb"},
+        {"rating": "stranger-climb"},
+        {"rating": "climb", "source": "x"},
+        {"rating": "climb", "source": "999999"},
+        {"rating": "climb", "source": "grant"},
+    ],
+)
+def test_bad_spend_input_changes_nothing(as_user, player, gm, hero, bens, stranger, data):
+    grant = sparetime_grant(character=hero, amount=3, by=gm)
+    names = {
+        "climb": rating(hero, "Climb").id,
+        "bens-climb": rating(bens, "Climb").id,
+        "stranger-climb": rating(stranger, "Climb").id,
+        "grant": grant.id,
+    }
+    data = {key: names.get(value, value) for key, value in data.items()}
+    before = snapshot()
+    response = as_user(player).post(spend_url(hero), data, **HTMX)
+    assert response.status_code == 422
+    assert 'class="errorlist"' in response.content.decode()
+    assert snapshot() == before
+
+
+def test_spend_access(as_user, player, other_player, outsider, gm, hero, mage):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    data = {"rating": rating(hero, "Climb").id}
+    before = snapshot()
+    assert as_user(other_player).post(spend_url(hero), data).status_code == 403
+    assert as_user(outsider).post(spend_url(hero), data).status_code == 404
+    assert_login_redirect(as_user(None).post(spend_url(hero), data))
+    assert as_user(player).get(spend_url(hero)).status_code == 405
+    assert as_user(player).post(spend_url(mage), {"rating": "1"}).status_code == 404
+    assert snapshot() == before
+
+
+# The GM's card -----------------------------------------------------------------------------------
+def test_gm_card_has_the_forms_balances_and_ledger(as_user, gm, player, hero, npc, pool_campaign):
+    sparetime_grant(character=hero, amount=3, by=gm, note="Long history")
+    sparetime_delegate(campaign=pool_campaign, player=player, amount=2, by=gm)
+    response = as_user(gm).get(url("gm_sparetime", pool_campaign), **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" not in html
+    for name in ("grant-character", "award-to", "award-session", "delegate-player"):
+        assert f'name="{name}"' in html
+    assert "<td>Aria</td><td>ana</td><td>3</td><td>0</td>" in html
+    assert "<td>Innkeeper</td><td>gm</td><td>0</td><td>0</td>" in html
+    assert "ana 2 · ben 0" in html
+    assert "Long history" in html and "Delegation" in html
+
+
+def test_gm_ledger_is_capped(as_user, gm, hero, pool_campaign, django_assert_max_num_queries):
+    SparetimeEntry.objects.bulk_create(
+        SparetimeEntry(
+            campaign=pool_campaign, kind="grant", amount=1, character=hero, created_by=gm
+        )
+        for _ in range(205)
+    )
+    client = as_user(gm)
+    with django_assert_max_num_queries(20):
+        response = client.get(url("gm_sparetime", pool_campaign), **HTMX)
+    html = response.content.decode()
+    assert "Showing the latest 200 of 205 rows." in html
+    assert html.count("<td>Starting grant</td>") == 200
+
+
+def test_gm_card_access(as_user, player, outsider, mana_campaign, gm, pool_campaign):
+    assert as_user(player).get(url("gm_sparetime", pool_campaign)).status_code == 403
+    assert as_user(outsider).get(url("gm_sparetime", pool_campaign)).status_code == 404
+    assert as_user(gm).get(url("gm_sparetime", mana_campaign)).status_code == 404
+    assert_login_redirect(as_user(None).get(url("gm_sparetime", pool_campaign)))
+    assert as_user(gm).get(url("gm_sparetime", pool_campaign)).status_code == 200
+
+
+def test_gm_grants_starting_sparetime(as_user, gm, hero, pool_campaign):
+    data = {"grant-character": hero.id, "grant-amount": "4", "grant-note": "A sailor's life"}
+    response = as_user(gm).post(url("sparetime_grant", pool_campaign), data, **HTMX)
+    assert response.status_code == 200
+    assert "Granted 4 sparetime to Aria." in response.content.decode()
+    assert response["HX-Trigger"] == "sparetimeChanged"
+    entry = SparetimeEntry.objects.get()
+    assert (entry.kind, entry.amount, entry.note, entry.created_by) == (
+        "grant",
+        4,
+        "A sailor's life",
+        gm,
+    )
+
+
+def test_gm_grant_without_htmx_redirects(as_user, gm, hero, pool_campaign):
+    data = {"grant-character": hero.id, "grant-amount": "4"}
+    response = as_user(gm).post(url("sparetime_grant", pool_campaign), data)
+    assert response.status_code == 302
+    assert response["Location"] == url("gm_sparetime", pool_campaign)
+    assert hero.free_sparetime() == 4
+
+
+def test_gm_awards_one_character(as_user, gm, hero, bens, pool_campaign):
+    session = GameSession.objects.create(campaign=pool_campaign, number=3)
+    data = {
+        "award-to": "one",
+        "award-character": bens.id,
+        "award-amount": "2",
+        "award-session": session.id,
+    }
+    response = as_user(gm).post(url("sparetime_award", pool_campaign), data, **HTMX)
+    assert response.status_code == 200
+    assert "Awarded 2 sparetime to Bram." in response.content.decode()
+    assert [(e.character, e.session) for e in SparetimeEntry.objects.all()] == [(bens, session)]
+
+
+def test_gm_awards_everyone_but_not_npcs(as_user, gm, hero, bens, npc, pool_campaign):
+    data = {"award-to": "everyone", "award-amount": "1", "award-note": "Session 1"}
+    response = as_user(gm).post(url("sparetime_award", pool_campaign), data, **HTMX)
+    assert response.status_code == 200
+    assert {e.character for e in SparetimeEntry.objects.all()} == {hero, bens}
+    assert npc.free_sparetime() == 0
+
+
+def test_gm_delegates_to_a_player(as_user, gm, player, pool_campaign):
+    data = {"delegate-player": player.id, "delegate-amount": "5"}
+    response = as_user(gm).post(url("sparetime_delegate", pool_campaign), data, **HTMX)
+    assert response.status_code == 200
+    assert "ana may now hand out 5 more sparetime." in response.content.decode()
+    assert SparetimeEntry.delegation_left(pool_campaign, player) == 5
+
+
+GM_ACTIONS = [
+    ("sparetime_grant", {"grant-character": "hero", "grant-amount": "1"}),
+    ("sparetime_award", {"award-to": "everyone", "award-amount": "1"}),
+    ("sparetime_delegate", {"delegate-player": "player", "delegate-amount": "1"}),
+]
+
+
+@pytest.mark.parametrize(("name", "data"), GM_ACTIONS)
+def test_gm_actions_access(as_user, gm, player, outsider, hero, mana_campaign, name, data):
+    data = {k: {"hero": hero.id, "player": player.id}.get(v, v) for k, v in data.items()}
+    target = url(name, hero.campaign)
+    assert as_user(player).post(target, data, **HTMX).status_code == 403
+    assert as_user(outsider).post(target, data, **HTMX).status_code == 404
+    assert_login_redirect(as_user(None).post(target, data))
+    assert as_user(gm).get(target).status_code == 405
+    assert as_user(gm).post(url(name, mana_campaign), data, **HTMX).status_code == 404
+    assert not SparetimeEntry.objects.exists()
+
+
+@pytest.mark.parametrize("amount", BAD_AMOUNTS)
+@pytest.mark.parametrize(("name", "data"), GM_ACTIONS)
+def test_gm_actions_refuse_bad_amounts(as_user, gm, player, hero, name, data, amount):
+    data = {k: {"hero": hero.id, "player": player.id}.get(v, v) for k, v in data.items()}
+    amount_field = next(key for key in data if key.endswith("-amount"))
+    data[amount_field] = amount
+    response = as_user(gm).post(url(name, hero.campaign), data, **HTMX)
+    assert response.status_code == 422
+    assert 'class="errorlist' in response.content.decode()
+    assert not SparetimeEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "error"),
+    [
+        ("sparetime_grant", {"grant-character": "stranger"}, "character is not in this campaign"),
+        ("sparetime_grant", {"grant-character": "999999"}, "character is not in this campaign"),
+        ("sparetime_grant", {"grant-character": "x"}, "character is not in this campaign"),
+        ("sparetime_grant", {}, "This field is required"),
+        ("sparetime_award", {"award-to": "one"}, "Pick the character"),
+        ("sparetime_award", {"award-to": "all"}, "Select a valid choice"),
+        (
+            "sparetime_award",
+            {"award-to": "one", "award-character": "stranger"},
+            "character is not in this campaign",
+        ),
+        (
+            "sparetime_award",
+            {"award-to": "one", "award-character": "hero", "award-session": "other-session"},
+            "session is not in this campaign",
+        ),
+        ("sparetime_delegate", {"delegate-player": "outsider"}, "player is not in this campaign"),
+        ("sparetime_delegate", {"delegate-player": "gm"}, "player is not in this campaign"),
+        ("sparetime_delegate", {"delegate-player": "abc"}, "player is not in this campaign"),
+    ],
+)
+def test_gm_actions_refuse_foreign_or_missing_objects(
+    as_user, gm, outsider, hero, stranger, name, data, error
+):
+    other_session = GameSession.objects.create(campaign=stranger.campaign, number=1)
+    names = {
+        "hero": hero.id,
+        "stranger": stranger.id,
+        "outsider": outsider.id,
+        "gm": gm.id,
+        "other-session": other_session.id,
+    }
+    data = {k: names.get(v, v) for k, v in data.items()}
+    prefix = name.removeprefix("sparetime_")
+    data.setdefault(f"{prefix}-amount", "2")
+    response = as_user(gm).post(url(name, hero.campaign), data, **HTMX)
+    assert response.status_code == 422
+    assert error in response.content.decode()
+    assert not SparetimeEntry.objects.exists()
+
+
+def test_award_everyone_with_no_player_characters(as_user, gm, npc, pool_campaign):
+    data = {"award-to": "everyone", "award-amount": "1"}
+    response = as_user(gm).post(url("sparetime_award", pool_campaign), data)
+    assert response.status_code == 200  # a plain form post: the page again, with the error
+    assert "There is no character to award." in response.content.decode()
+    assert not SparetimeEntry.objects.exists()
+
+
+# A player's delegation ---------------------------------------------------------------------------
+@pytest.fixture
+def delegated(pool_campaign, gm, player):
+    """Ana may hand out 5."""
+    return sparetime_delegate(campaign=pool_campaign, player=player, amount=5, by=gm)
+
+
+def test_delegation_fragment_offers_other_players_approved_ratings(
+    as_user, player, hero, bens, npc, delegated, pool_campaign
+):
+    Rating.objects.create(
+        character=bens, attribute="Strength", skill="Wrestling", custom=True, status="pending"
+    )
+    response = as_user(player).get(url("sparetime_delegation", pool_campaign), **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert '<strong class="sparetime-left">5</strong>' in html
+    assert f'<option value="{rating(bens, "Climb").id}">Bram — Climb</option>' in html
+    assert '<optgroup label="Bram (ben)">' in html
+    assert "Aria" not in html  # not her own character
+    assert "Innkeeper" not in html  # not the GM's NPC
+    assert "Wrestling" not in html  # not a pending skill
+
+
+def test_delegation_fragment_without_delegation(as_user, other_player, gm, pool_campaign):
+    for user in (other_player, gm):
+        response = as_user(user).get(url("sparetime_delegation", pool_campaign))
+        assert response.status_code == 200
+        assert "has not given you sparetime to hand out" in response.content.decode()
+
+
+def test_delegation_fragment_access(as_user, outsider, player, pool_campaign, mana_campaign):
+    assert as_user(outsider).get(url("sparetime_delegation", pool_campaign)).status_code == 404
+    assert as_user(player).get(url("sparetime_delegation", mana_campaign)).status_code == 404
+    assert_login_redirect(as_user(None).get(url("sparetime_delegation", pool_campaign)))
+
+
+def handout_data(*targets, amount="2", note=""):
+    return {"targets": [t.id for t in targets], "amount": amount, "note": note}
+
+
+def test_player_hands_out_sparetime(as_user, player, bens, delegated, pool_campaign):
+    data = handout_data(rating(bens, "Climb"), rating(bens, "Strength"), note="Well played")
+    response = as_user(player).post(url("sparetime_handout", pool_campaign), data, **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Handed 2 sparetime to Bram." in html
+    assert '<strong class="sparetime-left">3</strong>' in html
+    (portion, left), = bens.earmarked_sparetime()
+    assert left == 2 and portion.note == "Well played"
+    assert {t.label for t in portion.targets.all()} == {"Climb", "Strength"}
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def test_handout_without_htmx_redirects(as_user, player, bens, delegated, pool_campaign):
+    data = handout_data(rating(bens, "Climb"))
+    response = as_user(player).post(url("sparetime_handout", pool_campaign), data)
+    assert response.status_code == 302
+    assert response["Location"] == url("sparetime_delegation", pool_campaign)
+
+
+def test_handout_beyond_delegation_is_refused(as_user, player, bens, delegated, pool_campaign):
+    client = as_user(player)
+    client.post(url("sparetime_handout", pool_campaign), handout_data(rating(bens, "Climb")))
+    before = snapshot()
+    data = handout_data(rating(bens, "Climb"), amount="4")
+    response = client.post(url("sparetime_handout", pool_campaign), data, **HTMX)
+    assert response.status_code == 422
+    assert "You have 3 sparetime left to hand out; 4 is too much." in response.content.decode()
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("targets", "error"),
+    [
+        ([], "This field is required"),
+        (["hero-climb"], "another player&#x27;s character"),
+        (["npc-climb"], "another player&#x27;s character"),
+        (["stranger-climb"], "another player&#x27;s character"),
+        (["bens-pending"], "another player&#x27;s character"),
+        (["abc"], "another player&#x27;s character"),
+        (["999999"], "another player&#x27;s character"),
+        (["bens-climb", "cara-climb"], "Pick ratings of one character only."),
+    ],
+)
+def test_handout_refuses_bad_targets(
+    as_user, pool_campaign, player, hero, bens, npc, stranger, delegated, targets, error
+):
+    cara = make_character(pool_campaign, player.__class__.objects.create(username="cara"), "Cyn")
+    pool_campaign.memberships.create(user=cara.owner, role="player")
+    pending = Rating.objects.create(
+        character=bens, attribute="Strength", skill="Wrestling", custom=True, status="pending"
+    )
+    names = {
+        "hero-climb": rating(hero, "Climb").id,
+        "npc-climb": rating(npc, "Climb").id,
+        "stranger-climb": rating(stranger, "Climb").id,
+        "bens-pending": pending.id,
+        "bens-climb": rating(bens, "Climb").id,
+        "cara-climb": rating(cara, "Climb").id,
+    }
+    data = {"targets": [names.get(t, t) for t in targets], "amount": "1"}
+    before = snapshot()
+    response = as_user(player).post(url("sparetime_handout", pool_campaign), data, **HTMX)
+    assert response.status_code == 422
+    assert error in response.content.decode()
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("amount", BAD_AMOUNTS)
+def test_handout_refuses_bad_amounts(as_user, player, bens, delegated, pool_campaign, amount):
+    before = snapshot()
+    data = handout_data(rating(bens, "Climb"), amount=amount)
+    response = as_user(player).post(url("sparetime_handout", pool_campaign), data, **HTMX)
+    assert response.status_code == 422
+    assert snapshot() == before
+
+
+def test_handout_without_delegation_is_refused(as_user, other_player, gm, hero, pool_campaign):
+    data = handout_data(rating(hero, "Climb"), amount="1")
+    for user in (other_player, gm):
+        response = as_user(user).post(url("sparetime_handout", pool_campaign), data, **HTMX)
+        assert response.status_code == 422
+        assert "You have 0 sparetime left to hand out" in response.content.decode()
+    assert not SparetimeEntry.objects.exists()
+
+
+def test_handout_access(as_user, outsider, player, bens, delegated, pool_campaign, mana_campaign):
+    data = handout_data(rating(bens, "Climb"))
+    before = snapshot()
+    assert as_user(outsider).post(url("sparetime_handout", pool_campaign), data).status_code == 404
+    assert as_user(player).post(url("sparetime_handout", mana_campaign), data).status_code == 404
+    assert as_user(player).get(url("sparetime_handout", pool_campaign)).status_code == 405
+    assert_login_redirect(as_user(None).post(url("sparetime_handout", pool_campaign), data))
+    assert snapshot() == before
