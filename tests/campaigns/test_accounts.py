@@ -1,11 +1,17 @@
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+NEWBIE = {
+    "username": "newbie",
+    "password1": "a-long-pass-phrase",
+    "password2": "a-long-pass-phrase",
+}
+
 
 def test_signup_creates_user_and_logs_in(client, db):
     response = client.post(
         reverse("signup"),
-        {"username": "newbie", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"},
+        NEWBIE,
     )
     assert response.status_code == 302
     assert get_user_model().objects.filter(username="newbie").exists()
@@ -24,7 +30,7 @@ def test_signup_bad_input_shows_error_and_creates_nothing(client, db):
 def test_signup_ignores_offsite_next(client, db):
     response = client.post(
         reverse("signup") + "?next=https://evil.example/",
-        {"username": "newbie", "password1": "a-long-pass-phrase", "password2": "a-long-pass-phrase"},
+        NEWBIE,
     )
     assert response["Location"] == reverse("home")
 

@@ -1,0 +1,235 @@
+"""Forms for creating a campaign and for the GM panel's settings and mana skills."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from .models import DEFAULT_PALETTE, Campaign, ManaSkill
+
+COLORLESS = "colorless"
+MAX_COLORS = 12
+COLOR_MAX_LENGTH = 30
+MAX_COST = 100
+MAX_HP = 1000
+POOL_FIELDS = ("attribute_cost", "skill_cost", "hp_base", "hp_per_endurance")
+MANA_FIELDS = ("palette", "skills")
+
+
+def split_colors(text):
+    """``"white, blue"`` -> ``["white", "blue"]``; blank text -> ``[]``. Entries are stripped."""
+    if not text.strip():
+        return []
+    return [name.strip() for name in text.split(",")]
+
+
+def check_colors(colors, *, taken=()):
+    """Raise ValidationError unless ``colors`` are usable new color names.
+
+    Each name is non-empty, at most 30 characters, not "colorless", not in ``taken`` and appears
+    once (names compare case-insensitively)."""
+    seen = {name.casefold() for name in taken}
+    for name in colors:
+        if not name:
+            raise ValidationError("A color name is blank (check for doubled or trailing commas).")
+        if len(name) > COLOR_MAX_LENGTH:
+            raise ValidationError(f"“{name}” is too long (at most {COLOR_MAX_LENGTH} characters).")
+        if name.casefold() == COLORLESS:
+            raise ValidationError("“colorless” is always there; it can't be a palette color.")
+        if name.casefold() in seen:
+            raise ValidationError(f"The color “{name}” appears twice.")
+        seen.add(name.casefold())
+
+
+def check_palette_size(colors):
+    if not 1 <= len(colors) <= MAX_COLORS:
+        raise ValidationError(f"A palette has 1 to {MAX_COLORS} colors.")
+
+
+def cost_field(label):
+    return forms.IntegerField(
+        label=label, min_value=1, max_value=MAX_COST, help_text="Sparetime per point."
+    )
+
+
+def hp_field(label):
+    return forms.IntegerField(label=label, min_value=0, max_value=MAX_HP)
+
+
+class ManaSkillForm(forms.Form):
+    """One mana skill: a name unique in the campaign, two distinct palette colors, a trait."""
+
+    name = forms.CharField(
+        max_length=ManaSkill._meta.get_field("name").max_length,
+        widget=forms.TextInput(attrs={"placeholder": "Skill name", "aria-label": "Skill name"}),
+    )
+    color_a = forms.ChoiceField(
+        label="First color", widget=forms.Select(attrs={"aria-label": "First color"})
+    )
+    color_b = forms.ChoiceField(
+        label="Second color", widget=forms.Select(attrs={"aria-label": "Second color"})
+    )
+    trait = forms.CharField(
+        max_length=ManaSkill._meta.get_field("trait").max_length,
+        required=False,
+        widget=forms.TextInput(attrs={"placeholder": "Trait (optional)", "aria-label": "Trait"}),
+    )
+
+    def __init__(self, *args, palette, taken=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = [(color, color) for color in palette]
+        self.fields["color_a"].choices = choices
+        self.fields["color_b"].choices = choices
+        self.taken = {name.casefold() for name in taken}
+
+    def clean_name(self):
+        name = self.cleaned_data["name"]
+        if name.casefold() in self.taken:
+            raise ValidationError(f"There is already a skill named “{name}”.")
+        return name
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("color_a") and cleaned.get("color_a") == cleaned.get("color_b"):
+            raise ValidationError("A skill has two different colors.")
+        return cleaned
+
+
+def parse_skills(text, palette):
+    """The skills textarea -> a list of ManaSkillForm cleaned_data dicts, or ValidationError.
+
+    One skill per line: ``name | color | color | trait`` (trait optional); colors match the
+    palette case-insensitively."""
+    by_fold = {color.casefold(): color for color in palette}
+    skills, errors = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = [part.strip() for part in line.split("|")]
+        if len(parts) not in (3, 4):
+            errors.append(f"Line {number}: write “name | color | color” or add “| trait”.")
+            continue
+        name, color_a, color_b, trait = (parts + [""])[:4]
+        data = {
+            "name": name,
+            "color_a": by_fold.get(color_a.casefold(), color_a),
+            "color_b": by_fold.get(color_b.casefold(), color_b),
+            "trait": trait,
+        }
+        form = ManaSkillForm(data, palette=palette, taken=[s["name"] for s in skills])
+        if form.is_valid():
+            skills.append(form.cleaned_data)
+        else:
+            messages = [m for field_errors in form.errors.values() for m in field_errors]
+            errors.append(f"Line {number}: " + " ".join(messages))
+    if errors:
+        raise ValidationError(errors)
+    return skills
+
+
+class CampaignFieldsForm(forms.Form):
+    """The fields both campaign forms have: the name and the Pool settings."""
+
+    name = forms.CharField(max_length=Campaign._meta.get_field("name").max_length)
+    attribute_cost = cost_field("Sparetime per attribute point")
+    skill_cost = cost_field("Sparetime per skill point")
+    hp_base = hp_field("HP base")
+    hp_per_endurance = hp_field("HP per Endurance point")
+
+
+class CampaignCreateForm(CampaignFieldsForm):
+    """Name, system, and the chosen system's settings; the other system's fields are ignored."""
+
+    system = forms.ChoiceField(choices=Campaign.SYSTEMS, widget=forms.RadioSelect)
+    palette = forms.CharField(
+        initial=", ".join(DEFAULT_PALETTE),
+        help_text=f"Comma-separated, 1 to {MAX_COLORS} colors (colorless is always there).",
+    )
+    skills = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text=(
+            "One skill per line: name | color | color | trait (optional), e.g. "
+            "“Gather Information | blue | white” or “Jump | red | green | Athletic”. "
+            "You can also add skills later in the GM panel."
+        ),
+    )
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault(
+            "initial", {f: Campaign._meta.get_field(f).default for f in POOL_FIELDS}
+        )
+        super().__init__(*args, **kwargs)
+
+    def clean_palette(self):
+        colors = split_colors(self.cleaned_data["palette"])
+        check_palette_size(colors)
+        check_colors(colors)
+        return colors
+
+    def clean(self):
+        cleaned = super().clean()
+        system = cleaned.get("system")
+        ignored = {Campaign.MANA: POOL_FIELDS, Campaign.POOL: MANA_FIELDS}.get(system, ())
+        for field in ignored:
+            self.errors.pop(field, None)
+            cleaned.pop(field, None)
+        if system == Campaign.MANA and "palette" in cleaned:
+            try:
+                cleaned["skills"] = parse_skills(cleaned.get("skills", ""), cleaned["palette"])
+            except ValidationError as error:
+                self.add_error("skills", error)
+        return cleaned
+
+
+class CampaignSettingsForm(CampaignFieldsForm):
+    """The GM panel's settings: the name, and the campaign system's settings.
+
+    Mana: one field per palette color (``color_0``...) to rename it, plus ``add_colors``; colors
+    are never removed, so every skill and mana pool keeps a color. ``cleaned_data["palette"]`` is
+    the new palette, position for position (see ``services.campaign_palette_update``)."""
+
+    add_colors = forms.CharField(
+        required=False, label="Add colors", help_text="Comma-separated, optional."
+    )
+
+    def __init__(self, *args, campaign, **kwargs):
+        kwargs.setdefault(
+            "initial", {f: getattr(campaign, f) for f in ("name", *POOL_FIELDS)}
+        )
+        super().__init__(*args, **kwargs)
+        self.campaign = campaign
+        if campaign.is_mana:
+            for field in POOL_FIELDS:
+                del self.fields[field]
+            for index, color in enumerate(campaign.palette):
+                self.fields[f"color_{index}"] = forms.CharField(
+                    label=f"Color {index + 1}", initial=color, max_length=COLOR_MAX_LENGTH
+                )
+        else:
+            del self.fields["add_colors"]
+
+    def changes(self):
+        """The keyword arguments for ``services.campaign_settings_update``."""
+        keys = ("name", "palette") if self.campaign.is_mana else ("name", *POOL_FIELDS)
+        return {key: self.cleaned_data[key] for key in keys}
+
+    def color_fields(self):
+        return [self[f"color_{index}"] for index in range(len(self.campaign.palette))]
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.campaign.is_mana or self.errors:
+            return cleaned
+        old = self.campaign.palette
+        renamed = [cleaned[f"color_{index}"] for index in range(len(old))]
+        added = split_colors(cleaned.get("add_colors", ""))
+        palette = renamed + added
+        check_palette_size(palette)
+        # A new name may not be another current color: no swaps, no chains, no re-adds.
+        for index, (before, after) in enumerate(zip(old, renamed, strict=True)):
+            others = old[:index] + old[index + 1 :]
+            if after != before:
+                check_colors([after], taken=others)
+        check_colors(added, taken=old)
+        check_colors(palette)
+        cleaned["palette"] = palette
+        return cleaned

@@ -1,0 +1,119 @@
+"""Campaign writes that touch several models, each in one transaction."""
+
+from django.db import transaction
+
+from sheets.models import ManaPool
+
+from .models import Campaign, ManaSkill, Membership
+
+
+def _given(**settings):
+    """The settings that are not None."""
+    return {key: value for key, value in settings.items() if value is not None}
+
+
+@transaction.atomic
+def campaign_create(
+    *,
+    user,
+    name,
+    system,
+    palette=None,
+    skills=(),
+    attribute_cost=None,
+    skill_cost=None,
+    hp_base=None,
+    hp_per_endurance=None,
+):
+    """A new campaign with ``user`` as its GM. Settings left at None keep the model defaults.
+
+    ``skills``: dicts with name, color_a, color_b and (optional) trait, for a Mana campaign."""
+    if system not in dict(Campaign.SYSTEMS):
+        raise ValueError(f"Unknown system {system!r}.")
+    settings = _given(
+        palette=palette,
+        attribute_cost=attribute_cost,
+        skill_cost=skill_cost,
+        hp_base=hp_base,
+        hp_per_endurance=hp_per_endurance,
+    )
+    campaign = Campaign.objects.create(name=name, system=system, **settings)
+    Membership.objects.create(campaign=campaign, user=user, role=Membership.GM)
+    ManaSkill.objects.bulk_create(ManaSkill(campaign=campaign, **skill) for skill in skills)
+    return campaign
+
+
+@transaction.atomic
+def campaign_palette_update(*, campaign, palette):
+    """Set a Mana campaign's palette, keeping skills and character pools consistent.
+
+    ``palette`` lists the new names position for position: ``palette[i]`` is the new name of
+    the current ``campaign.palette[i]`` (a rename when it differs) and entries beyond the current
+    length are added colors. Colors are never removed. A renamed color is renamed in every
+    ManaSkill and ManaPool of the campaign; every character gets a pool row (0/0) for each
+    palette color it lacks. The caller validates names (see forms.CampaignSettingsForm): a new
+    name must not be another current color."""
+    old = list(campaign.palette)
+    if len(palette) < len(old):
+        raise ValueError("Palette colors can be renamed or added, not removed.")
+    pools = ManaPool.objects.filter(character__campaign=campaign)
+    for before, after in zip(old, palette, strict=False):
+        if before == after:
+            continue
+        pools.filter(color=before).update(color=after)
+        campaign.mana_skills.filter(color_a=before).update(color_a=after)
+        campaign.mana_skills.filter(color_b=before).update(color_b=after)
+    campaign.palette = list(palette)
+    campaign.save(update_fields=["palette"])
+    have = set(pools.values_list("character_id", "color"))
+    ManaPool.objects.bulk_create(
+        ManaPool(character_id=character_id, color=color, current=0, maximum=0)
+        for character_id in campaign.characters.values_list("id", flat=True)
+        for color in palette
+        if (character_id, color) not in have
+    )
+
+
+@transaction.atomic
+def campaign_settings_update(
+    *,
+    campaign,
+    name,
+    palette=None,
+    attribute_cost=None,
+    skill_cost=None,
+    hp_base=None,
+    hp_per_endurance=None,
+):
+    """Rename the campaign and change its settings; a palette goes through
+    ``campaign_palette_update``. Settings left at None are unchanged."""
+    changed = _given(
+        attribute_cost=attribute_cost,
+        skill_cost=skill_cost,
+        hp_base=hp_base,
+        hp_per_endurance=hp_per_endurance,
+    )
+    for field, value in {"name": name, **changed}.items():
+        setattr(campaign, field, value)
+    campaign.save(update_fields=["name", *changed])
+    if palette is not None:
+        campaign_palette_update(campaign=campaign, palette=palette)
+    return campaign
+
+
+@transaction.atomic
+def membership_join(*, campaign, user):
+    """Make ``user`` a player of ``campaign``; a member (the GM too) stays as they are."""
+    membership, _ = Membership.objects.get_or_create(
+        campaign=campaign, user=user, defaults={"role": Membership.PLAYER}
+    )
+    return membership
+
+
+@transaction.atomic
+def membership_remove(*, membership):
+    """Remove a player from their campaign. Their characters stay in the campaign (the GM still
+    sees them); the user just loses access. The GM can't be removed."""
+    if membership.is_gm:
+        raise ValueError("The GM can't be removed from their campaign.")
+    membership.delete()

@@ -1,0 +1,58 @@
+from django.contrib import admin
+
+from .models import Character, ManaPool, Rating, SparetimeEntry
+
+
+class RatingInline(admin.TabularInline):
+    model = Rating
+    extra = 0
+
+
+class ManaPoolInline(admin.TabularInline):
+    model = ManaPool
+    extra = 0
+
+
+@admin.register(Character)
+class CharacterAdmin(admin.ModelAdmin):
+    list_display = ["name", "owner", "campaign", "created_at"]
+    list_select_related = ["owner", "campaign"]
+    search_fields = ["name", "owner__username", "campaign__name"]
+    autocomplete_fields = ["owner", "campaign"]
+    inlines = [RatingInline, ManaPoolInline]
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ["label", "attribute", "value", "status", "custom", "character"]
+    list_filter = ["status", "attribute", "custom"]
+    list_select_related = ["character"]
+    search_fields = ["skill", "character__name"]
+    autocomplete_fields = ["character"]
+
+
+@admin.register(ManaPool)
+class ManaPoolAdmin(admin.ModelAdmin):
+    list_display = ["character", "color", "current", "maximum"]
+    list_select_related = ["character"]
+    search_fields = ["color", "character__name"]
+    autocomplete_fields = ["character"]
+
+
+@admin.register(SparetimeEntry)
+class SparetimeEntryAdmin(admin.ModelAdmin):
+    """The ledger is append-only: the admin may look, never add, change or delete."""
+
+    list_display = ["created_at", "campaign", "kind", "amount", "character", "player", "created_by"]
+    list_filter = ["kind"]
+    list_select_related = ["campaign", "character", "player", "created_by"]
+    search_fields = ["character__name", "player__username", "note"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

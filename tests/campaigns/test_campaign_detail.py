@@ -1,0 +1,83 @@
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from campaigns.models import Membership
+from tests.campaigns.conftest import url_or_none
+from tests.conftest import make_campaign, make_user
+
+
+def detail(campaign):
+    return reverse("campaign_detail", args=[campaign.id])
+
+
+def test_anonymous_is_sent_to_login(client, pool_campaign):
+    response = client.get(detail(pool_campaign))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_outsider_and_unknown_campaign_get_404(as_user, pool_campaign, outsider, gm):
+    assert as_user(outsider).get(detail(pool_campaign)).status_code == 404
+    assert as_user(gm).get(f"/campaigns/{pool_campaign.id + 999}/").status_code == 404
+
+
+def test_post_is_not_allowed(as_user, pool_campaign, gm):
+    assert as_user(gm).post(detail(pool_campaign)).status_code == 405
+
+
+def test_player_sees_members_and_only_own_characters(
+    as_user, mana_campaign, player, other_player, make_character
+):
+    mine = make_character(mana_campaign, player, "Ilse")
+    make_character(mana_campaign, other_player, "Bram")
+    response = as_user(player).get(detail(mana_campaign))
+    content = response.content.decode()
+    assert response.status_code == 200
+    assert "Blue Harbor" in content and "Mana" in content
+    assert all(name in content for name in ("gm", "ana", "ben"))
+    assert "Ilse" in content
+    assert "Bram" not in content
+    assert reverse("gm_panel", args=[mana_campaign.id]) not in content
+    assert f'href="/campaigns/{mana_campaign.id}/room/"' in content
+    sheet = url_or_none("character_detail", mana_campaign.id, mine.id)
+    if sheet:
+        assert f'href="{sheet}"' in content
+    new = url_or_none("character_create", mana_campaign.id)
+    if new:
+        assert f'href="{new}"' in content
+
+
+def test_gm_sees_all_characters_with_owners_and_the_panel_link(
+    as_user, pool_campaign, gm, player, other_player, make_character
+):
+    make_character(pool_campaign, player, "Ilse")
+    make_character(pool_campaign, other_player, "Bram")
+    content = as_user(gm).get(detail(pool_campaign)).content.decode()
+    assert "Ilse" in content and "(ana)" in content
+    assert "Bram" in content and "(ben)" in content
+    assert f'href="{reverse("gm_panel", args=[pool_campaign.id])}"' in content
+
+
+def test_other_campaigns_characters_are_not_shown(as_user, pool_campaign, gm, make_character):
+    other = make_campaign(gm, name="Elsewhere")
+    make_character(other, gm, "Stranger")
+    assert "Stranger" not in as_user(gm).get(detail(pool_campaign)).content.decode()
+
+
+def test_query_count_does_not_grow_with_members_and_characters(
+    as_user, pool_campaign, gm, player, make_character, django_assert_max_num_queries
+):
+    client = as_user(gm)
+    make_character(pool_campaign, player, "Ilse")
+    with CaptureQueriesContext(connection) as small:
+        client.get(detail(pool_campaign))
+    for index in range(12):
+        user = make_user(f"extra{index}")
+        Membership.objects.create(campaign=pool_campaign, user=user)
+        make_character(pool_campaign, user, f"Hero {index}")
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        response = client.get(detail(pool_campaign))
+    assert "Hero 11" in response.content.decode()
+    with django_assert_max_num_queries(6):
+        client.get(detail(pool_campaign))
