@@ -81,3 +81,12 @@ def test_query_count_does_not_grow_with_members_and_characters(
     assert "Hero 11" in response.content.decode()
     with django_assert_max_num_queries(6):
         client.get(detail(pool_campaign))
+
+
+def test_pool_player_gets_the_delegation_section_and_the_gm_does_not(
+    as_user, pool_campaign, mana_campaign, gm, player
+):
+    section = f'hx-get="{reverse("sparetime_delegation", args=[pool_campaign.id])}"'
+    assert section in as_user(player).get(detail(pool_campaign)).content.decode()
+    assert section not in as_user(gm).get(detail(pool_campaign)).content.decode()
+    assert 'id="delegation"' not in as_user(player).get(detail(mana_campaign)).content.decode()
