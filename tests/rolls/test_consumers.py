@@ -1,0 +1,374 @@
+"""The room's websocket (rolls.consumers) through the real ASGI stack: origin check, session
+auth, per-viewer pushes, replay after a reconnect, gaps and presence."""
+
+import re
+from contextlib import AsyncExitStack, asynccontextmanager
+from types import SimpleNamespace
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+from django.urls import reverse
+
+from campaigns.models import ManaSkill
+from config.asgi import application
+from rolls import push, services
+from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
+from sheets.models import ManaPool
+from sheets.services import character_create
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+ORIGIN = b"http://127.0.0.1"
+TIMEOUT = 5
+NOTE = "The harbor master owes the smugglers"
+SEQ = re.compile(r'data-seq="(\d+)"')
+DIE = re.compile(r'class="die\b')
+
+
+class ScriptedRng:
+    def __init__(self, *faces):
+        self.faces = list(faces)
+
+    def randint(self, a, b):
+        return self.faces.pop(0)
+
+
+def logged_in(user):
+    client = Client()  # one client per user: logging another user in would end this session
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def empty_channel_layer():
+    yield
+    async_to_sync(get_channel_layer().flush)()
+
+
+@pytest.fixture
+def table(mana_campaign, gm, player, other_player, outsider):
+    """The Mana campaign with a skill, a character for ana, ben and the GM, and a logged-in
+    test client and its session cookie for each user."""
+    skill = ManaSkill.objects.create(
+        campaign=mana_campaign, name="Gather Information", color_a="blue", color_b="white"
+    )
+    characters = {}
+    for user, name in ((player, "Mira"), (other_player, "Tobin"), (gm, "Harbor master")):
+        characters[user.username] = character_create(campaign=mana_campaign, owner=user, name=name)
+        ManaPool.objects.filter(character=characters[user.username]).update(current=20, maximum=20)
+    clients = {u.username: logged_in(u) for u in (gm, player, other_player, outsider)}
+    return SimpleNamespace(
+        campaign=mana_campaign,
+        gm=gm,
+        skill=skill,
+        characters=characters,
+        client=clients,
+        cookie={name: client.cookies["sessionid"].value for name, client in clients.items()},
+    )
+
+
+def make_roll(table, username, visibility=PUBLIC, *, pushed=True):
+    """A failed roll (faces 7, 0, 4, 2 vs 3) by ``username``'s character; pushed unless told."""
+    character = table.characters[username]
+    check = services.check_ask(
+        campaign=table.campaign,
+        character=character,
+        by=table.gm,
+        target=3,
+        note=NOTE,
+        visibility=visibility,
+    )
+    entry = services.check_roll_mana(
+        check=check,
+        by=character.owner,
+        skill=table.skill,
+        spend_a=1,
+        spend_b=1,
+        colorless=0,
+        rng=ScriptedRng(7, 10, 4, 2),
+    )
+    if pushed:
+        push.push_entry(entry)
+    return entry.seq
+
+
+roll = database_sync_to_async(make_roll)
+
+
+@database_sync_to_async
+def push_again(table, seq):
+    push.push_entry(LogEntry.objects.get(campaign=table.campaign, seq=seq))
+
+
+@database_sync_to_async
+def presence_rows():
+    return Presence.objects.count()
+
+
+@asynccontextmanager
+async def socket(campaign_id, cookie=None, *, origin=ORIGIN, query=""):
+    """A websocket to the room, always disconnected at the end; ``.connected`` tells the
+    handshake's outcome."""
+    headers = [(b"origin", origin)] if origin else []
+    if cookie:
+        headers.append((b"cookie", f"sessionid={cookie}".encode()))
+    communicator = WebsocketCommunicator(
+        application, f"/ws/campaigns/{campaign_id}/{query}", headers=headers
+    )
+    try:
+        communicator.connected, _ = await communicator.connect(timeout=TIMEOUT)
+        yield communicator
+    finally:
+        await communicator.disconnect(timeout=TIMEOUT)
+
+
+async def receive(communicator):
+    return await communicator.receive_from(timeout=TIMEOUT)
+
+
+async def online(communicator):
+    """The next frame, which must be the presence list: the usernames in it."""
+    frame = await receive(communicator)
+    assert 'id="presence"' in frame
+    return re.findall(r"<li>([^<]+)</li>", frame)
+
+
+async def enter(stack, table, username, *present, query=""):
+    """Open ``username``'s socket; the sockets already ``present`` receive the new presence
+    list (the new socket's own frames are left to the caller)."""
+    communicator = await stack.enter_async_context(
+        socket(table.campaign.pk, table.cookie[username], query=query)
+    )
+    assert communicator.connected
+    for other in present:
+        assert username in await online(other)
+    return communicator
+
+
+def seqs(frames):
+    return [int(SEQ.search(frame).group(1)) for frame in frames]
+
+
+def is_full(frame):
+    return bool(DIE.search(frame)) and "failure" in frame and NOTE in frame
+
+
+def is_stub(frame):
+    return (
+        "rolled" in frame
+        and not DIE.search(frame)
+        and not re.search(r"success|failure", frame)
+        and NOTE not in frame
+    )
+
+
+# Who may connect -----------------------------------------------------------------------------
+
+
+async def test_a_member_receives_a_pushed_roll(table):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        assert await online(ana) == ["ana"]
+        seq = await roll(table, "ana")
+        frame = await receive(ana)
+        assert seqs([frame]) == [seq] == [1]
+        assert is_full(frame)
+        assert 'hx-swap-oob="beforeend:#log"' in frame
+        assert await ana.receive_nothing()
+
+
+@pytest.mark.parametrize(
+    ("who", "origin"),
+    [
+        (None, ORIGIN),  # anonymous
+        ("zed", ORIGIN),  # not a member
+        ("ana", b"http://evil.example"),  # a member, from another site
+        ("ana", None),  # a member, without an Origin header
+    ],
+)
+async def test_refused_sockets(table, who, origin):
+    cookie = table.cookie[who] if who else None
+    async with socket(table.campaign.pk, cookie, origin=origin) as communicator:
+        assert communicator.connected is False
+    assert await presence_rows() == 0
+
+
+async def test_an_unknown_campaign_is_refused(table):
+    async with socket(table.campaign.pk + 1000, table.cookie["gm"]) as communicator:
+        assert communicator.connected is False
+
+
+async def test_a_bad_session_cookie_is_anonymous(table):
+    async with socket(table.campaign.pk, "not-a-session") as communicator:
+        assert communicator.connected is False
+
+
+# Who sees what -------------------------------------------------------------------------------
+
+
+async def test_private_roll_content_reaches_only_the_roller_and_the_gm(table):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        gm = await enter(stack, table, "gm", ana)
+        await online(gm)
+        ben = await enter(stack, table, "ben", ana, gm)
+        await online(ben)
+
+        await roll(table, "ana", PRIVATE)
+        frames = {name: await receive(s) for name, s in (("ana", ana), ("gm", gm), ("ben", ben))}
+        assert is_full(frames["ana"]) and is_full(frames["gm"])
+        assert is_stub(frames["ben"])
+        assert "rolled privately" in frames["ben"]
+        assert seqs(frames.values()) == [1, 1, 1]
+        for communicator in (ana, gm, ben):
+            assert await communicator.receive_nothing()
+
+
+async def test_secret_roll_content_reaches_only_the_gm(table):
+    async with AsyncExitStack() as stack:
+        gm = await enter(stack, table, "gm")
+        await online(gm)
+        ana = await enter(stack, table, "ana", gm)
+        await online(ana)
+        ben = await enter(stack, table, "ben", gm, ana)
+        await online(ben)
+
+        await roll(table, "gm", SECRET)
+        assert is_full(await receive(gm))
+        for communicator in (ana, ben):
+            frame = await receive(communicator)
+            assert is_stub(frame)
+            assert "rolled in secret" in frame
+        for communicator in (gm, ana, ben):
+            assert await communicator.receive_nothing()
+
+
+async def drain(communicator):
+    """Every frame that arrives until the socket falls silent."""
+    frames = []
+    while not await communicator.receive_nothing(timeout=0.5):
+        frames.append(await receive(communicator))
+    return frames
+
+
+async def test_a_private_roll_posted_over_http_reaches_the_room(table):
+    check = await database_sync_to_async(services.check_ask)(
+        campaign=table.campaign,
+        character=table.characters["ana"],
+        by=table.gm,
+        target=3,
+        note=NOTE,
+        visibility=PRIVATE,
+    )
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        ben = await enter(stack, table, "ben", ana)
+        await online(ben)
+
+        response = await sync_to_async(table.client["ana"].post)(
+            reverse("check_roll", args=[table.campaign.pk, check.pk]),
+            {
+                "skill": table.skill.pk,
+                "color_a": "blue",
+                "color_b": "white",
+                "spend_a": 1,
+                "spend_b": 1,
+                "colorless": 0,
+                "intent": "Ask around the docks",
+            },
+            HTTP_HX_REQUEST="true",
+        )
+        assert response.status_code == 200
+
+        anas, bens = await drain(ana), await drain(ben)
+        anas_entries = [frame for frame in anas if SEQ.search(frame)]
+        bens_entries = [frame for frame in bens if SEQ.search(frame)]
+        assert seqs(anas_entries) == seqs(bens_entries) == [1]
+        assert DIE.search(anas_entries[0]) and NOTE in anas_entries[0]
+        assert "rolled privately" in bens_entries[0]
+        for frame in bens:  # the entry's stub and whatever else the roll pushed
+            assert not DIE.search(frame)
+            assert not re.search(r"success|failure", frame)
+            assert NOTE not in frame and "Ask around the docks" not in frame
+
+
+# Replay and gaps -----------------------------------------------------------------------------
+
+
+async def test_reconnect_replays_exactly_the_missed_entries(table):
+    await database_sync_to_async(services.session_start)(campaign=table.campaign, by=table.gm)
+    await roll(table, "ana", pushed=False)  # 2
+    await roll(table, "ana", PRIVATE, pushed=False)  # 3
+    await roll(table, "ben", pushed=False)  # 4
+
+    async with AsyncExitStack() as stack:
+        ben = await enter(stack, table, "ben", query="?after=2")
+        replayed = [await receive(ben), await receive(ben)]
+        assert seqs(replayed) == [3, 4]
+        assert is_stub(replayed[0])  # ana's private roll, replayed to ben
+        assert is_full(replayed[1])
+        assert await online(ben) == ["ben"]
+
+        # Live pushes of entries the replay already sent are dropped.
+        await push_again(table, 4)
+        await push_again(table, 3)
+        assert await ben.receive_nothing()
+
+        assert await roll(table, "ana") == 5
+        assert seqs([await receive(ben)]) == [5]
+        assert await ben.receive_nothing()
+
+
+async def test_replay_from_the_start_and_beyond_the_end(table):
+    await roll(table, "ana", pushed=False)  # 1
+    await roll(table, "ben", pushed=False)  # 2
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana", query="?after=0")
+        assert seqs([await receive(ana), await receive(ana)]) == [1, 2]
+        await online(ana)
+        ben = await enter(stack, table, "ben", ana, query="?after=99")  # clamped to the end
+        assert await online(ben) == ["ana", "ben"]
+
+        await roll(table, "gm")  # 3
+        assert seqs([await receive(ana)]) == seqs([await receive(ben)]) == [3]
+        assert await ana.receive_nothing() and await ben.receive_nothing()
+
+
+async def test_a_gap_is_filled_from_the_log_in_order(table):
+    await roll(table, "ana", pushed=False)  # 1
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")  # no ?after: starts at the end (1)
+        await online(ana)
+        await roll(table, "ben", pushed=False)  # 2: its push is late
+        await roll(table, "ben")  # 3
+        frames = [await receive(ana), await receive(ana)]
+        assert seqs(frames) == [2, 3]
+        assert all(is_full(frame) for frame in frames)
+        await push_again(table, 2)  # the late push arrives: already sent
+        assert await ana.receive_nothing()
+
+
+# Presence ------------------------------------------------------------------------------------
+
+
+async def test_presence_follows_connections(table):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        assert await online(ana) == ["ana"]
+        async with socket(table.campaign.pk, table.cookie["gm"]) as gm:
+            assert gm.connected
+            assert await online(gm) == ["ana", "gm"]
+            assert await online(ana) == ["ana", "gm"]
+            second_tab = await enter(stack, table, "ana", ana, gm)
+            assert await online(second_tab) == ["ana", "gm"]  # a name is listed once
+            assert await presence_rows() == 3
+        assert await online(ana) == ["ana"]  # the GM left
+        assert await online(second_tab) == ["ana"]
+        assert await ana.receive_nothing()
+    assert await presence_rows() == 0

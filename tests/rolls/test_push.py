@@ -1,0 +1,189 @@
+"""What the room pushes and to whom (rolls.push)."""
+
+import re
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+from campaigns.models import ManaSkill
+from rolls import push, services
+from rolls.models import PRIVATE, PUBLIC, SECRET
+from sheets.models import ManaPool
+from sheets.services import character_create
+
+
+class ScriptedRng:
+    def __init__(self, *faces):
+        self.faces = list(faces)
+
+    def randint(self, a, b):
+        return self.faces.pop(0)
+
+
+NOTE = "The harbor master owes the smugglers"
+DIE = re.compile(r'class="die\b')
+
+
+def is_stub(html):
+    return (
+        "rolled" in html
+        and not DIE.search(html)
+        and "success" not in html
+        and "failure" not in html
+        and NOTE not in html
+    )
+
+
+def is_full(html):
+    return bool(DIE.search(html)) and "failure" in html and NOTE in html
+
+
+# pick --------------------------------------------------------------------------------------------
+
+
+def test_pick_everyone_gets_all():
+    message = {"seq": 1, "all": "A"}
+    assert push.pick(message, user_id=1, is_gm=True) == "A"
+    assert push.pick(message, user_id=2, is_gm=False) == "A"
+
+
+def test_pick_gm_and_named_users_before_all():
+    message = {"all": "stub", "gm": "gm", "users": {"5": "mine"}}
+    assert push.pick(message, user_id=1, is_gm=True) == "gm"
+    assert push.pick(message, user_id=5, is_gm=False) == "mine"
+    assert push.pick(message, user_id=6, is_gm=False) == "stub"
+
+
+def test_pick_nothing_for_whom_nothing_is_meant():
+    assert push.pick({"gm": "gm"}, user_id=2, is_gm=False) is None
+    assert push.pick({"users": {"5": "mine"}}, user_id=6, is_gm=False) is None
+    assert push.pick({"users": {"5": "mine"}}, user_id=1, is_gm=True) is None
+    assert push.pick({"gm": None, "all": "A"}, user_id=1, is_gm=True) == "A"
+
+
+def test_group_name():
+    assert push.group_name("12") == "campaign_12"
+
+
+# entry_message -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def roll(mana_campaign, gm, player):
+    """``roll(visibility, owner=player)`` -> a failed Mana roll's log entry, with a note."""
+    skill = ManaSkill.objects.create(
+        campaign=mana_campaign, name="Gather Information", color_a="blue", color_b="white"
+    )
+
+    def make(visibility=PUBLIC, owner=player):
+        character = character_create(campaign=mana_campaign, owner=owner, name="Mira")
+        ManaPool.objects.filter(character=character, color__in=["blue", "white"]).update(
+            current=3, maximum=3
+        )
+        check = services.check_ask(
+            campaign=mana_campaign,
+            character=character,
+            by=gm,
+            target=3,
+            note=NOTE,
+            visibility=visibility,
+        )
+        return services.check_roll_mana(
+            check=check,
+            by=owner,
+            skill=skill,
+            spend_a=1,
+            spend_b=1,
+            colorless=0,
+            intent="Ask around the docks",
+            rng=ScriptedRng(7, 10, 4, 2),
+        )
+
+    return make
+
+
+def test_public_entry_goes_to_all(roll):
+    entry = roll(PUBLIC)
+    message = push.entry_message(entry)
+    assert set(message) == {"seq", "all"}
+    assert message["seq"] == entry.seq
+    assert is_full(message["all"])
+    assert 'hx-swap-oob="beforeend:#log"' in message["all"]
+    assert f'data-seq="{entry.seq}"' in message["all"]
+
+
+def test_private_entry_full_for_gm_and_roller_stub_for_all(roll, player):
+    entry = roll(PRIVATE)
+    message = push.entry_message(entry)
+    assert set(message) == {"seq", "all", "gm", "users"}
+    assert is_stub(message["all"])
+    assert "rolled privately" in message["all"]
+    assert is_full(message["gm"])
+    assert message["users"] == {str(player.pk): message["gm"]}
+
+
+def test_secret_entry_full_for_gm_only(roll, gm):
+    entry = roll(SECRET, owner=gm)
+    message = push.entry_message(entry)
+    assert set(message) == {"seq", "all", "gm"}
+    assert is_stub(message["all"])
+    assert "rolled in secret" in message["all"]
+    assert is_full(message["gm"])
+
+
+def test_render_entry_for_each_viewer(roll, gm, player, other_player):
+    entry = roll(PRIVATE)
+    seen = {
+        user.username: push.render_entry_for(entry, viewer_id=user.pk, gm_id=gm.pk)
+        for user in (gm, player, other_player)
+    }
+    assert is_full(seen["gm"]) and is_full(seen["ana"])
+    assert is_stub(seen["ben"])
+    assert "hx-swap-oob" not in seen["ben"]
+
+
+def test_a_typical_roll_fragment_is_small(roll):
+    html = push.entry_message(roll(PUBLIC))["all"]
+    assert len(html.encode()) < 2048
+
+
+def test_a_typical_pool_fragment_is_small(pool_campaign, gm, player):
+    character = character_create(campaign=pool_campaign, owner=player, name="Ilse")
+    strength = character.rating("Strength")
+    jump = character.rating("Strength", "Jump")
+    for rating, value in ((strength, 3), (jump, 2)):
+        rating.value = value
+        rating.save()
+    check = services.check_ask(
+        campaign=pool_campaign, character=character, by=gm, target=8, note=NOTE
+    )
+    services.check_roll_pool(
+        check=check,
+        by=player,
+        attribute=strength,
+        skill=jump,
+        shift_d6=1,
+        bonus_effect="Land without a sound",
+        intent="Leap the ditch",
+    )
+    entry = services.check_answer_shift(check=check, approve=True, rng=ScriptedRng(4, 6, 3, 2, 7))
+    html = push.entry_message(entry)["all"]
+    assert "6 → 3 = 9" in html
+    assert len(html.encode()) < 2048
+
+
+# push_entry --------------------------------------------------------------------------------------
+
+
+def test_push_entry_sends_the_message_to_the_campaign_group(roll, mana_campaign):
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(push.group_name(mana_campaign.pk), channel)
+    try:
+        entry = roll(PRIVATE)
+        push.push_entry(entry)
+        received = async_to_sync(layer.receive)(channel)
+    finally:
+        async_to_sync(layer.flush)()
+    assert received == {"type": "room.push", **push.entry_message(entry)}
