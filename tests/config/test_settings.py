@@ -8,7 +8,9 @@ from django.conf import settings
 def settings_in_subprocess(env, expr):
     """Evaluate ``expr`` against config.settings imported fresh with ``env``."""
     code = f"import config.settings as s; print({expr})"
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_"))}
+    clean = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_"))
+    }
     result = subprocess.run(
         [sys.executable, "-c", code],
         env={**clean, **env},
@@ -36,7 +38,10 @@ def test_sqlite_uses_wal_and_immediate():
 
 def test_environment_selects_postgres_and_redis():
     out = settings_in_subprocess(
-        {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test", "REDIS_URL": "redis://127.0.0.1:6379/0"},
+        {
+            "DATABASE_URL": "postgres://u@127.0.0.1:5432/test",
+            "REDIS_URL": "redis://127.0.0.1:6379/0",
+        },
         "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']",
     ).stdout
     assert "postgresql" in out
@@ -51,7 +56,11 @@ def test_production_needs_a_secret_key():
 
 def test_production_settings_are_hardened_and_hosts_read():
     out = settings_in_subprocess(
-        {"DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "x" * 50, "DJANGO_ALLOWED_HOSTS": "roll.example"},
+        {
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SECRET_KEY": "x" * 50,
+            "DJANGO_ALLOWED_HOSTS": "roll.example",
+        },
         "s.DEBUG, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.ALLOWED_HOSTS",
     ).stdout
     assert out.strip() == "False True True ['roll.example']"

@@ -1,0 +1,152 @@
+"""Two real daphne processes on one PostgreSQL and one Redis: a roll posted to one process
+arrives on the websockets of both. Skipped unless DATABASE_URL (PostgreSQL) and REDIS_URL are set.
+"""
+
+import asyncio
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+import pytest
+import websockets
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+
+from rolls import services as rolls_services
+from sheets import services as sheet_services
+
+pytestmark = [
+    pytest.mark.skipif(
+        not os.environ.get("DATABASE_URL", "").startswith("postgres")
+        or not os.environ.get("REDIS_URL"),
+        reason="needs PostgreSQL and Redis: set DATABASE_URL=postgres://... and REDIS_URL=redis://...",
+    ),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_daphne(port):
+    """A daphne process on the test database (the one this test process writes to)."""
+    url = urllib.parse.urlsplit(os.environ["DATABASE_URL"])
+    database_url = url._replace(path="/" + connection.settings_dict["NAME"]).geturl()
+    env = {**os.environ, "DATABASE_URL": database_url, "DJANGO_DEBUG": "1"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "config.asgi:application",
+        ],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(f"/tmp/daphne-{port}.log", "w"),
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"daphne did not listen on {port}")
+
+
+def stop(process):
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def session_cookie(user):
+    client = Client()  # one per user: logging another user in flushes the session
+    client.force_login(user)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+async def receive_entry(socket_, seq, timeout=15):
+    """The first frame that carries log entry ``seq``."""
+    async with asyncio.timeout(timeout):
+        while True:
+            frame = await socket_.recv()
+            if f'id="entry-{seq}"' in frame:
+                return frame
+
+
+def test_a_roll_posted_to_one_process_reaches_sockets_on_both(pool_campaign, gm, player):
+    character = sheet_services.character_create(campaign=pool_campaign, owner=player, name="Ilse")
+    agility = character.ratings.get(attribute="Agility", skill="")
+    sheet_services.rating_set(rating=agility, value=3)
+    check = rolls_services.check_ask(campaign=pool_campaign, character=character, by=gm, target=4)
+    cookies = {"gm": session_cookie(gm), "player": session_cookie(player)}
+    ports = [free_port(), free_port()]
+    processes = [start_daphne(port) for port in ports]
+    try:
+        asyncio.run(scenario(ports, pool_campaign.id, check.id, agility.id, cookies))
+    finally:
+        for process in processes:
+            stop(process)
+
+
+async def scenario(ports, campaign_id, check_id, agility_id, cookies):
+    sockets = []
+    try:
+        for port in ports:
+            for who in ("gm", "player"):
+                sockets.append(
+                    await websockets.connect(
+                        f"ws://127.0.0.1:{port}/ws/campaigns/{campaign_id}/?after=0",
+                        origin=f"http://127.0.0.1:{port}",
+                        additional_headers={"Cookie": f"sessionid={cookies[who]}"},
+                    )
+                )
+        await asyncio.sleep(0.5)  # every socket has joined the group
+        await asyncio.to_thread(
+            post_roll, ports[0], campaign_id, check_id, agility_id, cookies["player"]
+        )
+        frames = await asyncio.gather(*(receive_entry(s, 1) for s in sockets))
+        for frame in frames:
+            assert "Agility 3" in frame
+            assert "vs TN 4" in frame
+    finally:
+        for s in sockets:
+            await s.close()
+
+
+def post_roll(port, campaign_id, check_id, agility_id, session_id):
+    token = secrets.token_hex(16)
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/campaigns/{campaign_id}/checks/{check_id}/roll/",
+        data=urllib.parse.urlencode({"attribute": agility_id, "intent": "Leap"}).encode(),
+        headers={
+            "Cookie": f"sessionid={session_id}; csrftoken={token}",
+            "X-CSRFToken": token,
+            "Origin": f"http://127.0.0.1:{port}",
+            "HX-Request": "true",
+        },
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=15) as response:
+        assert response.status == 200
