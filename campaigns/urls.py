@@ -6,6 +6,7 @@ GM = "campaigns/<int:campaign_id>/gm/"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("rules/", views.rules, name="rules"),
     path("accounts/signup/", views.signup, name="signup"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
     path("campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign_detail"),

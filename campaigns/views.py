@@ -204,3 +204,9 @@ def mana_skill_delete(request, campaign_id, skill_id):
     campaign = _mana_campaign_for(request, campaign_id)
     get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign).delete()
     return _panel_answer(request, campaign, "_mana_skills.html")
+
+
+@require_GET
+def rules(request):
+    """The rules as implemented, with every decision the source texts leave open."""
+    return render(request, "campaigns/rules.html")

@@ -60,3 +60,9 @@ def test_home_lists_only_own_campaigns(as_user, pool_campaign, outsider):
     ).content.decode()
     assert "The Marches" in content
     assert "Secret Table" not in content
+
+
+def test_rules_page_is_public_and_states_the_decisions(client, db):
+    content = client.get(reverse("rules")).content.decode()
+    assert "highest total of 1 always fails" in content
+    assert "at most 100 times" in content
