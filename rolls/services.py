@@ -71,11 +71,18 @@ def open_session(campaign):
     return GameSession.objects.filter(campaign=campaign, ended_at__isnull=True).first()
 
 
+def _lock_campaign(campaign):
+    """Lock the campaign row until the transaction ends, so that two concurrent starts (or ends)
+    of a session cannot both see the same open session (PostgreSQL; SQLite serialises anyway)."""
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).values_list("pk").first()
+
+
 # Sessions ---------------------------------------------------------------------------------------
 
 
 @transaction.atomic
 def session_start(*, campaign, by):
+    _lock_campaign(campaign)
     if open_session(campaign):
         raise CheckError("A session is already running.")
     last = GameSession.objects.filter(campaign=campaign).order_by("-number").first()
@@ -91,6 +98,7 @@ def session_start(*, campaign, by):
 
 @transaction.atomic
 def session_end(*, campaign, by):
+    _lock_campaign(campaign)
     session = open_session(campaign)
     if session is None:
         raise CheckError("No session is running.")
@@ -224,7 +232,7 @@ def _amount(value, label):
 def mana_dice(*, check, skill, spend_a, spend_b, colorless):
     """The dice a mana spend would roll on ``check`` (for the live odds and the roll)."""
     try:
-        return mana.dice_for(
+        dice = mana.dice_for(
             spend_a,
             spend_b,
             colorless,
@@ -233,6 +241,20 @@ def mana_dice(*, check, skill, spend_a, spend_b, colorless):
         )
     except RulesError as error:
         raise CheckError(str(error)) from error
+    # The engine knows a re-attempt by its earlier units only; after a free-die attempt that
+    # spent nothing there are none, yet a re-attempt must still spend new mana (RULES.md).
+    if not dice.units and check.rolls.exists():
+        raise CheckError("A re-attempt must spend at least one new mana unit.")
+    return dice
+
+
+def mana_require(spend, have):
+    """Refuse a spend (``{color: amount}``) the pool (``have``: ``{color: current}``) cannot pay."""
+    for color, amount in spend.items():
+        if amount > have.get(color, 0):
+            raise CheckError(
+                f"Not enough {color} mana: you spend {amount}, the pool has {have.get(color, 0)}."
+            )
 
 
 @transaction.atomic
@@ -261,10 +283,7 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
         p.color: p
         for p in ManaPool.objects.select_for_update().filter(character=character, color__in=spend)
     }
-    for color, amount in spend.items():
-        have = pools[color].current if color in pools else 0
-        if amount > have:
-            raise CheckError(f"Not enough {color} mana: you spend {amount}, the pool has {have}.")
+    mana_require(spend, {color: p.current for color, p in pools.items()})
     for color, amount in spend.items():
         if amount:
             ManaPool.objects.filter(pk=pools[color].pk).update(

@@ -1,1 +1,28 @@
-urlpatterns = []
+from django.urls import path
+
+from . import views
+
+ROOM = "campaigns/<int:campaign_id>/room/"
+CHECK = "campaigns/<int:campaign_id>/checks/<int:check_id>/"
+
+urlpatterns = [
+    path(ROOM, views.room, name="room"),
+    path(ROOM + "log/", views.room_log, name="room_log"),
+    path(ROOM + "checks/", views.room_checks, name="room_checks"),
+    path(ROOM + "session/start/", views.session_start, name="session_start"),
+    path(ROOM + "session/end/", views.session_end, name="session_end"),
+    path(ROOM + "session/award/", views.session_award, name="session_award"),
+    path("campaigns/<int:campaign_id>/checks/ask/", views.check_ask, name="check_ask"),
+    path(
+        ROOM + "characters/<int:character_id>/request/",
+        views.check_request,
+        name="check_request",
+    ),
+    path(CHECK + "target/", views.check_set_target, name="check_set_target"),
+    path(CHECK + "roll/", views.check_roll, name="check_roll"),
+    path(CHECK + "form/", views.check_form, name="check_form"),
+    path(CHECK + "odds/", views.check_odds, name="check_odds"),
+    path(CHECK + "shift/", views.check_answer_shift, name="check_answer_shift"),
+    path(CHECK + "reattempt/", views.check_allow_reattempt, name="check_allow_reattempt"),
+    path(CHECK + "cancel/", views.check_cancel, name="check_cancel"),
+]

@@ -43,3 +43,8 @@ def test_anonymous_gets_404(pool_campaign):
 
     with pytest.raises(Http404):
         campaign_for(request_as(AnonymousUser()), pool_campaign.id)
+
+
+def test_huge_campaign_id_gets_404(client, gm):
+    client.force_login(gm)
+    assert client.get("/campaigns/99999999999999999999999/").status_code == 404

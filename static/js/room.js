@@ -1,0 +1,75 @@
+// The room: resume the socket where the log ends, show the connection, follow the log.
+(function () {
+  "use strict";
+
+  function log() {
+    return document.getElementById("log");
+  }
+
+  // The highest entry this page shows: where a (re)connected socket resumes.
+  function lastSeq() {
+    const el = log();
+    let last = el ? Number(el.dataset.lastSeq) || 0 : 0;
+    if (el) {
+      el.querySelectorAll("[data-seq]").forEach(function (entry) {
+        last = Math.max(last, Number(entry.dataset.seq) || 0);
+      });
+    }
+    return last;
+  }
+
+  // The ws extension calls htmx.createWebSocket(url) at every (re)connect with the URL the
+  // page was rendered with; ask instead for what came after the last entry shown now.
+  htmx.createWebSocket = function (url) {
+    const socket = new WebSocket(url.replace(/([?&]after=)\d*/, "$1" + lastSeq()));
+    socket.binaryType = htmx.config.wsBinaryType;
+    return socket;
+  };
+
+  function setStatus(text, state) {
+    const el = document.getElementById("ws-status");
+    if (el) {
+      el.textContent = text;
+      el.dataset.state = state;
+    }
+  }
+
+  function scrollDown() {
+    const el = log();
+    if (el) el.scrollTop = el.scrollHeight;
+  }
+
+  // A check inserted twice (from the push and from the answer to one's own form) is kept once:
+  // the copy that was there first, which later updates have replaced in place.
+  function dedupeChecks() {
+    const seen = new Set();
+    const checks = Array.from(document.querySelectorAll("#checks > .check")).reverse();
+    checks.forEach(function (check) {
+      if (seen.has(check.id)) check.remove();
+      else seen.add(check.id);
+    });
+  }
+
+  let follow = true; // keep the log at its end unless the reader scrolled up
+
+  document.addEventListener("htmx:wsOpen", function () {
+    setStatus("connected", "ok");
+    // Check fragments carry no sequence number: fetch the live checks again in case one
+    // changed while the socket was away.
+    htmx.trigger("#checks", "resync");
+  });
+  document.addEventListener("htmx:wsClose", function () {
+    setStatus("reconnecting…", "bad");
+  });
+  document.addEventListener("htmx:wsBeforeMessage", function () {
+    const el = log();
+    follow = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+  });
+  document.addEventListener("htmx:wsAfterMessage", function () {
+    if (follow) scrollDown();
+    dedupeChecks();
+  });
+  document.addEventListener("htmx:afterSwap", dedupeChecks);
+
+  scrollDown();
+})();

@@ -1,0 +1,603 @@
+"""Asking for checks and the GM's answers: check_ask, check_request, check_set_target,
+check_cancel, check_allow_reattempt, check_answer_shift (rolls.views)."""
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign, ManaSkill
+from rolls import services
+from rolls.models import PRIVATE, PUBLIC, SECRET, Check
+from sheets.services import character_create
+from tests.conftest import make_campaign, make_user
+from tests.rolls.room_setup import (
+    HTMX,
+    ScriptedRng,
+    ask,
+    mana_table,
+    pool_table,
+    record_pushes,
+    script_dice,
+    snapshot,
+    url,
+)
+
+
+@pytest.fixture
+def t(mana_campaign, gm, player, other_player):
+    return mana_table(mana_campaign, gm, player, other_player)
+
+
+@pytest.fixture
+def p(pool_campaign, gm, player, other_player):
+    return pool_table(pool_campaign, gm, player, other_player)
+
+
+@pytest.fixture
+def pushes(monkeypatch):
+    return record_pushes(monkeypatch)
+
+
+@pytest.fixture
+def elsewhere(gm, player):
+    """Another Mana campaign of the same GM and player, with a character, skill and check."""
+    campaign = make_campaign(gm, system=Campaign.MANA, name="Elsewhere", players=[player])
+    character = character_create(campaign=campaign, owner=player, name="Faraway")
+    skill = ManaSkill.objects.create(
+        campaign=campaign, name="Far Sight", color_a="blue", color_b="white"
+    )
+    check = services.check_ask(campaign=campaign, character=character, by=gm, target=2)
+    return campaign, character, skill, check
+
+
+def refused(client, path, data, campaign, pushes, *, status=422, capture):
+    """POST ``data`` with htmx and check the refusal changed and pushed nothing."""
+    before = snapshot(campaign)
+    with capture(execute=True) as callbacks:
+        response = client.post(path, data, **HTMX)
+    assert response.status_code == status, response.content.decode()
+    assert snapshot(campaign) == before
+    assert callbacks == [] and pushes.sent == []
+    return response.content.decode()
+
+
+# check_ask --------------------------------------------------------------------------------------
+
+
+def ask_data(t, **overrides):
+    data = {
+        "character": t.mira.id,
+        "mana_skill": t.gather.id,
+        "target": 3,
+        "note": "Find the smuggler",
+        "visibility": PUBLIC,
+    }
+    return {**data, **overrides}
+
+
+def test_gm_asks_a_check(t, as_user, gm, player, pushes, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(url("check_ask", t), ask_data(t), **HTMX)
+    assert response.status_code == 200
+    check = Check.objects.get()
+    assert (check.character, check.created_by, check.status) == (t.mira, gm, Check.OPEN)
+    assert (check.target, check.mana_skill, check.note) == (3, t.gather, "Find the smuggler")
+    html = response.content.decode()
+    assert 'id="ask"' in html and "Asked." in html
+    assert 'value="Find the smuggler"' not in html  # a fresh form
+    assert f'<div hx-swap-oob="afterbegin:#checks"><article id="check-{check.id}"' in html
+    # Pushed on commit to the GM and to Mira's player only, each in their variant.
+    [message] = pushes.checks()
+    assert set(message) == {"gm", "users"} and set(message["users"]) == {str(player.id)}
+    assert reverse("check_cancel", args=[t.campaign.id, check.id]) in message["gm"]
+    assert reverse("check_roll", args=[t.campaign.id, check.id]) not in message["gm"]
+    owner_html = message["users"][str(player.id)]
+    assert reverse("check_roll", args=[t.campaign.id, check.id]) in owner_html
+    assert reverse("check_cancel", args=[t.campaign.id, check.id]) not in owner_html
+    assert owner_html.startswith('<div hx-swap-oob="afterbegin:#checks">')
+    assert pushes.entries() == []
+
+
+def test_gm_asks_for_a_pool_check_with_a_suggestion(p, as_user, gm):
+    data = {"character": p.ilse.id, "suggestion": "Strength + Jump", "target": 8}
+    data.update(note="", visibility=PRIVATE)
+    response = as_user(gm).post(url("check_ask", p), data, **HTMX)
+    assert response.status_code == 200
+    check = Check.objects.get()
+    assert (check.suggestion, check.target, check.visibility) == ("Strength + Jump", 8, PRIVATE)
+
+
+def test_gm_secret_check_for_own_npc(t, as_user, gm, pushes, django_capture_on_commit_callbacks):
+    data = ask_data(t, character=t.npc.id, visibility=SECRET)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(url("check_ask", t), data, **HTMX)
+    assert response.status_code == 200
+    assert Check.objects.get().visibility == SECRET
+    [message] = pushes.checks()
+    assert set(message) == {"gm"}  # the owner is the GM: nobody else hears of it
+
+
+def test_ask_without_htmx_redirects_to_the_room(t, as_user, gm):
+    response = as_user(gm).post(url("check_ask", t), ask_data(t))
+    assert response.status_code == 302 and response.url == url("room", t)
+    assert Check.objects.count() == 1
+
+
+def test_refused_ask_without_htmx_shows_the_room_with_the_error(t, as_user, gm):
+    response = as_user(gm).post(url("check_ask", t), ask_data(t, target="lots"))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" in html and "Enter a whole number." in html
+    assert Check.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"target": 0}, "greater than or equal to 1"),
+        ({"target": -3}, "greater than or equal to 1"),
+        ({"target": 1001}, "less than or equal to 1000"),
+        ({"target": "9" * 40}, "less than or equal to 1000"),
+        ({"target": "three"}, "Enter a whole number."),
+        ({"target": "2.5"}, "Enter a whole number."),
+        ({"target": ""}, "Set the difficulty or TN"),
+        ({"character": 99999}, "Choose a character of this campaign."),
+        ({"character": "x"}, "Choose a character of this campaign."),
+        ({"character": "9" * 30}, "Choose a character of this campaign."),
+        ({"mana_skill": "9" * 30}, "Choose one of this campaign"),
+        ({"mana_skill": 99999}, "Choose one of this campaign"),
+        ({"visibility": "everyone"}, "Select a valid choice"),
+        ({"note": "n" * 301}, "at most 300 characters"),
+        ({"visibility": SECRET}, "Only the GM&#x27;s own characters roll GM-secret checks."),
+    ],
+)
+def test_bad_asks_are_refused(
+    t, as_user, gm, pushes, django_capture_on_commit_callbacks, overrides, message
+):
+    client = as_user(gm)
+    html = refused(
+        client,
+        url("check_ask", t),
+        ask_data(t, **overrides),
+        t.campaign,
+        pushes,
+        capture=django_capture_on_commit_callbacks,
+    )
+    assert message in html
+    assert 'id="ask"' in html
+
+
+def test_ask_for_another_campaigns_character_or_skill(
+    t, as_user, gm, pushes, elsewhere, django_capture_on_commit_callbacks
+):
+    _campaign, character, skill, _check = elsewhere
+    client = as_user(gm)
+    for data in (ask_data(t, character=character.id), ask_data(t, mana_skill=skill.id)):
+        html = refused(
+            client,
+            url("check_ask", t),
+            data,
+            t.campaign,
+            pushes,
+            capture=django_capture_on_commit_callbacks,
+        )
+        assert "of this campaign" in html
+
+
+def test_player_cannot_ask(t, as_user, player):
+    assert as_user(player).post(url("check_ask", t), ask_data(t), **HTMX).status_code == 403
+    assert Check.objects.count() == 0
+
+
+def test_outsider_and_anonymous_cannot_ask(t, as_user, outsider):
+    assert as_user(outsider).post(url("check_ask", t), ask_data(t)).status_code == 404
+    response = as_user(None).post(url("check_ask", t), ask_data(t))
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+    assert Check.objects.count() == 0
+
+
+def test_ask_is_post_only(t, as_user, gm):
+    assert as_user(gm).get(url("check_ask", t)).status_code == 405
+
+
+# check_request ----------------------------------------------------------------------------------
+
+
+def request_url(t, character):
+    return reverse("check_request", args=[t.campaign.id, character.id])
+
+
+def test_player_requests_a_check(
+    t, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+):
+    data = {"mana_skill": t.jump.id, "note": "Over the wall", "visibility": PRIVATE}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(player).post(request_url(t, t.mira), data, **HTMX)
+    assert response.status_code == 200
+    check = Check.objects.get()
+    assert (check.status, check.target, check.created_by) == (Check.REQUESTED, None, player)
+    assert (check.mana_skill, check.visibility, check.note) == (t.jump, PRIVATE, "Over the wall")
+    html = response.content.decode()
+    assert f'id="request-{t.mira.id}"' in html and "Requested" in html
+    assert f'<article id="check-{check.id}"' in html
+    [message] = pushes.checks()
+    assert set(message["users"]) == {str(player.id)}
+    # The GM gets the form to set the number; the player waits for it.
+    assert reverse("check_set_target", args=[t.campaign.id, check.id]) in message["gm"]
+    assert "the GM sets the difficulty" in message["users"][str(player.id)]
+
+
+def test_player_requests_a_pool_check(p, as_user, player):
+    data = {"suggestion": "Climb", "note": "", "visibility": PUBLIC}
+    response = as_user(player).post(request_url(p, p.ilse), data, **HTMX)
+    assert response.status_code == 200
+    assert Check.objects.get().suggestion == "Climb"
+
+
+def test_request_for_another_players_character_is_403(t, as_user, player):
+    data = {"note": "", "visibility": PUBLIC}
+    assert as_user(player).post(request_url(t, t.bo), data, **HTMX).status_code == 403
+    assert Check.objects.count() == 0
+
+
+def test_request_for_another_campaigns_character_is_404(t, as_user, player, elsewhere):
+    _campaign, character, _skill, _check = elsewhere
+    data = {"note": "", "visibility": PUBLIC}
+    path = reverse("check_request", args=[t.campaign.id, character.id])
+    assert as_user(player).post(path, data, **HTMX).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"visibility": SECRET}, "Select a valid choice"),
+        ({"visibility": PUBLIC, "mana_skill": 99999}, "Choose one of this campaign"),
+        ({"visibility": PUBLIC, "note": "n" * 301}, "at most 300 characters"),
+    ],
+)
+def test_bad_requests_are_refused(
+    t, as_user, player, pushes, django_capture_on_commit_callbacks, data, message
+):
+    html = refused(
+        as_user(player),
+        request_url(t, t.mira),
+        data,
+        t.campaign,
+        pushes,
+        capture=django_capture_on_commit_callbacks,
+    )
+    assert message in html
+
+
+def test_request_access(t, as_user, outsider):
+    data = {"note": "", "visibility": PUBLIC}
+    assert as_user(outsider).post(request_url(t, t.mira), data).status_code == 404
+    response = as_user(None).post(request_url(t, t.mira), data)
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+    assert Check.objects.count() == 0
+
+
+# check_set_target -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def requested(t, player):
+    return services.check_request(campaign=t.campaign, character=t.mira, by=player)
+
+
+def target_url(t, check):
+    return reverse("check_set_target", args=[t.campaign.id, check.id])
+
+
+def test_gm_sets_the_number(
+    t, as_user, gm, player, requested, pushes, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(target_url(t, requested), {"target": 4}, **HTMX)
+    assert response.status_code == 200
+    requested.refresh_from_db()
+    assert (requested.status, requested.target) == (Check.OPEN, 4)
+    html = response.content.decode()
+    assert html.startswith(f'<article id="check-{requested.id}" class="check open">')
+    [message] = pushes.checks()
+    owner_html = message["users"][str(player.id)]
+    assert f'<article id="check-{requested.id}" class="check open" hx-swap-oob="outerHTML">' in (
+        owner_html
+    )
+    assert reverse("check_roll", args=[t.campaign.id, requested.id]) in owner_html
+
+
+@pytest.mark.parametrize("target", [0, -1, 1001, "x", "", "1e3", "9" * 30])
+def test_bad_numbers_are_refused(
+    t, as_user, gm, requested, pushes, django_capture_on_commit_callbacks, target
+):
+    html = refused(
+        as_user(gm),
+        target_url(t, requested),
+        {"target": target},
+        t.campaign,
+        pushes,
+        capture=django_capture_on_commit_callbacks,
+    )
+    assert f'<article id="check-{requested.id}"' in html
+    assert 'class="errorlist' in html
+
+
+def test_number_of_an_open_check_cannot_be_set_again(
+    t, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(t, t.mira)
+    html = refused(
+        as_user(gm),
+        target_url(t, check),
+        {"target": 5},
+        t.campaign,
+        pushes,
+        capture=django_capture_on_commit_callbacks,
+    )
+    assert "This check already has its number." in html
+
+
+# GM actions on one check: access ----------------------------------------------------------------
+
+GM_ACTIONS = [
+    ("check_set_target", {"target": 3}),
+    ("check_cancel", {}),
+    ("check_allow_reattempt", {}),
+    ("check_answer_shift", {"answer": "approve"}),
+]
+
+
+@pytest.mark.parametrize("name, data", GM_ACTIONS)
+def test_players_cannot_answer_checks(t, as_user, player, requested, name, data):
+    before = snapshot(t.campaign)
+    path = reverse(name, args=[t.campaign.id, requested.id])
+    assert as_user(player).post(path, data, **HTMX).status_code == 403
+    assert snapshot(t.campaign) == before
+
+
+@pytest.mark.parametrize("name, data", GM_ACTIONS)
+def test_outsiders_and_anonymous_cannot_answer_checks(t, as_user, outsider, requested, name, data):
+    path = reverse(name, args=[t.campaign.id, requested.id])
+    assert as_user(outsider).post(path, data, **HTMX).status_code == 404
+    response = as_user(None).post(path, data)
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+
+
+@pytest.mark.parametrize("name, data", GM_ACTIONS)
+def test_another_campaigns_check_is_404(t, as_user, gm, elsewhere, name, data):
+    _campaign, _character, _skill, check = elsewhere
+    before = snapshot(check.campaign)
+    path = reverse(name, args=[t.campaign.id, check.id])
+    assert as_user(gm).post(path, data, **HTMX).status_code == 404
+    assert snapshot(check.campaign) == before
+
+
+@pytest.mark.parametrize("name, data", GM_ACTIONS)
+def test_gm_actions_are_post_only(t, as_user, gm, requested, name, data):
+    path = reverse(name, args=[t.campaign.id, requested.id])
+    assert as_user(gm).get(path).status_code == 405
+
+
+# check_cancel -----------------------------------------------------------------------------------
+
+
+def test_gm_cancels_a_check(t, as_user, gm, player, pushes, django_capture_on_commit_callbacks):
+    check = ask(t, t.mira)
+    path = reverse("check_cancel", args=[t.campaign.id, check.id])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(path, **HTMX)
+    assert response.status_code == 200
+    check.refresh_from_db()
+    assert check.status == Check.DONE
+    assert "Closed by the GM." in response.content.decode()
+    [message] = pushes.checks()
+    assert "Closed by the GM." in message["users"][str(player.id)]
+    assert pushes.entries() == []
+
+
+def test_cancel_without_htmx_redirects(t, as_user, gm):
+    check = ask(t, t.mira)
+    response = as_user(gm).post(reverse("check_cancel", args=[t.campaign.id, check.id]))
+    assert response.status_code == 302 and response.url == url("room", t)
+
+
+def test_a_closed_check_cannot_be_cancelled(
+    t, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(t, t.mira)
+    services.check_cancel(check=check)
+    html = refused(
+        as_user(gm),
+        reverse("check_cancel", args=[t.campaign.id, check.id]),
+        {},
+        t.campaign,
+        pushes,
+        capture=django_capture_on_commit_callbacks,
+    )
+    assert "This check is already closed." in html
+
+
+# check_allow_reattempt --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def failed(t, player):
+    check = ask(t, t.mira, target=3)
+    services.check_roll_mana(
+        check=check,
+        by=player,
+        skill=t.gather,
+        spend_a=1,
+        spend_b=1,
+        colorless=0,
+        rng=ScriptedRng(7, 10, 4, 2),
+    )
+    check.refresh_from_db()
+    assert check.status == Check.FAILED
+    return check
+
+
+def test_gm_allows_a_reattempt(
+    t, as_user, gm, player, failed, pushes, django_capture_on_commit_callbacks
+):
+    path = reverse("check_allow_reattempt", args=[t.campaign.id, failed.id])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(path, **HTMX)
+    assert response.status_code == 200
+    failed.refresh_from_db()
+    assert failed.status == Check.OPEN
+    [message] = pushes.checks()
+    owner_html = message["users"][str(player.id)]
+    # The re-attempt keeps the skill and counts the 2 earlier units: 1 reroll die.
+    assert "Jump (red" not in owner_html
+    assert "Gather Information (blue + white)" in owner_html
+    assert "A re-attempt must spend at least one new mana unit." in owner_html
+
+
+def test_failed_check_shows_the_outcome_and_the_gm_button(t, as_user, gm, player, failed):
+    gm_html = as_user(gm).get(url("room", t)).content.decode()
+    assert "Attempt 1: 2 successes vs difficulty 3" in gm_html
+    assert reverse("check_allow_reattempt", args=[t.campaign.id, failed.id]) in gm_html
+    html = as_user(player).get(url("room", t)).content.decode()
+    assert "The GM may allow a re-attempt." in html
+    assert reverse("check_allow_reattempt", args=[t.campaign.id, failed.id]) not in html
+
+
+def test_only_a_failed_check_can_be_reattempted(
+    t, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(t, t.mira)
+    html = refused(
+        as_user(gm),
+        reverse("check_allow_reattempt", args=[t.campaign.id, check.id]),
+        {},
+        t.campaign,
+        pushes,
+        capture=django_capture_on_commit_callbacks,
+    )
+    assert "Only a failed check can be attempted again." in html
+
+
+# check_answer_shift -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def shifted(p, player):
+    check = ask(p, p.ilse, target=5, note="The gap")
+    assert (
+        services.check_roll_pool(
+            check=check,
+            by=player,
+            attribute=p.strength,
+            skill=p.jump,
+            shift_d6=1,
+            shift_d10=0,
+            bonus_effect="land silently",
+            intent="Jump the gap",
+        )
+        is None
+    )
+    check.refresh_from_db()
+    assert check.status == Check.SHIFT
+    return check
+
+
+def shift_url(p, check):
+    return reverse("check_answer_shift", args=[p.campaign.id, check.id])
+
+
+def test_gm_sees_the_shift_proposal(p, as_user, gm, shifted):
+    html = as_user(gm).get(url("room", p)).content.decode()
+    assert "Shift proposed: Strength 3 + Jump 2" in html
+    assert "roll 2d6 + 2d10 (1d6 shifted)" in html
+    assert "land silently" in html
+    assert 'name="answer" value="approve"' in html
+
+
+def test_gm_approves_a_shift_and_the_check_is_rolled(
+    p, as_user, gm, player, shifted, pushes, monkeypatch, django_capture_on_commit_callbacks
+):
+    script_dice(monkeypatch, 6, 2, 3, 1, 4)  # d6: 6+2 = 8, 3; d10: 1, 4
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(shift_url(p, shifted), {"answer": "approve"}, **HTMX)
+    assert response.status_code == 200
+    shifted.refresh_from_db()
+    assert shifted.status == Check.DONE
+    entry = shifted.rolls.get()
+    assert entry.actor == player  # the roll is the player's
+    assert entry.data["shift"] == {"d6": 1, "d10": 0}
+    assert (entry.data["highest"], entry.data["success"], entry.data["bonus_achieved"]) == (
+        8,
+        True,
+        True,
+    )
+    [entry_message] = pushes.entries()
+    assert entry_message["seq"] == entry.seq
+    [check_message] = pushes.checks()
+    assert "Highest 8 vs TN 5" in check_message["users"][str(player.id)]
+
+
+def test_gm_declines_a_shift(
+    p, as_user, gm, player, shifted, pushes, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(shift_url(p, shifted), {"answer": "decline"}, **HTMX)
+    assert response.status_code == 200
+    shifted.refresh_from_db()
+    assert (shifted.status, shifted.shift_d6, shifted.bonus_effect) == (Check.OPEN, 0, "")
+    assert not shifted.rolls.exists()
+    assert pushes.entries() == []
+    [message] = pushes.checks()
+    owner_html = message["users"][str(player.id)]
+    # The player chooses anew, from the attribute and skill proposed before.
+    assert f'<option value="{p.strength.id}" selected>Strength 3d6</option>' in owner_html
+    assert f'<option value="{p.jump.id}" selected>Jump 2d10</option>' in owner_html
+
+
+@pytest.mark.parametrize("data", [{}, {"answer": "maybe"}, {"answer": ""}])
+def test_a_shift_needs_a_clear_answer(
+    p, as_user, gm, shifted, pushes, django_capture_on_commit_callbacks, data
+):
+    html = refused(
+        as_user(gm),
+        shift_url(p, shifted),
+        data,
+        p.campaign,
+        pushes,
+        capture=django_capture_on_commit_callbacks,
+    )
+    assert "Approve or decline the shift." in html
+
+
+def test_no_shift_to_answer(p, as_user, gm, pushes, django_capture_on_commit_callbacks):
+    check = ask(p, p.ilse)
+    html = refused(
+        as_user(gm),
+        shift_url(p, check),
+        {"answer": "approve"},
+        p.campaign,
+        pushes,
+        capture=django_capture_on_commit_callbacks,
+    )
+    assert "No shift awaits an answer on this check." in html
+
+
+def test_player_sees_own_shift_waiting(p, as_user, player, other_player, shifted):
+    html = as_user(player).get(url("room", p)).content.decode()
+    assert "Waiting for the GM to agree to the shift." in html
+    assert 'name="answer"' not in html
+    assert "land silently" not in as_user(other_player).get(url("room", p)).content.decode()
+
+
+def test_another_players_check_is_not_in_the_room_of_a_third(t, as_user, other_player):
+    ask(t, t.mira, note="Only for ana")
+    make_user("cy")
+    assert "Only for ana" not in as_user(other_player).get(url("room", t)).content.decode()
+
+
+def test_refused_action_on_a_closed_check_without_htmx_shows_why(t, as_user, gm):
+    check = ask(t, t.mira)
+    services.check_cancel(check=check)
+    response = as_user(gm).post(reverse("check_cancel", args=[t.campaign.id, check.id]))
+    assert response.status_code == 200
+    assert "This check is already closed." in response.content.decode()

@@ -1,0 +1,441 @@
+"""Rolling a check through the room (rolls.views.check_roll): Mana and Pool, refusals."""
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign, ManaSkill
+from rolls import services
+from rolls.models import Check, LogEntry
+from sheets.models import Rating
+from sheets.services import character_create
+from tests.conftest import make_campaign
+from tests.rolls.room_setup import (
+    HTMX,
+    ScriptedRng,
+    ask,
+    mana_table,
+    pool_table,
+    rate,
+    record_pushes,
+    script_dice,
+    snapshot,
+    url,
+)
+
+
+@pytest.fixture
+def t(mana_campaign, gm, player, other_player):
+    return mana_table(mana_campaign, gm, player, other_player)
+
+
+@pytest.fixture
+def p(pool_campaign, gm, player, other_player):
+    return pool_table(pool_campaign, gm, player, other_player)
+
+
+@pytest.fixture
+def pushes(monkeypatch):
+    return record_pushes(monkeypatch)
+
+
+def roll_url(table, check):
+    return reverse("check_roll", args=[table.campaign.id, check.id])
+
+
+def mana_data(t, with_skill=None, **overrides):
+    skill = with_skill or t.gather
+    data = {
+        "skill": skill.id,
+        "color_a": skill.color_a,
+        "color_b": skill.color_b,
+        "spend_a": 1,
+        "spend_b": 1,
+        "colorless": 0,
+        "intent": "Ask around the docks",
+    }
+    return {**data, **overrides}
+
+
+def pool_data(p, **overrides):
+    data = {
+        "attribute": p.strength.id,
+        "skill": p.jump.id,
+        "shift_d6": 0,
+        "shift_d10": 0,
+        "bonus_effect": "",
+        "intent": "Jump the gap",
+    }
+    return {**data, **overrides}
+
+
+def mana_of(character):
+    return dict(character.mana.values_list("color", "current"))
+
+
+def refused(client, path, data, campaign, pushes, capture):
+    before = snapshot(campaign)
+    with capture(execute=True) as callbacks:
+        response = client.post(path, data, **HTMX)
+    assert response.status_code == 422, response.content.decode()
+    assert snapshot(campaign) == before
+    assert callbacks == [] and pushes.sent == []
+    return response.content.decode()
+
+
+# Mana -------------------------------------------------------------------------------------------
+
+
+def test_player_rolls_a_mana_check(
+    t, as_user, gm, player, pushes, monkeypatch, django_capture_on_commit_callbacks
+):
+    check = ask(t, t.mira, target=3)
+    script_dice(monkeypatch, 1, 10, 9, 8)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(player).post(roll_url(t, check), mana_data(t), **HTMX)
+    assert response.status_code == 200
+    check.refresh_from_db()
+    assert check.status == Check.DONE and check.mana_skill == t.gather
+    assert mana_of(t.mira)["blue"] == 2 and mana_of(t.mira)["white"] == 1
+    entry = LogEntry.objects.get(check_ref=check)
+    assert entry.data["faces"] == [1, 10, 9, 8] and entry.data["successes"] == 4
+    assert entry.data["intent"] == "Ask around the docks"
+    html = response.content.decode()
+    assert html.startswith(f'<article id="check-{check.id}" class="check done">')
+    assert "Attempt 1: 4 successes vs difficulty 3" in html
+    [entry_message] = pushes.entries()
+    assert entry_message["seq"] == entry.seq and "all" in entry_message
+    [check_message] = pushes.checks()
+    assert set(check_message) == {"gm", "users"}
+    assert set(check_message["users"]) == {str(player.id)}
+
+
+def test_failed_mana_roll_then_reattempt_through_the_views(
+    t, as_user, gm, player, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The seed's worked example: 7 0 4 2 fails, the re-attempt's 1 0 9 8 6 succeeds."""
+    check = ask(t, t.mira, target=3)
+    client = as_user(player)
+    script_dice(monkeypatch, 7, 10, 4, 2)
+    client.post(roll_url(t, check), mana_data(t), **HTMX)
+    check.refresh_from_db()
+    assert check.status == Check.FAILED
+    as_user(gm).post(reverse("check_allow_reattempt", args=[t.campaign.id, check.id]), **HTMX)
+    script_dice(monkeypatch, 1, 10, 9, 8, 6)
+    response = as_user(player).post(roll_url(t, check), mana_data(t), **HTMX)
+    assert response.status_code == 200
+    check.refresh_from_db()
+    assert check.status == Check.DONE
+    second = check.rolls.order_by("seq").last()
+    assert second.data["parts"] == [["free", 1], ["mana", 2], ["synergy", 1], ["reroll", 1]]
+    assert second.data["success"] is True
+    assert mana_of(t.mira)["blue"] == 1 and mana_of(t.mira)["white"] == 0
+
+
+def test_gm_rolls_own_npc_check(t, as_user, gm, pushes, django_capture_on_commit_callbacks):
+    check = ask(t, t.npc, target=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(roll_url(t, check), mana_data(t), **HTMX)
+    assert response.status_code == 200
+    assert LogEntry.objects.get(check_ref=check).actor == gm
+    [check_message] = pushes.checks()
+    assert set(check_message) == {"gm"}
+
+
+def test_roll_without_htmx_redirects(t, as_user, player):
+    check = ask(t, t.mira)
+    response = as_user(player).post(roll_url(t, check), mana_data(t))
+    assert response.status_code == 302 and response.url == url("room", t)
+    assert LogEntry.objects.filter(check_ref=check).count() == 1
+
+
+def test_refused_roll_without_htmx_shows_the_room_with_the_error(t, as_user, player):
+    check = ask(t, t.mira)
+    before = snapshot(t.campaign)
+    response = as_user(player).post(roll_url(t, check), mana_data(t, spend_a=4))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" in html
+    assert "Not enough blue mana: you spend 4, the pool has 3." in html
+    assert snapshot(t.campaign) == before
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"spend_a": 4}, "Not enough blue mana: you spend 4, the pool has 3."),
+        ({"spend_b": 3}, "Not enough white mana: you spend 3, the pool has 2."),
+        ({"colorless": 6}, "Not enough colorless mana: you spend 6, the pool has 4."),
+        ({"colorless": 1}, "Colorless mana is spent in pairs"),
+        ({"color_a": "red"}, "Gather Information is rolled with blue and white mana, not red"),
+        ({"color_b": "green"}, "rolled with blue and white mana"),
+        ({"color_a": ""}, "rolled with blue and white mana"),
+        ({"spend_a": -1}, "greater than or equal to 0"),
+        ({"spend_b": "two"}, "Enter a whole number."),
+        ({"colorless": "1.5"}, "Enter a whole number."),
+        ({"spend_a": "9" * 30}, "less than or equal to 100"),
+        ({"skill": 99999}, "Choose one of this campaign&#x27;s skills."),
+        ({"skill": "blue"}, "Choose one of this campaign&#x27;s skills."),
+        ({"skill": "9" * 30}, "Choose one of this campaign&#x27;s skills."),
+        ({"skill": ""}, "This field is required."),
+        ({"intent": "x" * 301}, "at most 300 characters"),
+    ],
+)
+def test_bad_mana_rolls_change_nothing(
+    t, as_user, player, pushes, django_capture_on_commit_callbacks, overrides, message
+):
+    check = ask(t, t.mira)
+    html = refused(
+        as_user(player),
+        roll_url(t, check),
+        mana_data(t, **overrides),
+        t.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert message in html
+    assert f'<article id="check-{check.id}" class="check open">' in html
+    assert 'name="spend_a"' in html  # the form again, to correct
+
+
+def test_a_skill_of_another_campaign_is_refused(
+    t, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+):
+    other = make_campaign(gm, system=Campaign.MANA, name="Elsewhere", players=[player])
+    skill = ManaSkill.objects.create(campaign=other, name="Far", color_a="blue", color_b="white")
+    check = ask(t, t.mira)
+    html = refused(
+        as_user(player),
+        roll_url(t, check),
+        mana_data(t, with_skill=skill),
+        t.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "Choose one of this campaign&#x27;s skills." in html
+
+
+def test_a_reattempt_keeps_its_skill_and_spends_new_mana(
+    t, as_user, player, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(t, t.mira, target=3)
+    services.check_roll_mana(
+        check=check,
+        by=player,
+        skill=t.gather,
+        spend_a=1,
+        spend_b=0,
+        colorless=0,
+        rng=ScriptedRng(1, 1, 1),
+    )
+    services.check_allow_reattempt(check=check)
+    client = as_user(player)
+    other_skill = mana_data(t, with_skill=t.jump, spend_a=1, spend_b=0)
+    html = refused(
+        client,
+        roll_url(t, check),
+        other_skill,
+        t.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "Choose one of this campaign&#x27;s skills." in html
+    nothing = mana_data(t, spend_a=0, spend_b=0)
+    html = refused(
+        client, roll_url(t, check), nothing, t.campaign, pushes, django_capture_on_commit_callbacks
+    )
+    assert "A re-attempt must spend at least one new mana unit." in html
+
+
+@pytest.mark.parametrize("status", [Check.REQUESTED, Check.FAILED, Check.DONE])
+def test_a_check_that_is_not_open_cannot_be_rolled(
+    t, as_user, player, pushes, django_capture_on_commit_callbacks, status
+):
+    check = ask(t, t.mira)
+    Check.objects.filter(pk=check.pk).update(status=status)
+    html = refused(
+        as_user(player),
+        roll_url(t, check),
+        mana_data(t),
+        t.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "This check cannot be rolled now." in html
+
+
+def test_roll_access(t, as_user, gm, other_player, outsider, player):
+    check = ask(t, t.mira)
+    before = snapshot(t.campaign)
+    # Another player's, and the GM's on a player's character: 403.
+    assert as_user(other_player).post(roll_url(t, check), mana_data(t), **HTMX).status_code == 403
+    assert as_user(gm).post(roll_url(t, check), mana_data(t), **HTMX).status_code == 403
+    assert as_user(outsider).post(roll_url(t, check), mana_data(t), **HTMX).status_code == 404
+    response = as_user(None).post(roll_url(t, check), mana_data(t))
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+    assert as_user(player).get(roll_url(t, check)).status_code == 405
+    assert snapshot(t.campaign) == before
+
+
+def test_another_campaigns_check_is_404(t, as_user, gm, player):
+    other = make_campaign(gm, system=Campaign.MANA, name="Elsewhere", players=[player])
+    character = character_create(campaign=other, owner=player, name="Faraway")
+    check = services.check_ask(campaign=other, character=character, by=gm, target=1)
+    path = reverse("check_roll", args=[t.campaign.id, check.id])
+    assert as_user(player).post(path, mana_data(t), **HTMX).status_code == 404
+    assert not LogEntry.objects.exists()
+
+
+@pytest.mark.parametrize("count", [10, 300])
+def test_a_roll_runs_the_same_queries_whatever_the_log(
+    t, as_user, player, django_assert_max_num_queries, django_capture_on_commit_callbacks, count
+):
+    for _ in range(count):
+        services.log_append(campaign=t.campaign, kind=LogEntry.ROLL, actor=player, data={})
+    check = ask(t, t.mira)
+    client = as_user(player)
+    with django_assert_max_num_queries(28), django_capture_on_commit_callbacks(execute=True):
+        response = client.post(roll_url(t, check), mana_data(t), **HTMX)
+    assert response.status_code == 200
+
+
+# Pool -------------------------------------------------------------------------------------------
+
+
+def test_player_rolls_a_pool_check(
+    p, as_user, player, pushes, monkeypatch, django_capture_on_commit_callbacks
+):
+    check = ask(p, p.ilse, target=8)
+    script_dice(monkeypatch, 4, 6, 3, 1, 2, 5)  # d6 4, 6→3 = 9, 1; d10 2, 5
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(player).post(roll_url(p, check), pool_data(p), **HTMX)
+    assert response.status_code == 200
+    check.refresh_from_db()
+    assert check.status == Check.DONE
+    entry = check.rolls.get()
+    assert entry.data["d6"] == [[4], [6, 3], [1]] and entry.data["d10"] == [[2], [5]]
+    assert (entry.data["highest"], entry.data["success"]) == (9, True)
+    assert "Highest 9 vs TN 8" in response.content.decode()
+    assert len(pushes.entries()) == 1 and len(pushes.checks()) == 1
+
+
+def test_attribute_alone(p, as_user, player, monkeypatch):
+    check = ask(p, p.ilse, target=2)
+    script_dice(monkeypatch, 1)
+    response = as_user(player).post(
+        roll_url(p, check), pool_data(p, attribute=p.agility.id, skill=""), **HTMX
+    )
+    assert response.status_code == 200
+    entry = check.rolls.get()
+    assert entry.data["d6"] == [[1]] and entry.data["d10"] == []
+    assert entry.data["success"] is False  # a highest total of 1 always fails
+
+
+def test_a_shift_waits_for_the_gm(
+    p, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(p, p.ilse, target=8)
+    data = pool_data(p, shift_d6=1, shift_d10=1, bonus_effect="land silently")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(player).post(roll_url(p, check), data, **HTMX)
+    assert response.status_code == 200
+    check.refresh_from_db()
+    assert (check.status, check.shift_d6, check.shift_d10) == (Check.SHIFT, 1, 1)
+    assert check.bonus_effect == "land silently"
+    assert not check.rolls.exists()
+    assert "Waiting for the GM to agree to the shift." in response.content.decode()
+    assert pushes.entries() == []
+    [message] = pushes.checks()
+    assert 'name="answer" value="approve"' in message["gm"]
+    assert "roll 2d6 + 1d10 (1d6 + 1d10 shifted)" in message["gm"]
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"shift_d6": 3, "shift_d10": 2, "bonus_effect": "x"}, "At least one die must stay"),
+        ({"shift_d6": 4, "bonus_effect": "x"}, "cannot shift more dice than the pool has"),
+        ({"shift_d6": 1}, "Say which bonus effect the shifted dice are for."),
+        ({"shift_d6": -1}, "greater than or equal to 0"),
+        ({"shift_d10": "one"}, "Enter a whole number."),
+        ({"shift_d10": "9" * 30}, "less than or equal to 100"),
+        ({"attribute": "Strength"}, "Choose one of your character&#x27;s attributes."),
+        ({"attribute": ""}, "This field is required."),
+        ({"skill": "Jump"}, "Choose one of your character&#x27;s skills."),
+        ({"bonus_effect": "b" * 201}, "at most 200 characters"),
+        ({"attribute": "agility"}, "Choose one of your character&#x27;s attributes."),
+        ({"attribute": "9" * 30}, "Choose one of your character&#x27;s attributes."),
+        ({"skill": "9" * 30}, "Choose one of your character&#x27;s skills."),
+    ],
+)
+def test_bad_pool_rolls_change_nothing(
+    p, as_user, player, pushes, django_capture_on_commit_callbacks, overrides, message
+):
+    check = ask(p, p.ilse)
+    html = refused(
+        as_user(player),
+        roll_url(p, check),
+        pool_data(p, **overrides),
+        p.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert message in html
+    assert 'name="shift_d6"' in html
+
+
+def test_skill_of_another_attribute_pending_skill_and_others_ratings(
+    p, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(p, p.ilse)
+    other = make_campaign(gm, name="Elsewhere", players=[player])
+    faraway = character_create(campaign=other, owner=player, name="Faraway")
+    cases = [
+        (pool_data(p, attribute=p.agility.id), "Jump is a skill of Strength, not of Agility."),
+        (
+            pool_data(p, attribute=p.agility.id, skill=p.parkour.id),
+            "Parkour has not been greenlit by the GM.",
+        ),
+        (
+            pool_data(p, attribute=p.strength.id, skill=p.strength.id),
+            "your character&#x27;s skills",
+        ),
+        (pool_data(p, skill=p.agility.id), "Choose one of your character&#x27;s skills."),
+        (pool_data(p, attribute=p.tor_strength.id), "your character&#x27;s attributes"),
+        (
+            pool_data(p, attribute=faraway.rating("Strength").id),
+            "your character&#x27;s attributes",
+        ),
+        (pool_data(p, skill=faraway.rating("Strength", "Jump").id), "your character&#x27;s skills"),
+    ]
+    client = as_user(player)
+    for data, message in cases:
+        html = refused(
+            client, roll_url(p, check), data, p.campaign, pushes, django_capture_on_commit_callbacks
+        )
+        assert message in html
+
+
+def test_a_pool_of_no_dice(p, as_user, player, pushes, django_capture_on_commit_callbacks):
+    combat = p.ilse.rating("Combat")
+    check = ask(p, p.ilse)
+    html = refused(
+        as_user(player),
+        roll_url(p, check),
+        pool_data(p, attribute=combat.id, skill=""),
+        p.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "This pool has no dice" in html
+
+
+def test_the_pool_form_lists_only_approved_skills_of_the_attribute(p, as_user, player):
+    ask(p, p.ilse, suggestion="Agility")
+    rate(p.ilse, "Agility", "Dodge", value=1)
+    rate(p.ilse, "Agility", "Wallrun", value=1, status=Rating.DECLINED)
+    html = as_user(player).get(url("room", p)).content.decode()
+    form = html[html.index('<form class="roll"') :]
+    assert f'<option value="{p.agility.id}" selected>Agility 1d6</option>' in form
+    assert "Dodge 1d10" in form
+    for hidden in ("Parkour", "Wallrun", "Jump 2d10"):
+        assert hidden not in form

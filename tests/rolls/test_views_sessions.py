@@ -1,0 +1,249 @@
+"""The GM's session controls in the room: session_start, session_end, session_award."""
+
+import pytest
+from django.urls import reverse
+
+from rolls import services
+from rolls.models import LogEntry
+from sheets.models import SparetimeEntry
+from sheets.services import character_create
+from tests.conftest import make_campaign
+from tests.rolls.room_setup import (
+    HTMX,
+    ScriptedRng,
+    ask,
+    mana_table,
+    pool_table,
+    record_pushes,
+    snapshot,
+    url,
+)
+
+
+@pytest.fixture
+def p(pool_campaign, gm, player, other_player):
+    return pool_table(pool_campaign, gm, player, other_player)
+
+
+@pytest.fixture
+def pushes(monkeypatch):
+    return record_pushes(monkeypatch)
+
+
+def refused(client, path, data, campaign, pushes, capture):
+    before = snapshot(campaign)
+    with capture(execute=True) as callbacks:
+        response = client.post(path, data, **HTMX)
+    assert response.status_code == 422, response.content.decode()
+    assert snapshot(campaign) == before
+    assert callbacks == [] and pushes.sent == []
+    return response.content.decode()
+
+
+def test_gm_starts_a_session(p, as_user, gm, pushes, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(url("session_start", p), **HTMX)
+    assert response.status_code == 200
+    session = p.campaign.game_sessions.get()
+    assert session.number == 1 and session.is_open
+    html = response.content.decode()
+    assert html.startswith('<section id="session"') and "End session 1" in html
+    entry = LogEntry.objects.get()
+    assert entry.kind == LogEntry.SESSION_START
+    [message] = pushes.entries()
+    assert message["seq"] == entry.seq and "Session 1 started" in message["all"]
+
+
+def test_a_running_session_cannot_start_again(
+    p, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    services.session_start(campaign=p.campaign, by=gm)
+    html = refused(
+        as_user(gm),
+        url("session_start", p),
+        {},
+        p.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "A session is already running." in html
+
+
+def test_no_session_to_end(p, as_user, gm, pushes, django_capture_on_commit_callbacks):
+    html = refused(
+        as_user(gm),
+        url("session_end", p),
+        {},
+        p.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "No session is running." in html
+
+
+def test_ending_a_session_offers_the_award_to_those_who_rolled(
+    p, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+):
+    services.session_start(campaign=p.campaign, by=gm)
+    check = ask(p, p.ilse, target=2)
+    services.check_roll_pool(
+        check=check, by=player, attribute=p.strength, skill=None, rng=ScriptedRng(1, 2, 3)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(url("session_end", p), **HTMX)
+    assert response.status_code == 200
+    assert not p.campaign.game_sessions.get().is_open
+    html = response.content.decode()
+    assert "Start session 2" in html
+    assert "Sparetime for session 1" in html
+    assert f'value="{p.ilse.id}" id="id_characters_0" checked> Ilse' in html
+    assert html.count(" checked>") == 1
+    assert "Tor" in html  # offered, not ticked
+    [message] = pushes.entries()
+    assert "Session 1 ended" in message["all"]
+    # The room keeps offering it until something was awarded for that session.
+    assert "Sparetime for session 1" in as_user(gm).get(url("room", p)).content.decode()
+
+
+def test_session_without_htmx_redirects(p, as_user, gm):
+    response = as_user(gm).post(url("session_start", p))
+    assert response.status_code == 302 and response.url == url("room", p)
+
+
+@pytest.mark.parametrize("name", ["session_start", "session_end", "session_award"])
+def test_session_access(p, as_user, player, outsider, name):
+    before = snapshot(p.campaign)
+    assert as_user(player).post(url(name, p), **HTMX).status_code == 403
+    assert as_user(outsider).post(url(name, p), **HTMX).status_code == 404
+    response = as_user(None).post(url(name, p))
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+    assert snapshot(p.campaign) == before
+
+
+@pytest.mark.parametrize("name", ["session_start", "session_end", "session_award"])
+def test_session_controls_are_post_only(p, as_user, gm, name):
+    assert as_user(gm).get(url(name, p)).status_code == 405
+
+
+# session_award ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ended(p, gm):
+    services.session_start(campaign=p.campaign, by=gm)
+    session, _entry = services.session_end(campaign=p.campaign, by=gm)
+    return session
+
+
+def award_data(p, ended_session, **overrides):
+    data = {"session": ended_session.id, "characters": [p.ilse.id, p.tor.id], "amount": 2}
+    return {**data, "note": "Good night", **overrides}
+
+
+def test_gm_awards_sparetime(p, as_user, gm, ended):
+    response = as_user(gm).post(url("session_award", p), award_data(p, ended), **HTMX)
+    assert response.status_code == 200
+    rows = SparetimeEntry.objects.filter(kind=SparetimeEntry.AWARD)
+    assert sorted((r.character.name, r.amount, r.session_id, r.note) for r in rows) == [
+        ("Ilse", 2, ended.id, "Good night"),
+        ("Tor", 2, ended.id, "Good night"),
+    ]
+    html = response.content.decode()
+    assert "Awarded 2 sparetime each to" in html and "Ilse" in html and "Tor" in html
+    assert "Sparetime for session 1" not in html
+    assert "Sparetime for session 1" not in as_user(gm).get(url("room", p)).content.decode()
+
+
+def test_award_without_htmx_redirects(p, as_user, gm, ended):
+    response = as_user(gm).post(url("session_award", p), award_data(p, ended))
+    assert response.status_code == 302 and response.url == url("room", p)
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"amount": 0}, "greater than or equal to 1"),
+        ({"amount": -2}, "greater than or equal to 1"),
+        ({"amount": "two"}, "Enter a whole number."),
+        ({"amount": 10**9}, "less than or equal to 10000"),
+        ({"amount": ""}, "This field is required."),
+        ({"characters": []}, "Tick at least one character."),
+        ({"characters": [99999]}, "Choose characters of this campaign."),
+        ({"characters": ["x"]}, "Choose characters of this campaign."),
+        ({"characters": ["9" * 30]}, "Choose characters of this campaign."),
+        ({"session": "9" * 30}, "Choose an ended session."),
+        ({"session": 99999}, "Choose an ended session."),
+        ({"note": "n" * 201}, "at most 200 characters"),
+    ],
+)
+def test_bad_awards_change_nothing(
+    p, as_user, gm, ended, pushes, django_capture_on_commit_callbacks, overrides, message
+):
+    html = refused(
+        as_user(gm),
+        url("session_award", p),
+        award_data(p, ended, **overrides),
+        p.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert message in html
+    assert 'class="award"' in html
+
+
+def test_award_to_another_campaigns_character_or_session(
+    p, as_user, gm, player, ended, pushes, django_capture_on_commit_callbacks
+):
+    other = make_campaign(gm, name="Elsewhere", players=[player])
+    faraway = character_create(campaign=other, owner=player, name="Faraway")
+    services.session_start(campaign=other, by=gm)
+    other_session, _entry = services.session_end(campaign=other, by=gm)
+    client = as_user(gm)
+    for data, message in [
+        (award_data(p, ended, characters=[faraway.id]), "Choose characters of this campaign."),
+        (award_data(p, other_session), "Choose an ended session."),
+    ]:
+        html = refused(
+            client,
+            url("session_award", p),
+            data,
+            p.campaign,
+            pushes,
+            django_capture_on_commit_callbacks,
+        )
+        assert message in html
+
+
+def test_a_running_session_cannot_be_awarded_yet(
+    p, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    session, _entry = services.session_start(campaign=p.campaign, by=gm)
+    html = refused(
+        as_user(gm),
+        url("session_award", p),
+        award_data(p, session),
+        p.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "Choose an ended session." in html
+
+
+def test_mana_campaigns_have_no_sparetime(
+    mana_campaign, gm, player, other_player, as_user, pushes, django_capture_on_commit_callbacks
+):
+    t = mana_table(mana_campaign, gm, player, other_player)
+    services.session_start(campaign=mana_campaign, by=gm)
+    session, _entry = services.session_end(campaign=mana_campaign, by=gm)
+    room = as_user(gm).get(url("room", t)).content.decode()
+    assert "Sparetime for session" not in room
+    data = {"session": session.id, "characters": [t.mira.id], "amount": 1, "note": ""}
+    html = refused(
+        as_user(gm),
+        url("session_award", t),
+        data,
+        mana_campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "Sparetime belongs to the Pool system" in html
