@@ -1,0 +1,123 @@
+"""Issue budgets: a check POST and the room page run a fixed number of SQL queries however long
+the log grows (10 or 100,000 entries); the room's first load stays under 100 KB compressed with
+its static files, and a pushed roll fragment under 2 KB."""
+
+import gzip
+import re
+
+import pytest
+from django.contrib.staticfiles import finders
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from rolls import push
+from rolls.models import LogEntry
+from tests.rolls.room_setup import ScriptedRng, ask, pool_table, url
+
+
+@pytest.fixture
+def table(pool_campaign, gm, player, other_player):
+    return pool_table(pool_campaign, gm, player, other_player)
+
+
+def grow_log(t, count):
+    """Append ``count`` public rolls to the log in bulk (the hash chain is not what is measured)."""
+    t.campaign.refresh_from_db()
+    last = t.campaign.last_seq
+    data = {
+        "system": "pool",
+        "attribute": "Strength",
+        "attribute_value": 3,
+        "skill": "",
+        "skill_value": 0,
+        "shift": None,
+        "bonus_effect": "",
+        "bonus_achieved": False,
+        "d6": [[6, 2], [3], [1]],
+        "d10": [],
+        "highest": 8,
+        "target": 3,
+        "success": True,
+        "chance": "1/2",
+        "intent": "",
+        "note": "",
+    }
+    LogEntry.objects.bulk_create(
+        (
+            LogEntry(
+                campaign=t.campaign,
+                seq=last + i,
+                actor=t.player,
+                character=t.ilse,
+                data=data,
+                prev_hash="0" * 64,
+                hash="0" * 64,
+            )
+            for i in range(1, count + 1)
+        ),
+        batch_size=2000,
+    )
+    t.campaign.last_seq = last + count
+    t.campaign.save(update_fields=["last_seq"])
+
+
+def queries(callable_):
+    with CaptureQueriesContext(connection) as captured:
+        response = callable_()
+    assert response.status_code in (200, 302)
+    return len(captured)
+
+
+def room_and_roll_queries(t, client):
+    room = queries(lambda: client.get(url("room", t)))
+    check = ask(t, t.ilse)
+    roll = queries(
+        lambda: client.post(
+            url("check_roll", t, check.id),
+            {"attribute": t.strength.id, "skill": t.jump.id},
+            HTTP_HX_REQUEST="true",
+        )
+    )
+    return room, roll
+
+
+def test_room_page_and_check_post_queries_stay_fixed_from_10_to_100000_entries(
+    table, as_user, player, monkeypatch
+):
+    monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
+    client = as_user(player)
+    grow_log(table, 10)
+    small = room_and_roll_queries(table, client)
+    grow_log(table, 100_000)
+    large = room_and_roll_queries(table, client)
+    assert LogEntry.objects.filter(campaign=table.campaign).count() > 100_000
+    assert large == small
+
+
+def test_room_first_load_with_static_files_is_under_100_kb_compressed(table, as_user, player):
+    html = as_user(player).get(url("room", table)).content
+    assets = re.findall(rb'(?:src|href)="/static/([^"]+)"', html)
+    assert any(a.endswith(b"htmx-2.min.js") for a in assets)
+    total = len(gzip.compress(html))
+    for asset in assets:
+        path = finders.find(asset.decode())
+        assert path, asset
+        with open(path, "rb") as f:
+            total += len(gzip.compress(f.read()))
+    assert total < 100 * 1024, total
+
+
+def test_pushed_roll_fragment_is_under_2_kb(table, player):
+    from rolls import services
+
+    check = ask(table, table.ilse, note="The ogre swings at the bridge rope")
+    entry = services.check_roll_pool(
+        check=check,
+        by=player,
+        attribute=table.strength,
+        skill=table.jump,
+        intent="I leap across the gap before the rope snaps",
+        rng=ScriptedRng(6, 6, 3, 2, 4, 10, 7, 5),
+    )
+    for html in (push.entry_message(entry)["all"],):
+        assert len(html.encode()) < 2048
