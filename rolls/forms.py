@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 
 from campaigns.models import GameSession, ManaSkill
 from sheets.models import Character, Rating
-from sheets.sparetime_services import MAX_AMOUNT, MAX_NOTE
+from sheets.services import MAX_AMOUNT, MAX_NOTE
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
 from .rules import MAX_TARGET

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for
 from campaigns.models import Membership
 from sheets.models import COLORLESS, Character, ManaPool, Rating, SparetimeEntry
-from sheets.sparetime_services import SparetimeError, sparetime_award
+from sheets.services import SparetimeError, sparetime_award
 
 from . import push, services
 from .consumers import online

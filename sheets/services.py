@@ -6,11 +6,12 @@ read when the rules refuse the change; nothing is written then.
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Sum
 
+from campaigns.models import Membership
 from rolls.rules import sheet as pool_sheet
 
-from .models import COLORLESS, Character, ManaPool, Rating
+from .models import COLORLESS, Character, ManaPool, Rating, SparetimeEntry
 
 # Characters and Pool ratings ------------------------------------------------------------------
 
@@ -168,3 +169,231 @@ def mana_refill(*, campaign, character=None):
         pools = pools.filter(character=character)
     with transaction.atomic():
         return pools.update(current=F("maximum"))
+
+
+# Sparetime ------------------------------------------------------------------------------------
+# Sparetime: the Pool system's progression ledger (RULES.md, "Progression: sparetime").
+#
+# Every write is one append-only ``SparetimeEntry`` row (plus, for a spend, the raised rating);
+# balances are always derived from the rows, never stored. Each function runs in one transaction
+# and raises ``SparetimeError`` with a message for the player when it refuses; a refusal changes
+# nothing.
+
+#: The largest amount one row may carry (grants, awards, delegations, hand-outs).
+MAX_AMOUNT = 10_000
+#: ``SparetimeEntry.note`` is a CharField of this length.
+MAX_NOTE = 200
+
+
+class SparetimeError(ValueError):
+    """A sparetime action was refused; the message is meant for the player."""
+
+
+# Checks shared by the services -------------------------------------------------------------------
+def _check_pool(campaign):
+    if not campaign.is_pool:
+        raise SparetimeError("Sparetime belongs to the Pool system; this campaign plays Mana.")
+
+
+def _check_amount(amount):
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise SparetimeError("The amount must be a whole number.")
+    if amount < 1:
+        raise SparetimeError("The amount must be at least 1.")
+    if amount > MAX_AMOUNT:
+        raise SparetimeError(f"The amount can be at most {MAX_AMOUNT}.")
+
+
+def _check_note(note):
+    if len(note) > MAX_NOTE:
+        raise SparetimeError(f"Keep the note to {MAX_NOTE} characters.")
+
+
+def _check_character(campaign, character):
+    if character.campaign_id != campaign.id:
+        raise SparetimeError(f"{character} is not in this campaign.")
+
+
+def _player_ids(campaign):
+    """The ids of the campaign's members with the player role."""
+    return set(
+        Membership.objects.filter(campaign=campaign, role=Membership.PLAYER).values_list(
+            "user_id", flat=True
+        )
+    )
+
+
+def player_characters(campaign):
+    """The characters of ``campaign`` owned by its players (the GM's NPCs left out)."""
+    return Character.objects.filter(
+        campaign=campaign,
+        owner__memberships__campaign=campaign,
+        owner__memberships__role=Membership.PLAYER,
+    )
+
+
+def raise_cost(campaign, rating):
+    """What raising ``rating`` by one point costs in ``campaign``."""
+    return campaign.attribute_cost if rating.is_attribute else campaign.skill_cost
+
+
+def portion_left(handout):
+    """What is left of a hand-out row: its amount plus its (negative) spends."""
+    spent = handout.spends.aggregate(total=Sum("amount"))["total"] or 0
+    return handout.amount + spent
+
+
+# Services -----------------------------------------------------------------------------------------
+def sparetime_grant(*, character, amount, by, note=""):
+    """The GM grants ``character`` its starting sparetime."""
+    with transaction.atomic():
+        _check_pool(character.campaign)
+        _check_amount(amount)
+        _check_note(note)
+        return SparetimeEntry.objects.create(
+            campaign=character.campaign,
+            kind=SparetimeEntry.GRANT,
+            amount=amount,
+            character=character,
+            note=note,
+            created_by=by,
+        )
+
+
+def sparetime_award(*, campaign, characters, amount, by, note="", session=None):
+    """The GM awards ``amount`` to each of ``characters``: one row per character."""
+    with transaction.atomic():
+        _check_pool(campaign)
+        _check_amount(amount)
+        _check_note(note)
+        characters = list(characters)
+        if not characters:
+            raise SparetimeError("There is no character to award.")
+        for character in characters:
+            _check_character(campaign, character)
+        if session is not None and session.campaign_id != campaign.id:
+            raise SparetimeError("That session is not in this campaign.")
+        return [
+            SparetimeEntry.objects.create(
+                campaign=campaign,
+                kind=SparetimeEntry.AWARD,
+                amount=amount,
+                character=character,
+                session=session,
+                note=note,
+                created_by=by,
+            )
+            for character in characters
+        ]
+
+
+def sparetime_delegate(*, campaign, player, amount, by, note=""):
+    """The GM gives ``player`` an amount to hand out to other players' characters."""
+    with transaction.atomic():
+        _check_pool(campaign)
+        _check_amount(amount)
+        _check_note(note)
+        if player.pk not in _player_ids(campaign):
+            raise SparetimeError(f"{player} is not a player in this campaign.")
+        return SparetimeEntry.objects.create(
+            campaign=campaign,
+            kind=SparetimeEntry.DELEGATE,
+            amount=amount,
+            player=player,
+            note=note,
+            created_by=by,
+        )
+
+
+def sparetime_handout(*, campaign, giver, character, amount, targets, note=""):
+    """``giver`` hands ``amount`` of their delegation to another player's ``character``,
+    earmarked for ``targets`` (approved ratings of that character)."""
+    with transaction.atomic():
+        _check_pool(campaign)
+        _check_amount(amount)
+        _check_note(note)
+        _check_character(campaign, character)
+        if character.owner_id == giver.pk:
+            raise SparetimeError("You cannot hand sparetime out to your own character.")
+        if character.owner_id not in _player_ids(campaign):
+            raise SparetimeError(f"{character} is not a player's character.")
+        targets = list(targets)
+        if not targets:
+            raise SparetimeError("Say what the sparetime is for: pick at least one rating.")
+        for target in targets:
+            if target.character_id != character.id:
+                raise SparetimeError(f"{target.label} is not on {character}'s sheet.")
+            if target.status != Rating.APPROVED:
+                raise SparetimeError(f"{target.label} is not an approved rating.")
+        # Lock the giver's membership, then read the balance: concurrent hand-outs by the same
+        # giver wait here, so together they can never overspend the delegation.
+        try:
+            Membership.objects.select_for_update().get(campaign=campaign, user=giver)
+        except Membership.DoesNotExist:
+            raise SparetimeError("You are not in this campaign.") from None
+        left = SparetimeEntry.delegation_left(campaign, giver)
+        if amount > left:
+            raise SparetimeError(
+                f"You have {left} sparetime left to hand out; {amount} is too much."
+            )
+        entry = SparetimeEntry.objects.create(
+            campaign=campaign,
+            kind=SparetimeEntry.HANDOUT,
+            amount=amount,
+            character=character,
+            player=giver,
+            note=note,
+            created_by=giver,
+        )
+        entry.targets.set(targets)
+        return entry
+
+
+def sparetime_spend(*, character, rating, by, source=None):
+    """Raise ``rating`` of ``character`` by one point, paid from free sparetime or, with
+    ``source``, from that earmarked hand-out. Returns the spend row."""
+    with transaction.atomic():
+        campaign = character.campaign
+        _check_pool(campaign)
+        # Lock the character first: concurrent spends on it wait here, then see every row.
+        Character.objects.select_for_update().get(pk=character.pk)
+        rating = Rating.objects.select_for_update().filter(pk=rating.pk).first()
+        if rating is None or rating.character_id != character.id:
+            raise SparetimeError(f"That rating is not on {character}'s sheet.")
+        if rating.status == Rating.PENDING:
+            raise SparetimeError(f"{rating.label} is still waiting for the GM's approval.")
+        if rating.status != Rating.APPROVED:
+            raise SparetimeError(f"{rating.label} was not approved by the GM.")
+        cost = raise_cost(campaign, rating)
+        raising = f"raising {rating.label} {rating.value} → {rating.value + 1} costs {cost}"
+        if source is None:
+            have = character.free_sparetime()
+            if cost > have:
+                raise SparetimeError(f"Not enough sparetime: {raising}, you have {have}.")
+        else:
+            source = SparetimeEntry.objects.filter(pk=source.pk).first()
+            if source is None or source.kind != SparetimeEntry.HANDOUT:
+                raise SparetimeError("That is not a handed-out portion of sparetime.")
+            if source.character_id != character.id:
+                raise SparetimeError(f"That portion was not handed out to {character}.")
+            if not source.targets.filter(pk=rating.pk).exists():
+                raise SparetimeError(f"That portion is not earmarked for {rating.label}.")
+            have = portion_left(source)
+            if cost > have:
+                raise SparetimeError(
+                    f"Not enough sparetime in that portion: {raising}, it has {have} left."
+                )
+        from_value = rating.value
+        rating.value = from_value + 1
+        rating.save(update_fields=["value"])
+        return SparetimeEntry.objects.create(
+            campaign=campaign,
+            kind=SparetimeEntry.SPEND,
+            amount=-cost,
+            character=character,
+            source=source,
+            rating=rating,
+            from_value=from_value,
+            to_value=rating.value,
+            created_by=by,
+        )

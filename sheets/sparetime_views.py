@@ -16,9 +16,9 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for
 from campaigns.models import Membership
 
-from . import sparetime_services as services
+from . import services
 from .models import Character, Rating, SparetimeEntry
-from .sparetime_services import MAX_AMOUNT, MAX_NOTE, SparetimeError
+from .services import MAX_AMOUNT, MAX_NOTE, SparetimeError
 
 #: The ledger tables show at most this many rows (latest first), with the total count.
 LEDGER_CAP = 200

@@ -7,7 +7,7 @@ from django.db import connection
 
 from campaigns.models import Campaign, GameSession
 from sheets.models import Character, Rating, SparetimeEntry
-from sheets.sparetime_services import (
+from sheets.services import (
     SparetimeError,
     player_characters,
     sparetime_award,

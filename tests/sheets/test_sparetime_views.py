@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, GameSession
 from sheets.models import Character, Rating, SparetimeEntry
-from sheets.sparetime_services import sparetime_delegate, sparetime_grant, sparetime_handout
+from sheets.services import sparetime_delegate, sparetime_grant, sparetime_handout
 from tests.conftest import make_campaign
 from tests.sheets.test_sparetime_services import (
     assert_ledger_matches_balances,
