@@ -38,7 +38,13 @@ def settled(page):
 
 class FreshDaphne(DaphneProcess):
     """The live server, forked from this test process: it starts with asgiref's sync thread
-    and the channel layer of its own (the parent's, after async tests, would hang it)."""
+    and the channel layer of its own (the parent's, after async tests, would hang it). It keeps
+    the test database settings it inherits: channels' own setup would prefix ``test_`` to the
+    already prefixed PostgreSQL name."""
+
+    def __init__(self, host, get_application, **kwargs):
+        kwargs["setup"] = None
+        super().__init__(host, get_application, **kwargs)
 
     def run(self):
         SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
