@@ -1,0 +1,211 @@
+"""The four phases of one benchmark run, one after the other with the same sends (room and
+member of each), rate, duration and sockets: the app, then its three floors with the payload
+size of the app's pushed fragments."""
+
+import asyncio
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.urls import reverse
+from django.utils.crypto import get_random_string
+
+from . import server as procs
+from .client import MARKER, HttpPool, http_request, open_socket
+from .phases import Phase, run
+
+#: Payload size of the floors when the app phase delivered nothing to measure.
+DEFAULT_PAYLOAD = 1500
+#: Between phases the server's CPU use must drop under this share of a core (checked over
+#: QUIET_WINDOW seconds, for at most QUIET_LIMIT): the closed sockets' and late work is done.
+QUIET_SHARE = 0.05
+QUIET_WINDOW = 0.25
+QUIET_LIMIT = 30.0
+FLOOR_WS_PATH = "/ws/bench/floor/{}/"
+#: In a pushed log entry (templates/rolls/_log_entry.html), and not in a check's fragment.
+LOG_ENTRY = 'id="entry-'
+
+
+@dataclass
+class Server:
+    host: str
+    port: int
+    pid: int | None = None
+
+    @property
+    def origin(self):
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def netloc(self):
+        return f"{self.host}:{self.port}"
+
+
+class Servers(list):
+    """The server processes of a phase; a room's member talks to one of them, round robin."""
+
+    def __init__(self, servers, clients):
+        super().__init__(servers)
+        self.clients = clients
+
+    def of(self, room, member):
+        return (room * self.clients + member) % len(self)
+
+    def cpu(self):
+        return self._total(procs.cpu_seconds)
+
+    def rss(self):
+        return self._total(procs.peak_rss_mb)
+
+    def _total(self, measure):
+        values = [measure(s.pid) for s in self if s.pid]
+        return None if not values or None in values else round(sum(values), 3)
+
+
+async def idle(servers):
+    """Wait until the servers are (nearly) idle, so that a phase does not pay for the last."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + QUIET_LIMIT
+    while loop.time() < deadline:
+        before = servers.cpu()
+        await asyncio.sleep(QUIET_WINDOW)
+        after = servers.cpu()
+        if before is None or after is None or after - before < QUIET_SHARE * QUIET_WINDOW:
+            return
+
+
+def payload(index, size):
+    head = f"{MARKER}{index} " if index is not None else "warm-up "
+    return head + "x" * max(0, size - len(head))
+
+
+def _http(servers, requests, warm, expect):
+    """fire, warm_up and close for sends that are HTTP requests [(server index, bytes)]."""
+    pools = [HttpPool(s.host, s.port) for s in servers]
+
+    async def send(server, request):
+        status, body = await pools[server].send(request)
+        return None if status == expect else f"HTTP {status}: {body[:300]!r}"
+
+    async def fire(index, sockets):
+        return await send(*requests[index])
+
+    async def warm_up(sockets):
+        errors = [e for e in await asyncio.gather(*(send(*r) for r in warm)) if e]
+        if errors:
+            raise RuntimeError(f"warm-up refused: {errors[0]}")
+
+    def close():
+        for pool in pools:
+            pool.close()
+
+    return fire, warm_up, close
+
+
+def _sockets(servers, path, cookie=None):
+    async def open_one(room, member, tracker):
+        s = servers[servers.of(room, member)]
+        url = f"ws://{s.netloc}{path(room)}"
+        header = cookie(room, member) if cookie else None
+        return await open_socket(url, room, tracker, origin=s.origin, cookie=header)
+
+    return open_one
+
+
+def app_phase(table, servers, *, sends, warmups):
+    """Each player's socket on its room; each send POSTs the roll of its open check."""
+    csrf = get_random_string(32)
+
+    def roll(room, member, check_id):
+        index = servers.of(room, member)
+        player = table.rooms[room].players[member]
+        kwargs = {"campaign_id": table.rooms[room].campaign_id, "check_id": check_id}
+        body = urlencode({"attribute": player.attribute_id, "skill": player.skill_id}).encode()
+        cookies = (
+            f"{settings.SESSION_COOKIE_NAME}={player.session_key}; "
+            f"{settings.CSRF_COOKIE_NAME}={csrf}"
+        )
+        headers = [
+            ("Cookie", cookies),
+            ("X-CSRFToken", csrf),
+            ("Origin", servers[index].origin),
+            ("HX-Request", "true"),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ]
+        path = reverse("check_roll", kwargs=kwargs)
+        return index, http_request(
+            "POST", path, host=servers[index].netloc, headers=headers, body=body
+        )
+
+    requests = [roll(r, m, c) for (r, m), c in zip(sends, table.checks, strict=True)]
+    warm = [roll(r, m, c) for (r, m), c in zip(warmups, table.warmup_checks, strict=True)]
+    fire, warm_up, close = _http(servers, requests, warm, 200)
+
+    def path(room):
+        return f"/ws/campaigns/{table.rooms[room].campaign_id}/?after=0"
+
+    def cookie(room, member):
+        return f"{settings.SESSION_COOKIE_NAME}={table.rooms[room].players[member].session_key}"
+
+    open_one = _sockets(servers, path, cookie)
+    return Phase("app", open_one, fire, warm_up, servers, close, kind=LOG_ENTRY)
+
+
+def http_floor_phase(servers, *, sends, size):
+    """The bare view: each send POSTs the payload, the view group-sends it to the room."""
+
+    def post(room, member, index):
+        s = servers.of(room, member)
+        headers = [("Content-Type", "text/plain"), ("Origin", servers[s].origin)]
+        body = payload(index, size).encode()
+        path = f"/bench/floor/{room}/"
+        return s, http_request("POST", path, host=servers[s].netloc, headers=headers, body=body)
+
+    requests = [post(r, m, i) for i, (r, m) in enumerate(sends)]
+    warm = [post(r, 0, None) for r in sorted({r for r, _ in sends})]
+    fire, warm_up, close = _http(servers, requests, warm, 204)
+    open_one = _sockets(servers, FLOOR_WS_PATH.format)
+    return Phase("floor_http", open_one, fire, warm_up, servers, close)
+
+
+def socket_floor_phase(name, servers, *, sends, size, path):
+    """A floor where the sending member's own socket sends and the server broadcasts."""
+    texts = [payload(i, size) for i in range(len(sends))]
+
+    async def fire(index, sockets):
+        room, member = sends[index]
+        await sockets[room][member].ws.send(texts[index])
+
+    async def warm_up(sockets):
+        await asyncio.gather(*(row[0].ws.send(payload(None, size)) for row in sockets))
+
+    return Phase(name, _sockets(servers, path), fire, warm_up, servers)
+
+
+async def run_all(table, servers, *, sends, warmups, rooms, clients, rate, grace, floors,
+                  raw_floor):
+    """Run the app and, when ``floors``, the floors; returns {phase name: summary}.
+    ``raw_floor()`` starts the plain websockets server and returns (Server, stop)."""
+    servers = Servers(servers, clients)
+    common = {"sends": sends, "rooms": rooms, "clients": clients, "rate": rate, "grace": grace}
+    results = {"app": await run(app_phase(table, servers, sends=sends, warmups=warmups), **common)}
+    if not floors:
+        return results
+    size = round(results["app"]["payload_bytes"] or DEFAULT_PAYLOAD)
+    await idle(servers)
+    results["floor_http"] = await run(http_floor_phase(servers, sends=sends, size=size), **common)
+    await idle(servers)
+    channels = socket_floor_phase(
+        "floor_channels", servers, sends=sends, size=size, path=FLOOR_WS_PATH.format
+    )
+    results["floor_channels"] = await run(channels, **common)
+    raw, stop = raw_floor()
+    try:
+        phase = socket_floor_phase(
+            "floor_websockets", Servers([raw], clients), sends=sends, size=size,
+            path="/{}".format,
+        )
+        results["floor_websockets"] = await run(phase, **common)
+    finally:
+        stop()
+    return results

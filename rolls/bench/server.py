@@ -1,0 +1,127 @@
+"""Server processes of the benchmark: start (pinned to a core), wait, measure, stop."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def pinned(command, cpu):
+    """``command`` run on core ``cpu`` through taskset (unpinned without cpu or taskset)."""
+    if cpu is None or not shutil.which("taskset"):
+        return command
+    return ["taskset", "-c", str(cpu), *command]
+
+
+def generator_core(server_cpu):
+    """A core of this process other than the server's, or None when there is none."""
+    if server_cpu is None:
+        return None
+    others = sorted(os.sched_getaffinity(0) - {server_cpu})
+    return others[0] if others else None
+
+
+class Process:
+    """A child process whose output goes to ``log_path``; stopped with SIGTERM, then SIGKILL."""
+
+    def __init__(self, command, *, log_path, env=None, cwd=None):
+        self.log_path = log_path
+        with open(log_path, "ab") as log:
+            self.popen = subprocess.Popen(
+                command,
+                env=env,
+                cwd=cwd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # a Ctrl-C reaches the bench only, which stops this
+            )
+        self.pid = self.popen.pid
+
+    def wait_listening(self, port, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.popen.poll() is not None:
+                raise RuntimeError(f"the server exited ({self.popen.returncode}):\n{self.tail()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"the server did not listen on port {port}:\n{self.tail()}")
+
+    def tail(self, lines=30):
+        try:
+            with open(self.log_path, errors="replace") as log:
+                return "".join(log.readlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of process ``pid`` so far (None when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime (fields 14 and 15)
+
+
+def peak_rss_mb(pid):
+    """The peak resident set size (VmHWM) of ``pid`` in MB, or None."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def pid_listening(port):
+    """The pid of the local process listening on TCP ``port`` (for ``--url``), or None."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as rows:
+                next(rows)
+                for row in rows:
+                    cols = row.split()
+                    if cols[3] == "0A" and int(cols[1].rsplit(":", 1)[1], 16) == port:
+                        inodes.add(f"socket:[{cols[9]}]")
+        except OSError:
+            continue
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
+                    return int(pid)
+        except OSError:
+            continue
+    return None
+
+
+def python_module(module, *args):
+    return [sys.executable, "-m", module, *map(str, args)]

@@ -1,0 +1,226 @@
+"""The roll benchmark (python manage.py bench_rolls): its statistics, matching and process
+helpers, its floors, and one small real run end to end."""
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import AsyncRequestFactory
+from django.urls import NoReverseMatch, reverse
+
+from rolls.bench import floors, report, stats
+from rolls.bench import server as procs
+from rolls.bench.client import HttpPool, Tracker, http_request, marker
+
+# Statistics -----------------------------------------------------------------------------------
+
+
+def test_percentile_interpolates_between_ranks():
+    assert stats.percentile([], 50) is None
+    assert stats.percentile([7], 99) == 7
+    assert stats.percentile([4, 1, 3, 2], 50) == 2.5
+    assert stats.percentile(list(range(1, 101)), 99) == pytest.approx(99.01)
+    assert stats.percentile([3, 1, 2], 0) == 1
+    assert stats.percentile([3, 1, 2], 100) == 3
+
+
+def test_summarize_counts_lost_and_rate():
+    out = stats.summarize(
+        latencies=[0.010, 0.020, 0.030],
+        sent=4,
+        duplicated=1,
+        misrouted=0,
+        errors=1,
+        span=2.0,
+        send_lags=[0.0, 0.002],
+    )
+    assert out["p50_ms"] == 20.0
+    assert out["max_ms"] == 30.0
+    assert out["delivered"] == 3
+    assert out["lost"] == 1
+    assert out["duplicated"] == 1
+    assert out["errors"] == 1
+    assert out["rolls_per_s"] == 1.5
+    assert out["send_lag_max_ms"] == 2.0
+
+
+def test_summarize_without_deliveries():
+    out = stats.summarize(
+        latencies=[], sent=2, duplicated=0, misrouted=0, errors=2, span=1.0, send_lags=[]
+    )
+    assert out["p99_ms"] is None
+    assert out["lost"] == 2
+    assert out["rolls_per_s"] == 0.0
+
+
+def test_ratio():
+    assert stats.ratio(30.0, 10.0) == 3.0
+    assert stats.ratio(None, 10.0) is None
+    assert stats.ratio(5.0, 0) is None
+
+
+def test_report_ratios_and_table():
+    phase = {"p50_ms": 2.0, "p99_ms": 4.0, "max_ms": 5.0, "rolls_per_s": 20.0, "lost": 0}
+    out = report.result(
+        {"rooms": 1, "clients": 2, "rate": 5, "seconds": 1, "sends": 5, "cpu": 1,
+         "database": "sqlite3", "layer": "InMemoryChannelLayer", "loadavg_1m": 0.5},
+        {"app": {**phase, "p99_ms": 12.0}, "floor_http": phase},
+    )
+    assert out["app_over_http_p99"] == 3.0
+    assert out["app_over_http_p50"] == 1.0
+    assert "app_over_channels_p99" not in out
+    assert "floor_http" in report.table(out)
+
+
+# Matching arrivals to sends --------------------------------------------------------------------
+
+
+def test_marker():
+    assert marker('<article id="entry-3"><p class="note">bench#42</p>') == 42
+    assert marker("bench#7 xxxx") == 7
+    assert marker("<div>presence</div>") is None
+    assert marker("bench# no number") is None
+
+
+def test_tracker_delivers_when_every_socket_of_the_room_has_it():
+    async def scenario():
+        tracker = Tracker([0, 1], sockets_per_room=2)
+        a, b, c = set(), set(), set()
+        tracker.frame(0, a, "bench#0", 1.0)
+        assert tracker.done_at[0] is None
+        tracker.frame(0, b, "bench#0", 1.5)
+        tracker.frame(0, b, "bench#0", 1.6)  # twice on one socket
+        tracker.frame(0, c, "bench#1", 1.7)  # room 1's roll on a socket of room 0
+        tracker.frame(0, a, "presence", 1.8)
+        return tracker
+
+    tracker = asyncio.run(scenario())
+    assert tracker.done_at == [1.5, None]
+    assert tracker.remaining == 1
+    assert tracker.duplicated == 1
+    assert tracker.misrouted == 1
+    assert tracker.last_frame == 1.8
+    assert tracker.sizes == [7, 7]
+
+
+# The HTTP client -------------------------------------------------------------------------------
+
+
+def test_http_pool_keeps_the_connection_and_reads_both_framings():
+    answers = [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+        b"HTTP/1.1 422 Unprocessable\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
+    ]
+    connections = []
+
+    async def serve(reader, writer):
+        connections.append(writer)
+        for answer in answers:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            await reader.readexactly(length)
+            writer.write(answer)
+        writer.close()
+
+    async def scenario():
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        pool = HttpPool("127.0.0.1", port)
+        request = http_request("POST", "/x/", host=f"127.0.0.1:{port}", body=b"a=1")
+        replies = [await pool.send(request), await pool.send(request)]
+        pool.close()
+        server.close()
+        return replies
+
+    assert asyncio.run(scenario()) == [(200, b"hello"), (422, b"abcde")]
+    assert len(connections) == 1
+
+
+# Process helpers -------------------------------------------------------------------------------
+
+
+def test_process_measures_and_listener():
+    me = os.getpid()
+    assert procs.cpu_seconds(me) > 0
+    assert procs.peak_rss_mb(me) > 0
+    assert procs.cpu_seconds(2**22 + 1) is None
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        assert procs.pid_listening(listener.getsockname()[1]) == me
+
+
+def test_pinned_command():
+    assert procs.pinned(["python"], None) == ["python"]
+    command = procs.pinned(["python"], 1)
+    assert command[-1] == "python"
+    assert command in (["python"], ["taskset", "-c", "1", "python"])
+
+
+# The floors ------------------------------------------------------------------------------------
+
+
+def test_floors_are_not_routed_by_default():
+    assert settings.BENCH_FLOORS is False
+    with pytest.raises(NoReverseMatch):
+        reverse("bench_floor", kwargs={"room": 1})
+
+
+@pytest.mark.asyncio
+async def test_floor_consumer_and_view_broadcast_to_the_room():
+    app = URLRouter(floors.websocket_urlpatterns)
+    a = WebsocketCommunicator(app, "/ws/bench/floor/1/")
+    b = WebsocketCommunicator(app, "/ws/bench/floor/1/")
+    other = WebsocketCommunicator(app, "/ws/bench/floor/2/")
+    for communicator in (a, b, other):
+        assert (await communicator.connect())[0]
+    await a.send_to(text_data="bench#1 xx")
+    assert await a.receive_from() == "bench#1 xx"
+    assert await b.receive_from() == "bench#1 xx"
+    request = AsyncRequestFactory().post("/bench/floor/1/", "bench#2 yy", content_type="text/plain")
+    response = await floors.floor_post(request, room=1)
+    assert response.status_code == 204
+    assert await b.receive_from() == "bench#2 yy"
+    assert await other.receive_nothing()
+    for communicator in (a, b, other):
+        await communicator.disconnect()
+
+
+# One small real run ----------------------------------------------------------------------------
+
+
+def test_small_run_end_to_end():
+    """A real server, real sockets and POSTs: every key is a number, nothing lost."""
+    command = [
+        sys.executable, "manage.py", "bench_rolls",
+        "--rooms", "1", "--clients", "2", "--rate", "5", "--seconds", "1", "--json",
+    ]
+    done = subprocess.run(
+        command, cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    keys = {
+        "app": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost", "duplicated", "cpu_s",
+                "cpu_pct", "rss_peak_mb"],
+        "floor_http": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
+        "floor_channels": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
+        "floor_websockets": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
+    }
+    for phase, names in keys.items():
+        for name in names:
+            value = out[phase][name]
+            assert isinstance(value, int | float) and not isinstance(value, bool), (phase, name)
+        assert out[phase]["lost"] == 0, out[phase]
+        assert out[phase]["duplicated"] == 0, out[phase]
+        assert out[phase]["misrouted"] == 0, out[phase]
+    for short in ("http", "channels", "websockets"):
+        assert isinstance(out[f"app_over_{short}_p99"], float)
