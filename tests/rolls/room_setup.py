@@ -1,6 +1,6 @@
-"""Tables for the room's view tests (tests/rolls/test_views_*.py): characters ready to roll, a
-push recorder, a scripted dice source and a snapshot of everything a refused POST must leave
-alone."""
+"""Helpers for the rolls tests (their fixtures are in conftest.py): tables with characters ready
+to roll, a Mana roll with scripted dice, a push recorder and a snapshot of everything a refused
+POST must leave alone."""
 
 from types import SimpleNamespace
 
@@ -11,18 +11,9 @@ from rolls import push, services
 from rolls.models import Check, LogEntry
 from sheets.models import ManaPool, Rating
 from sheets.services import character_create
+from tests.rolls.scripted_rng import ScriptedRng
 
-
-class ScriptedRng:
-    """An rng whose ``randint`` returns the queued faces in order."""
-
-    def __init__(self, *faces):
-        self.faces = list(faces)
-
-    def randint(self, a, b):
-        face = self.faces.pop(0)
-        assert a <= face <= b
-        return face
+HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def script_dice(monkeypatch, *faces):
@@ -86,6 +77,21 @@ def ask(t, character, target=3, **kwargs):
     )
 
 
+def roll_mana(check, by, skill, faces, *, spend_a=1, spend_b=1, colorless=0, **kwargs):
+    """Roll ``check`` through the service (no view) spending 1 + 1 mana of ``skill``'s colors
+    unless told otherwise; the dice show ``faces`` (none: a roll that reaches the dice fails)."""
+    return services.check_roll_mana(
+        check=check,
+        by=by,
+        skill=skill,
+        spend_a=spend_a,
+        spend_b=spend_b,
+        colorless=colorless,
+        rng=ScriptedRng(*faces),
+        **kwargs,
+    )
+
+
 def url(name, t, *args):
     return reverse(name, args=[t.campaign.id, *args])
 
@@ -139,4 +145,14 @@ def record_pushes(monkeypatch):
     return recorder
 
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
+def refused(client, path, data, campaign, pushes, capture):
+    """POST ``data`` with htmx (``capture``: pytest-django's
+    ``django_capture_on_commit_callbacks``), check the refusal changed and pushed nothing and
+    return its HTML."""
+    before = snapshot(campaign)
+    with capture(execute=True) as callbacks:
+        response = client.post(path, data, **HTMX)
+    assert response.status_code == 422, response.content.decode()
+    assert snapshot(campaign) == before
+    assert callbacks == [] and pushes.sent == []
+    return response.content.decode()

@@ -5,19 +5,14 @@ its static files, and a pushed roll fragment under 2 KB."""
 import gzip
 import re
 
-import pytest
 from django.contrib.staticfiles import finders
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from rolls import push
 from rolls.models import LogEntry
-from tests.rolls.room_setup import ScriptedRng, ask, pool_table, url
-
-
-@pytest.fixture
-def table(pool_campaign, gm, player, other_player):
-    return pool_table(pool_campaign, gm, player, other_player)
+from tests.rolls.room_setup import ask, url
+from tests.rolls.scripted_rng import ScriptedRng
 
 
 def grow_log(t, count):
@@ -82,20 +77,20 @@ def room_and_roll_queries(t, client):
 
 
 def test_room_page_and_check_post_queries_stay_fixed_from_10_to_100000_entries(
-    table, as_user, player, monkeypatch
+    p, as_user, player, monkeypatch
 ):
     monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
     client = as_user(player)
-    grow_log(table, 10)
-    small = room_and_roll_queries(table, client)
-    grow_log(table, 100_000)
-    large = room_and_roll_queries(table, client)
-    assert LogEntry.objects.filter(campaign=table.campaign).count() > 100_000
+    grow_log(p, 10)
+    small = room_and_roll_queries(p, client)
+    grow_log(p, 100_000)
+    large = room_and_roll_queries(p, client)
+    assert LogEntry.objects.filter(campaign=p.campaign).count() > 100_000
     assert large == small
 
 
-def test_room_first_load_with_static_files_is_under_100_kb_compressed(table, as_user, player):
-    html = as_user(player).get(url("room", table)).content
+def test_room_first_load_with_static_files_is_under_100_kb_compressed(p, as_user, player):
+    html = as_user(player).get(url("room", p)).content
     assets = re.findall(rb'(?:src|href)="/static/([^"]+)"', html)
     assert any(a.endswith(b"htmx-2.min.js") for a in assets)
     total = len(gzip.compress(html))
@@ -107,15 +102,15 @@ def test_room_first_load_with_static_files_is_under_100_kb_compressed(table, as_
     assert total < 100 * 1024, total
 
 
-def test_pushed_roll_fragment_is_under_2_kb(table, player):
+def test_pushed_roll_fragment_is_under_2_kb(p, player):
     from rolls import services
 
-    check = ask(table, table.ilse, note="The ogre swings at the bridge rope")
+    check = ask(p, p.ilse, note="The ogre swings at the bridge rope")
     entry = services.check_roll_pool(
         check=check,
         by=player,
-        attribute=table.strength,
-        skill=table.jump,
+        attribute=p.strength,
+        skill=p.jump,
         intent="I leap across the gap before the rope snaps",
         rng=ScriptedRng(6, 6, 3, 2, 4, 10, 7, 5),
     )

@@ -19,6 +19,7 @@ from rolls import push, services
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
 from sheets.models import ManaPool
 from sheets.services import character_create
+from tests.rolls.room_setup import roll_mana
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -27,14 +28,6 @@ TIMEOUT = 5
 NOTE = "The harbor master owes the smugglers"
 SEQ = re.compile(r'data-seq="(\d+)"')
 DIE = re.compile(r'class="die\b')
-
-
-class ScriptedRng:
-    def __init__(self, *faces):
-        self.faces = list(faces)
-
-    def randint(self, a, b):
-        return self.faces.pop(0)
 
 
 def logged_in(user):
@@ -82,15 +75,7 @@ def make_roll(table, username, visibility=PUBLIC, *, pushed=True):
         note=NOTE,
         visibility=visibility,
     )
-    entry = services.check_roll_mana(
-        check=check,
-        by=character.owner,
-        skill=table.skill,
-        spend_a=1,
-        spend_b=1,
-        colorless=0,
-        rng=ScriptedRng(7, 10, 4, 2),
-    )
+    entry = roll_mana(check, character.owner, table.skill, (7, 10, 4, 2))
     if pushed:
         push.push_entry(entry)
     return entry.seq

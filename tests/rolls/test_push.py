@@ -11,15 +11,8 @@ from rolls import push, services
 from rolls.models import PRIVATE, PUBLIC, SECRET
 from sheets.models import ManaPool
 from sheets.services import character_create
-
-
-class ScriptedRng:
-    def __init__(self, *faces):
-        self.faces = list(faces)
-
-    def randint(self, a, b):
-        return self.faces.pop(0)
-
+from tests.rolls.room_setup import roll_mana
+from tests.rolls.scripted_rng import ScriptedRng
 
 NOTE = "The harbor master owes the smugglers"
 DIE = re.compile(r'class="die\b')
@@ -89,16 +82,7 @@ def roll(mana_campaign, gm, player):
             note=NOTE,
             visibility=visibility,
         )
-        return services.check_roll_mana(
-            check=check,
-            by=owner,
-            skill=skill,
-            spend_a=1,
-            spend_b=1,
-            colorless=0,
-            intent="Ask around the docks",
-            rng=ScriptedRng(7, 10, 4, 2),
-        )
+        return roll_mana(check, owner, skill, (7, 10, 4, 2), intent="Ask around the docks")
 
     return make
 

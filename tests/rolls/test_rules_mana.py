@@ -12,22 +12,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from rolls.rules import MAX_DICE, MAX_TARGET, RulesError, mana
+from tests.rolls.scripted_rng import ScriptedRng
 
 PROPERTIES = settings(database=None, max_examples=150, deadline=None)
-
-
-class ScriptedRng:
-    """An rng whose ``randint`` returns the given faces in order and records each call."""
-
-    def __init__(self, *faces):
-        self.faces = list(faces)
-        self.calls = []
-
-    def randint(self, a, b):
-        self.calls.append((a, b))
-        face = self.faces.pop(0)
-        assert a <= face <= b
-        return face
 
 
 # --- the seed's worked example --------------------------------------------------------------------

@@ -6,41 +6,15 @@ from campaigns.models import Campaign, ManaSkill
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry
 from rolls.services import GENESIS, CheckError
-from sheets.models import ManaPool, Rating
+from sheets.models import Rating
 from sheets.services import character_create
 from tests.conftest import make_campaign
-
-
-class ScriptedRng:
-    """An rng whose ``randint`` returns the queued faces in order (and fails when it runs out)."""
-
-    def __init__(self, *faces):
-        self.faces = list(faces)
-
-    def randint(self, a, b):
-        face = self.faces.pop(0)
-        assert a <= face <= b
-        return face
-
-
-def fill_pools(character, **amounts):
-    """Set current = maximum = amount for each color given."""
-    for color, amount in amounts.items():
-        ManaPool.objects.filter(character=character, color=color).update(
-            current=amount, maximum=amount
-        )
+from tests.rolls.room_setup import fill, rate, roll_mana
+from tests.rolls.scripted_rng import ScriptedRng
 
 
 def pools(character):
     return dict(character.mana.values_list("color", "current"))
-
-
-def rate(character, attribute, skill="", value=0):
-    """Set a rating (created when the sheet lacks it) and return it."""
-    rating, _ = Rating.objects.update_or_create(
-        character=character, attribute=attribute, skill=skill, defaults={"value": value}
-    )
-    return rating
 
 
 @pytest.fixture
@@ -60,7 +34,7 @@ def jump(mana_campaign):
 @pytest.fixture
 def mira(mana_campaign, player):
     character = character_create(campaign=mana_campaign, owner=player, name="Mira")
-    fill_pools(character, blue=5, white=5, red=3, green=3, colorless=4)
+    fill(character, blue=5, white=5, red=3, green=3, colorless=4)
     return character
 
 
@@ -94,16 +68,7 @@ def mana_check(campaign, character, gm, target=3, **kwargs):
 def test_mana_worked_example_end_to_end(mana_campaign, gm, player, mira, gather):
     check = mana_check(mana_campaign, mira, gm, mana_skill=gather)
 
-    first = services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=gather,
-        spend_a=1,
-        spend_b=1,
-        colorless=0,
-        intent="Ask around the docks",
-        rng=ScriptedRng(7, 10, 4, 2),
-    )
+    first = roll_mana(check, player, gather, (7, 10, 4, 2), intent="Ask around the docks")
 
     first.refresh_from_db()
     assert first.data["parts"] == [["free", 1], ["mana", 2], ["synergy", 1]]
@@ -122,15 +87,7 @@ def test_mana_worked_example_end_to_end(mana_campaign, gm, player, mira, gather)
     check.refresh_from_db()
     assert check.status == Check.OPEN
 
-    second = services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=gather,
-        spend_a=1,
-        spend_b=1,
-        colorless=0,
-        rng=ScriptedRng(1, 10, 9, 8, 6),
-    )
+    second = roll_mana(check, player, gather, (1, 10, 9, 8, 6))
 
     second.refresh_from_db()
     assert second.data["parts"] == [["free", 1], ["mana", 2], ["synergy", 1], ["reroll", 1]]
@@ -147,15 +104,7 @@ def test_mana_worked_example_end_to_end(mana_campaign, gm, player, mira, gather)
 def test_mana_trait_and_colorless_dice(mana_campaign, gm, player, mira, jump):
     mira.set_traits(["athletic"])  # the trait matches in any case
     check = mana_check(mana_campaign, mira, gm, target=1)
-    entry = services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=jump,
-        spend_a=1,
-        spend_b=1,
-        colorless=2,
-        rng=ScriptedRng(1, 2, 3, 4, 5, 6, 7),
-    )
+    entry = roll_mana(check, player, jump, (1, 2, 3, 4, 5, 6, 7), colorless=2)
     # 1 free + 3 units (red, green, a colorless pair) + 1 synergy + 2 trait (3 units / 2, up)
     assert entry.data["dice"] == 7
     assert entry.data["spent"] == {"red": 1, "green": 1, "colorless": 2}
@@ -165,51 +114,19 @@ def test_mana_trait_and_colorless_dice(mana_campaign, gm, player, mira, jump):
 
 def test_reattempt_needs_the_gm(mana_campaign, gm, player, mira, gather):
     check = mana_check(mana_campaign, mira, gm)
-    services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=gather,
-        spend_a=1,
-        spend_b=1,
-        colorless=0,
-        rng=ScriptedRng(1, 1, 1, 1),
-    )
+    roll_mana(check, player, gather, (1, 1, 1, 1))
     with pytest.raises(CheckError, match="cannot be rolled now"):
-        services.check_roll_mana(
-            check=check,
-            by=player,
-            skill=gather,
-            spend_a=1,
-            spend_b=0,
-            colorless=0,
-            rng=ScriptedRng(),
-        )
+        roll_mana(check, player, gather, (), spend_b=0)
     assert LogEntry.objects.count() == 1
 
 
 def test_reattempt_without_new_mana_is_refused(mana_campaign, gm, player, mira, gather):
     check = mana_check(mana_campaign, mira, gm)
-    services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=gather,
-        spend_a=1,
-        spend_b=1,
-        colorless=0,
-        rng=ScriptedRng(1, 1, 1, 1),
-    )
+    roll_mana(check, player, gather, (1, 1, 1, 1))
     services.check_allow_reattempt(check=check)
     before = pools(mira)
     with pytest.raises(CheckError, match="at least one new mana unit"):
-        services.check_roll_mana(
-            check=check,
-            by=player,
-            skill=gather,
-            spend_a=0,
-            spend_b=0,
-            colorless=0,
-            rng=ScriptedRng(),
-        )
+        roll_mana(check, player, gather, (), spend_a=0, spend_b=0)
     check.refresh_from_db()
     assert check.status == Check.OPEN
     assert pools(mira) == before
@@ -221,51 +138,19 @@ def test_reattempt_after_a_free_die_attempt_still_needs_new_mana(
 ):
     """A first attempt may roll the free die alone; its re-attempt must still spend mana."""
     check = mana_check(mana_campaign, mira, gm)
-    services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=gather,
-        spend_a=0,
-        spend_b=0,
-        colorless=0,
-        rng=ScriptedRng(5),
-    )
+    roll_mana(check, player, gather, (5,), spend_a=0, spend_b=0)
     services.check_allow_reattempt(check=check)
     with pytest.raises(CheckError, match="at least one new mana unit"):
-        services.check_roll_mana(
-            check=check,
-            by=player,
-            skill=gather,
-            spend_a=0,
-            spend_b=0,
-            colorless=0,
-            rng=ScriptedRng(),
-        )
+        roll_mana(check, player, gather, (), spend_a=0, spend_b=0)
     assert LogEntry.objects.count() == 1
 
 
 def test_reattempt_keeps_the_skill(mana_campaign, gm, player, mira, gather, jump):
     check = mana_check(mana_campaign, mira, gm)
-    services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=gather,
-        spend_a=1,
-        spend_b=0,
-        colorless=0,
-        rng=ScriptedRng(1, 1),
-    )
+    roll_mana(check, player, gather, (1, 1), spend_b=0)
     services.check_allow_reattempt(check=check)
     with pytest.raises(CheckError, match="same skill"):
-        services.check_roll_mana(
-            check=check,
-            by=player,
-            skill=jump,
-            spend_a=1,
-            spend_b=0,
-            colorless=0,
-            rng=ScriptedRng(),
-        )
+        roll_mana(check, player, jump, (), spend_b=0)
 
 
 @pytest.mark.parametrize(
@@ -520,15 +405,7 @@ def test_pool_choices_are_refused(pool_campaign, gm, player, other_player, ilse,
 
 def roll_free_die(campaign, character, gm, skill, face=5):
     check = services.check_ask(campaign=campaign, character=character, by=gm, target=1)
-    return services.check_roll_mana(
-        check=check,
-        by=character.owner,
-        skill=skill,
-        spend_a=0,
-        spend_b=0,
-        colorless=0,
-        rng=ScriptedRng(face),
-    )
+    return roll_mana(check, character.owner, skill, (face,), spend_a=0, spend_b=0)
 
 
 def test_seq_counts_per_campaign_and_the_hashes_chain(mana_campaign, gm, player, mira, gather):

@@ -4,61 +4,10 @@ check_cancel, check_allow_reattempt, check_answer_shift (rolls.views)."""
 import pytest
 from django.urls import reverse
 
-from campaigns.models import Campaign, ManaSkill
 from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, Check
-from sheets.services import character_create
-from tests.conftest import make_campaign, make_user
-from tests.rolls.room_setup import (
-    HTMX,
-    ScriptedRng,
-    ask,
-    mana_table,
-    pool_table,
-    record_pushes,
-    script_dice,
-    snapshot,
-    url,
-)
-
-
-@pytest.fixture
-def t(mana_campaign, gm, player, other_player):
-    return mana_table(mana_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def p(pool_campaign, gm, player, other_player):
-    return pool_table(pool_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def pushes(monkeypatch):
-    return record_pushes(monkeypatch)
-
-
-@pytest.fixture
-def elsewhere(gm, player):
-    """Another Mana campaign of the same GM and player, with a character, skill and check."""
-    campaign = make_campaign(gm, system=Campaign.MANA, name="Elsewhere", players=[player])
-    character = character_create(campaign=campaign, owner=player, name="Faraway")
-    skill = ManaSkill.objects.create(
-        campaign=campaign, name="Far Sight", color_a="blue", color_b="white"
-    )
-    check = services.check_ask(campaign=campaign, character=character, by=gm, target=2)
-    return campaign, character, skill, check
-
-
-def refused(client, path, data, campaign, pushes, *, status=422, capture):
-    """POST ``data`` with htmx and check the refusal changed and pushed nothing."""
-    before = snapshot(campaign)
-    with capture(execute=True) as callbacks:
-        response = client.post(path, data, **HTMX)
-    assert response.status_code == status, response.content.decode()
-    assert snapshot(campaign) == before
-    assert callbacks == [] and pushes.sent == []
-    return response.content.decode()
-
+from tests.conftest import make_user
+from tests.rolls.room_setup import HTMX, ask, refused, roll_mana, script_dice, snapshot, url
 
 # check_ask --------------------------------------------------------------------------------------
 
@@ -423,15 +372,7 @@ def test_a_closed_check_cannot_be_cancelled(
 @pytest.fixture
 def failed(t, player):
     check = ask(t, t.mira, target=3)
-    services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=t.gather,
-        spend_a=1,
-        spend_b=1,
-        colorless=0,
-        rng=ScriptedRng(7, 10, 4, 2),
-    )
+    roll_mana(check, player, t.gather, (7, 10, 4, 2))
     check.refresh_from_db()
     assert check.status == Check.FAILED
     return check

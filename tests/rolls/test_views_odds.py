@@ -4,24 +4,13 @@ player picks another skill or attribute (check_form)."""
 import pytest
 from django.urls import reverse
 
-from campaigns.models import Campaign, ManaSkill
+from campaigns.models import ManaSkill
 from rolls import services
 from rolls.models import Check
 from rolls.rules import mana, pool
 from rolls.templatetags.dice import percent
 from sheets.services import character_create
-from tests.conftest import make_campaign
-from tests.rolls.room_setup import HTMX, ScriptedRng, ask, mana_table, pool_table, snapshot, url
-
-
-@pytest.fixture
-def t(mana_campaign, gm, player, other_player):
-    return mana_table(mana_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def p(pool_campaign, gm, player, other_player):
-    return pool_table(pool_campaign, gm, player, other_player)
+from tests.rolls.room_setup import HTMX, ask, roll_mana, snapshot, url
 
 
 def odds(client, table, check, **params):
@@ -62,15 +51,7 @@ def test_mana_odds_count_colorless_pairs_and_traits(t, as_user, player):
 
 def test_reattempt_odds_add_the_reroll_dice(t, as_user, player):
     check = ask(t, t.mira, target=3)
-    services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=t.gather,
-        spend_a=1,
-        spend_b=1,
-        colorless=0,
-        rng=ScriptedRng(7, 10, 4, 2),
-    )
+    roll_mana(check, player, t.gather, (7, 10, 4, 2))
     services.check_allow_reattempt(check=check)
     html = odds(as_user(player), t, check, **mana_params(t, spend_a=1, spend_b=1))
     assert "1 free + 2 mana + 1 synergy + 1 reroll = 5d10" in html
@@ -174,10 +155,8 @@ def test_only_the_owner_gets_odds_and_forms(t, as_user, gm, other_player, outsid
 
 
 @pytest.mark.parametrize("name", ["check_odds", "check_form"])
-def test_another_campaigns_check_is_404(t, as_user, gm, player, name):
-    other = make_campaign(gm, system=Campaign.MANA, name="Elsewhere", players=[player])
-    character = character_create(campaign=other, owner=player, name="Faraway")
-    check = services.check_ask(campaign=other, character=character, by=gm, target=1)
+def test_another_campaigns_check_is_404(t, as_user, player, elsewhere, name):
+    _campaign, _character, _skill, check = elsewhere
     path = reverse(name, args=[t.campaign.id, check.id])
     assert as_user(player).get(path).status_code == 404
 

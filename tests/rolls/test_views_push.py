@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from config.asgi import application
 from rolls.models import PRIVATE, Check
-from tests.rolls.room_setup import HTMX, mana_table
+from tests.rolls.room_setup import HTMX
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -30,8 +30,8 @@ def empty_channel_layer():
 
 
 @pytest.fixture
-def table(mana_campaign, gm, player, other_player):
-    t = mana_table(mana_campaign, gm, player, other_player)
+def table(t, gm, player, other_player):
+    """The Mana table with a logged-in test client for each user."""
     t.client = {}
     for user in (gm, player, other_player):
         client = Client()  # one client per user

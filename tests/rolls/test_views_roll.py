@@ -9,33 +9,7 @@ from rolls.models import Check, LogEntry
 from sheets.models import Rating
 from sheets.services import character_create
 from tests.conftest import make_campaign
-from tests.rolls.room_setup import (
-    HTMX,
-    ScriptedRng,
-    ask,
-    mana_table,
-    pool_table,
-    rate,
-    record_pushes,
-    script_dice,
-    snapshot,
-    url,
-)
-
-
-@pytest.fixture
-def t(mana_campaign, gm, player, other_player):
-    return mana_table(mana_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def p(pool_campaign, gm, player, other_player):
-    return pool_table(pool_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def pushes(monkeypatch):
-    return record_pushes(monkeypatch)
+from tests.rolls.room_setup import HTMX, ask, rate, refused, roll_mana, script_dice, snapshot, url
 
 
 def roll_url(table, check):
@@ -70,16 +44,6 @@ def pool_data(p, **overrides):
 
 def mana_of(character):
     return dict(character.mana.values_list("color", "current"))
-
-
-def refused(client, path, data, campaign, pushes, capture):
-    before = snapshot(campaign)
-    with capture(execute=True) as callbacks:
-        response = client.post(path, data, **HTMX)
-    assert response.status_code == 422, response.content.decode()
-    assert snapshot(campaign) == before
-    assert callbacks == [] and pushes.sent == []
-    return response.content.decode()
 
 
 # Mana -------------------------------------------------------------------------------------------
@@ -218,15 +182,7 @@ def test_a_reattempt_keeps_its_skill_and_spends_new_mana(
     t, as_user, player, pushes, django_capture_on_commit_callbacks
 ):
     check = ask(t, t.mira, target=3)
-    services.check_roll_mana(
-        check=check,
-        by=player,
-        skill=t.gather,
-        spend_a=1,
-        spend_b=0,
-        colorless=0,
-        rng=ScriptedRng(1, 1, 1),
-    )
+    roll_mana(check, player, t.gather, (1, 1, 1), spend_b=0)
     services.check_allow_reattempt(check=check)
     client = as_user(player)
     other_skill = mana_data(t, with_skill=t.jump, spend_a=1, spend_b=0)
@@ -276,10 +232,8 @@ def test_roll_access(t, as_user, gm, other_player, outsider, player):
     assert snapshot(t.campaign) == before
 
 
-def test_another_campaigns_check_is_404(t, as_user, gm, player):
-    other = make_campaign(gm, system=Campaign.MANA, name="Elsewhere", players=[player])
-    character = character_create(campaign=other, owner=player, name="Faraway")
-    check = services.check_ask(campaign=other, character=character, by=gm, target=1)
+def test_another_campaigns_check_is_404(t, as_user, player, elsewhere):
+    _campaign, _character, _skill, check = elsewhere
     path = reverse("check_roll", args=[t.campaign.id, check.id])
     assert as_user(player).post(path, mana_data(t), **HTMX).status_code == 404
     assert not LogEntry.objects.exists()

@@ -6,27 +6,14 @@ from django.urls import reverse
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry, Presence
 from tests.conftest import make_campaign, make_user
-from tests.rolls.room_setup import ScriptedRng, ask, mana_table, pool_table, url
-
-
-@pytest.fixture
-def t(mana_campaign, gm, player, other_player):
-    return mana_table(mana_campaign, gm, player, other_player)
+from tests.rolls.room_setup import ask, pool_table, roll_mana, url
+from tests.rolls.scripted_rng import ScriptedRng
 
 
 def roll(t, character, owner, *, faces=(7, 10, 4, 2), note="", intent="", **ask_kwargs):
     """A Mana roll of 1 blue + 1 white (4 dice) on a fresh check; returns its log entry."""
     check = ask(t, character, note=note, **ask_kwargs)
-    return services.check_roll_mana(
-        check=check,
-        by=owner,
-        skill=t.gather,
-        spend_a=1,
-        spend_b=1,
-        colorless=0,
-        intent=intent,
-        rng=ScriptedRng(*faces),
-    )
+    return roll_mana(check, owner, t.gather, faces, intent=intent)
 
 
 def copy_entries(entry, count):

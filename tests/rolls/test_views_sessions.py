@@ -8,36 +8,8 @@ from rolls.models import LogEntry
 from sheets.models import SparetimeEntry
 from sheets.services import character_create
 from tests.conftest import make_campaign
-from tests.rolls.room_setup import (
-    HTMX,
-    ScriptedRng,
-    ask,
-    mana_table,
-    pool_table,
-    record_pushes,
-    snapshot,
-    url,
-)
-
-
-@pytest.fixture
-def p(pool_campaign, gm, player, other_player):
-    return pool_table(pool_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def pushes(monkeypatch):
-    return record_pushes(monkeypatch)
-
-
-def refused(client, path, data, campaign, pushes, capture):
-    before = snapshot(campaign)
-    with capture(execute=True) as callbacks:
-        response = client.post(path, data, **HTMX)
-    assert response.status_code == 422, response.content.decode()
-    assert snapshot(campaign) == before
-    assert callbacks == [] and pushes.sent == []
-    return response.content.decode()
+from tests.rolls.room_setup import HTMX, ask, mana_table, refused, snapshot, url
+from tests.rolls.scripted_rng import ScriptedRng
 
 
 def test_gm_starts_a_session(p, as_user, gm, pushes, django_capture_on_commit_callbacks):

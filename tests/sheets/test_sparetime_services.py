@@ -17,122 +17,55 @@ from sheets.services import (
     sparetime_spend,
 )
 from tests.conftest import make_campaign, make_user
-
-# Helpers and fixtures ----------------------------------------------------------------------------
-SHEET = [("Strength", "", 2), ("Strength", "Climb", 2), ("Agility", "", 1), ("Agility", "Dodge", 0)]
-
-
-def make_character(campaign, owner, name):
-    character = Character.objects.create(campaign=campaign, owner=owner, name=name)
-    for attribute, skill, value in SHEET:
-        Rating.objects.create(character=character, attribute=attribute, skill=skill, value=value)
-    return character
-
-
-def rating(character, label):
-    """The character's rating called ``label`` (an attribute or a skill)."""
-    if label in {attribute for attribute, _, _ in SHEET}:
-        return Rating.objects.get(character=character, attribute=label, skill="")
-    return Rating.objects.get(character=character, skill=label)
-
-
-def snapshot():
-    """Everything a sparetime action may change."""
-    return (
-        list(SparetimeEntry.objects.order_by("id").values_list("id", "kind", "amount")),
-        list(Rating.objects.order_by("id").values_list("id", "value")),
-    )
-
-
-def assert_ledger_matches_balances(campaign):
-    """Recompute every balance from the raw rows and compare with the model's derived ones."""
-    rows = list(SparetimeEntry.objects.filter(campaign=campaign).prefetch_related("targets"))
-    free, portions, delegations = {}, {}, {}
-    for row in rows:
-        if row.kind in (SparetimeEntry.GRANT, SparetimeEntry.AWARD):
-            free[row.character_id] = free.get(row.character_id, 0) + row.amount
-        elif row.kind == SparetimeEntry.DELEGATE:
-            delegations[row.player_id] = delegations.get(row.player_id, 0) + row.amount
-        elif row.kind == SparetimeEntry.HANDOUT:
-            delegations[row.player_id] = delegations.get(row.player_id, 0) - row.amount
-            portions[row.id] = portions.get(row.id, 0) + row.amount
-        else:
-            assert row.amount <= 0 and row.to_value == row.from_value + 1
-            if row.source_id is None:
-                free[row.character_id] = free.get(row.character_id, 0) + row.amount
-            else:
-                assert row.rating in row.source.targets.all()
-                portions[row.source_id] = portions.get(row.source_id, 0) + row.amount
-    for character in campaign.characters.all():
-        assert character.free_sparetime() == free.get(character.id, 0) >= 0
-        for handout, left in character.earmarked_sparetime():
-            assert left == portions[handout.id] >= 0
-    for membership in campaign.memberships.all():
-        left = SparetimeEntry.delegation_left(campaign, membership.user)
-        assert left == delegations.get(membership.user_id, 0) >= 0
-
-
-@pytest.fixture
-def ana_hero(pool_campaign, player):
-    return make_character(pool_campaign, player, "Aria")
-
-
-@pytest.fixture
-def ben_hero(pool_campaign, other_player):
-    return make_character(pool_campaign, other_player, "Bram")
-
-
-@pytest.fixture
-def npc(pool_campaign, gm):
-    return make_character(pool_campaign, gm, "Innkeeper")
-
-
-@pytest.fixture
-def ana_delegation(pool_campaign, gm, player):
-    return sparetime_delegate(campaign=pool_campaign, player=player, amount=5, by=gm)
+from tests.sheets.helpers import (
+    assert_ledger_matches_balances,
+    make_character,
+    rating,
+    sparetime_snapshot,
+)
 
 
 # Grants, awards, delegations ---------------------------------------------------------------------
-def test_grant_adds_free_sparetime(ana_hero, gm):
-    entry = sparetime_grant(character=ana_hero, amount=4, by=gm, note="A long history")
-    assert (entry.kind, entry.amount, entry.character) == ("grant", 4, ana_hero)
+def test_grant_adds_free_sparetime(hero, gm):
+    entry = sparetime_grant(character=hero, amount=4, by=gm, note="A long history")
+    assert (entry.kind, entry.amount, entry.character) == ("grant", 4, hero)
     assert entry.created_by == gm
     assert entry.note == "A long history"
-    assert ana_hero.free_sparetime() == 4
-    assert_ledger_matches_balances(ana_hero.campaign)
+    assert hero.free_sparetime() == 4
+    assert_ledger_matches_balances(hero.campaign)
 
 
-def test_award_writes_one_row_per_character(pool_campaign, ana_hero, ben_hero, gm):
+def test_award_writes_one_row_per_character(pool_campaign, hero, bens, gm):
     session = GameSession.objects.create(campaign=pool_campaign, number=1)
     entries = sparetime_award(
-        campaign=pool_campaign, characters=[ana_hero, ben_hero], amount=2, by=gm, session=session
+        campaign=pool_campaign, characters=[hero, bens], amount=2, by=gm, session=session
     )
     assert [(e.kind, e.character, e.session) for e in entries] == [
-        ("award", ana_hero, session),
-        ("award", ben_hero, session),
+        ("award", hero, session),
+        ("award", bens, session),
     ]
-    assert ana_hero.free_sparetime() == ben_hero.free_sparetime() == 2
+    assert hero.free_sparetime() == bens.free_sparetime() == 2
     assert_ledger_matches_balances(pool_campaign)
 
 
-def test_player_characters_leave_out_the_gms_npcs(pool_campaign, ana_hero, ben_hero, npc):
-    assert set(player_characters(pool_campaign)) == {ana_hero, ben_hero}
+def test_player_characters_leave_out_the_gms_npcs(pool_campaign, hero, bens, npc):
+    assert set(player_characters(pool_campaign)) == {hero, bens}
 
 
-def test_award_refuses_nobody_and_strangers(pool_campaign, ana_hero, gm, outsider):
+def test_award_refuses_nobody_and_strangers(pool_campaign, hero, gm, outsider):
     other = make_campaign(gm, name="Elsewhere", players=[outsider])
     stranger = make_character(other, outsider, "Stranger")
     other_session = GameSession.objects.create(campaign=other, number=1)
-    before = snapshot()
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="no character"):
         sparetime_award(campaign=pool_campaign, characters=[], amount=1, by=gm)
     with pytest.raises(SparetimeError, match="not in this campaign"):
-        sparetime_award(campaign=pool_campaign, characters=[ana_hero, stranger], amount=1, by=gm)
+        sparetime_award(campaign=pool_campaign, characters=[hero, stranger], amount=1, by=gm)
     with pytest.raises(SparetimeError, match="session"):
         sparetime_award(
-            campaign=pool_campaign, characters=[ana_hero], amount=1, by=gm, session=other_session
+            campaign=pool_campaign, characters=[hero], amount=1, by=gm, session=other_session
         )
-    assert snapshot() == before
+    assert sparetime_snapshot() == before
 
 
 def test_delegate_to_a_player(pool_campaign, gm, player):
@@ -142,33 +75,33 @@ def test_delegate_to_a_player(pool_campaign, gm, player):
 
 
 def test_delegate_only_to_players(pool_campaign, gm, outsider):
-    before = snapshot()
+    before = sparetime_snapshot()
     for user in (gm, outsider):
         with pytest.raises(SparetimeError, match="not a player"):
             sparetime_delegate(campaign=pool_campaign, player=user, amount=3, by=gm)
-    assert snapshot() == before
+    assert sparetime_snapshot() == before
 
 
 @pytest.mark.parametrize("amount", [0, -1, 10_001, 10**12, 2.5, "3", True, None])
-def test_bad_amounts_are_refused(pool_campaign, ana_hero, gm, player, amount):
-    before = snapshot()
+def test_bad_amounts_are_refused(pool_campaign, hero, gm, player, amount):
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="amount"):
-        sparetime_grant(character=ana_hero, amount=amount, by=gm)
+        sparetime_grant(character=hero, amount=amount, by=gm)
     with pytest.raises(SparetimeError, match="amount"):
-        sparetime_award(campaign=pool_campaign, characters=[ana_hero], amount=amount, by=gm)
+        sparetime_award(campaign=pool_campaign, characters=[hero], amount=amount, by=gm)
     with pytest.raises(SparetimeError, match="amount"):
         sparetime_delegate(campaign=pool_campaign, player=player, amount=amount, by=gm)
-    assert snapshot() == before
+    assert sparetime_snapshot() == before
 
 
-def test_largest_amount_is_accepted(ana_hero, gm):
-    sparetime_grant(character=ana_hero, amount=10_000, by=gm)
-    assert ana_hero.free_sparetime() == 10_000
+def test_largest_amount_is_accepted(hero, gm):
+    sparetime_grant(character=hero, amount=10_000, by=gm)
+    assert hero.free_sparetime() == 10_000
 
 
-def test_overlong_note_is_refused(ana_hero, gm):
+def test_overlong_note_is_refused(hero, gm):
     with pytest.raises(SparetimeError, match="note"):
-        sparetime_grant(character=ana_hero, amount=1, by=gm, note="x" * 201)
+        sparetime_grant(character=hero, amount=1, by=gm, note="x" * 201)
     assert not SparetimeEntry.objects.exists()
 
 
@@ -182,10 +115,10 @@ def test_mana_campaign_has_no_sparetime(mana_campaign, gm, player):
 
 
 # Spending free sparetime -------------------------------------------------------------------------
-def test_spend_raises_the_rating_and_writes_the_row(ana_hero, player, gm):
-    sparetime_grant(character=ana_hero, amount=3, by=gm)
-    climb = rating(ana_hero, "Climb")
-    entry = sparetime_spend(character=ana_hero, rating=climb, by=player)
+def test_spend_raises_the_rating_and_writes_the_row(hero, player, gm):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    climb = rating(hero, "Climb")
+    entry = sparetime_spend(character=hero, rating=climb, by=player)
     climb.refresh_from_db()
     assert climb.value == 3
     assert (entry.kind, entry.amount, entry.rating, entry.from_value, entry.to_value) == (
@@ -195,71 +128,71 @@ def test_spend_raises_the_rating_and_writes_the_row(ana_hero, player, gm):
         2,
         3,
     )
-    assert (entry.character, entry.source, entry.created_by) == (ana_hero, None, player)
-    assert ana_hero.free_sparetime() == 2
-    assert_ledger_matches_balances(ana_hero.campaign)
+    assert (entry.character, entry.source, entry.created_by) == (hero, None, player)
+    assert hero.free_sparetime() == 2
+    assert_ledger_matches_balances(hero.campaign)
 
 
-def test_spend_uses_the_campaigns_costs(pool_campaign, ana_hero, gm):
+def test_spend_uses_the_campaigns_costs(pool_campaign, hero, gm):
     Campaign.objects.filter(pk=pool_campaign.pk).update(attribute_cost=3, skill_cost=2)
-    ana_hero.refresh_from_db()
-    sparetime_grant(character=ana_hero, amount=10, by=gm)
-    strength = rating(ana_hero, "Strength")
-    assert sparetime_spend(character=ana_hero, rating=strength, by=gm).amount == -3
-    assert ana_hero.free_sparetime() == 7
-    assert sparetime_spend(character=ana_hero, rating=rating(ana_hero, "Climb"), by=gm).amount == -2
-    assert ana_hero.free_sparetime() == 5
+    hero.refresh_from_db()
+    sparetime_grant(character=hero, amount=10, by=gm)
+    strength = rating(hero, "Strength")
+    assert sparetime_spend(character=hero, rating=strength, by=gm).amount == -3
+    assert hero.free_sparetime() == 7
+    assert sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=gm).amount == -2
+    assert hero.free_sparetime() == 5
     strength.refresh_from_db()
     assert strength.value == 3
     assert_ledger_matches_balances(pool_campaign)
 
 
-def test_spend_refused_when_short_changes_nothing(ana_hero, player):
-    before = snapshot()
+def test_spend_refused_when_short_changes_nothing(hero, player):
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError) as refused:
-        sparetime_spend(character=ana_hero, rating=rating(ana_hero, "Climb"), by=player)
+        sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player)
     assert str(refused.value) == "Not enough sparetime: raising Climb 2 → 3 costs 1, you have 0."
-    assert snapshot() == before
+    assert sparetime_snapshot() == before
 
 
-def test_spend_refused_when_cost_exceeds_balance(pool_campaign, ana_hero, gm):
+def test_spend_refused_when_cost_exceeds_balance(pool_campaign, hero, gm):
     Campaign.objects.filter(pk=pool_campaign.pk).update(attribute_cost=3)
-    ana_hero.refresh_from_db()
-    sparetime_grant(character=ana_hero, amount=2, by=gm)
-    before = snapshot()
+    hero.refresh_from_db()
+    sparetime_grant(character=hero, amount=2, by=gm)
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="Strength 2 → 3 costs 3, you have 2"):
-        sparetime_spend(character=ana_hero, rating=rating(ana_hero, "Strength"), by=gm)
-    assert snapshot() == before
+        sparetime_spend(character=hero, rating=rating(hero, "Strength"), by=gm)
+    assert sparetime_snapshot() == before
 
 
 @pytest.mark.parametrize(
     ("status", "message"),
     [(Rating.PENDING, "waiting for the GM"), (Rating.DECLINED, "not approved")],
 )
-def test_unapproved_custom_skill_cannot_be_raised(ana_hero, gm, status, message):
-    sparetime_grant(character=ana_hero, amount=3, by=gm)
+def test_unapproved_custom_skill_cannot_be_raised(hero, gm, status, message):
+    sparetime_grant(character=hero, amount=3, by=gm)
     custom = Rating.objects.create(
-        character=ana_hero, attribute="Strength", skill="Wrestling", custom=True, status=status
+        character=hero, attribute="Strength", skill="Wrestling", custom=True, status=status
     )
-    before = snapshot()
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match=message):
-        sparetime_spend(character=ana_hero, rating=custom, by=gm)
-    assert snapshot() == before
+        sparetime_spend(character=hero, rating=custom, by=gm)
+    assert sparetime_snapshot() == before
 
 
-def test_spend_refuses_another_characters_rating(ana_hero, ben_hero, gm):
-    sparetime_grant(character=ana_hero, amount=3, by=gm)
-    before = snapshot()
+def test_spend_refuses_another_characters_rating(hero, bens, gm):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="not on Aria's sheet"):
-        sparetime_spend(character=ana_hero, rating=rating(ben_hero, "Climb"), by=gm)
-    assert snapshot() == before
+        sparetime_spend(character=hero, rating=rating(bens, "Climb"), by=gm)
+    assert sparetime_snapshot() == before
 
 
-def test_spend_reads_the_current_value_not_a_stale_one(ana_hero, gm):
-    sparetime_grant(character=ana_hero, amount=2, by=gm)
-    climb = rating(ana_hero, "Climb")
-    sparetime_spend(character=ana_hero, rating=climb, by=gm)
-    entry = sparetime_spend(character=ana_hero, rating=climb, by=gm)  # climb still says 2
+def test_spend_reads_the_current_value_not_a_stale_one(hero, gm):
+    sparetime_grant(character=hero, amount=2, by=gm)
+    climb = rating(hero, "Climb")
+    sparetime_spend(character=hero, rating=climb, by=gm)
+    entry = sparetime_spend(character=hero, rating=climb, by=gm)  # climb still says 2
     assert (entry.from_value, entry.to_value) == (3, 4)
 
 
@@ -271,186 +204,186 @@ def handout(campaign, giver, character, amount, *skills):
     )
 
 
-def test_handout_earmarks_a_portion(pool_campaign, ana_delegation, player, ben_hero):
-    entry = handout(pool_campaign, player, ben_hero, 3, "Climb", "Strength")
+def test_handout_earmarks_a_portion(pool_campaign, delegated, player, bens):
+    entry = handout(pool_campaign, player, bens, 3, "Climb", "Strength")
     assert (entry.kind, entry.player, entry.character, entry.created_by) == (
         "handout",
         player,
-        ben_hero,
+        bens,
         player,
     )
     assert {t.label for t in entry.targets.all()} == {"Climb", "Strength"}
     assert SparetimeEntry.delegation_left(pool_campaign, player) == 2
-    assert ben_hero.free_sparetime() == 0
-    assert ben_hero.earmarked_sparetime() == [(entry, 3)]
+    assert bens.free_sparetime() == 0
+    assert bens.earmarked_sparetime() == [(entry, 3)]
     assert_ledger_matches_balances(pool_campaign)
 
 
 def test_earmarked_sparetime_is_spent_on_its_targets(
-    pool_campaign, ana_delegation, player, ben_hero
+    pool_campaign, delegated, player, bens
 ):
-    portion = handout(pool_campaign, player, ben_hero, 2, "Climb")
-    climb = rating(ben_hero, "Climb")
-    entry = sparetime_spend(character=ben_hero, rating=climb, by=ben_hero.owner, source=portion)
+    portion = handout(pool_campaign, player, bens, 2, "Climb")
+    climb = rating(bens, "Climb")
+    entry = sparetime_spend(character=bens, rating=climb, by=bens.owner, source=portion)
     assert (entry.source, entry.amount, entry.to_value) == (portion, -1, 3)
-    assert ben_hero.earmarked_sparetime() == [(portion, 1)]
-    assert ben_hero.free_sparetime() == 0
+    assert bens.earmarked_sparetime() == [(portion, 1)]
+    assert bens.free_sparetime() == 0
     assert_ledger_matches_balances(pool_campaign)
 
 
 def test_earmarked_sparetime_is_not_spent_elsewhere(
-    pool_campaign, ana_delegation, player, ben_hero
+    pool_campaign, delegated, player, bens
 ):
-    portion = handout(pool_campaign, player, ben_hero, 5, "Climb")
-    before = snapshot()
+    portion = handout(pool_campaign, player, bens, 5, "Climb")
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="not earmarked for Dodge"):
         sparetime_spend(
-            character=ben_hero,
-            rating=rating(ben_hero, "Dodge"),
-            by=ben_hero.owner,
+            character=bens,
+            rating=rating(bens, "Dodge"),
+            by=bens.owner,
             source=portion,
         )
     with pytest.raises(SparetimeError, match="you have 0"):
         sparetime_spend(
-            character=ben_hero, rating=rating(ben_hero, "Dodge"), by=ben_hero.owner
+            character=bens, rating=rating(bens, "Dodge"), by=bens.owner
         )
     with pytest.raises(SparetimeError, match="you have 0"):  # not even on the target
-        sparetime_spend(character=ben_hero, rating=rating(ben_hero, "Climb"), by=ben_hero.owner)
-    assert snapshot() == before
+        sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=bens.owner)
+    assert sparetime_snapshot() == before
 
 
-def test_earmarked_portion_runs_out(pool_campaign, ana_delegation, player, ben_hero, gm):
-    sparetime_grant(character=ben_hero, amount=5, by=gm)
-    portion = handout(pool_campaign, player, ben_hero, 1, "Climb")
-    climb = rating(ben_hero, "Climb")
-    sparetime_spend(character=ben_hero, rating=climb, by=gm, source=portion)
-    before = snapshot()
+def test_earmarked_portion_runs_out(pool_campaign, delegated, player, bens, gm):
+    sparetime_grant(character=bens, amount=5, by=gm)
+    portion = handout(pool_campaign, player, bens, 1, "Climb")
+    climb = rating(bens, "Climb")
+    sparetime_spend(character=bens, rating=climb, by=gm, source=portion)
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="in that portion: raising Climb 3 → 4 costs 1"):
-        sparetime_spend(character=ben_hero, rating=climb, by=gm, source=portion)
-    assert snapshot() == before
-    assert ben_hero.free_sparetime() == 5  # free sparetime untouched by earmarked spends
+        sparetime_spend(character=bens, rating=climb, by=gm, source=portion)
+    assert sparetime_snapshot() == before
+    assert bens.free_sparetime() == 5  # free sparetime untouched by earmarked spends
     assert_ledger_matches_balances(pool_campaign)
 
 
 def test_portion_of_another_character_is_refused(
-    pool_campaign, ana_delegation, player, ben_hero, ana_hero, gm
+    pool_campaign, delegated, player, bens, hero, gm
 ):
-    sparetime_delegate(campaign=pool_campaign, player=ben_hero.owner, amount=2, by=gm)
-    portion_for_ana = handout(pool_campaign, ben_hero.owner, ana_hero, 2, "Climb")
+    sparetime_delegate(campaign=pool_campaign, player=bens.owner, amount=2, by=gm)
+    portion_for_ana = handout(pool_campaign, bens.owner, hero, 2, "Climb")
     with pytest.raises(SparetimeError, match="not handed out to Bram"):
         sparetime_spend(
-            character=ben_hero, rating=rating(ben_hero, "Climb"), by=gm, source=portion_for_ana
+            character=bens, rating=rating(bens, "Climb"), by=gm, source=portion_for_ana
         )
-    grant = sparetime_grant(character=ben_hero, amount=2, by=gm)
+    grant = sparetime_grant(character=bens, amount=2, by=gm)
     with pytest.raises(SparetimeError, match="not a handed-out portion"):
-        sparetime_spend(character=ben_hero, rating=rating(ben_hero, "Climb"), by=gm, source=grant)
+        sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=gm, source=grant)
 
 
-def test_handout_to_own_character_refused(pool_campaign, ana_delegation, player, ana_hero):
-    before = snapshot()
+def test_handout_to_own_character_refused(pool_campaign, delegated, player, hero):
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="your own character"):
-        handout(pool_campaign, player, ana_hero, 1)
-    assert snapshot() == before
+        handout(pool_campaign, player, hero, 1)
+    assert sparetime_snapshot() == before
 
 
-def test_handout_to_gm_npc_refused(pool_campaign, ana_delegation, player, npc):
-    before = snapshot()
+def test_handout_to_gm_npc_refused(pool_campaign, delegated, player, npc):
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="not a player's character"):
         handout(pool_campaign, player, npc, 1)
-    assert snapshot() == before
+    assert sparetime_snapshot() == before
 
 
-def test_handout_beyond_delegation_refused(pool_campaign, ana_delegation, player, ben_hero):
-    before = snapshot()
+def test_handout_beyond_delegation_refused(pool_campaign, delegated, player, bens):
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="You have 5 sparetime left to hand out; 6 is too"):
-        handout(pool_campaign, player, ben_hero, 6)
-    assert snapshot() == before
+        handout(pool_campaign, player, bens, 6)
+    assert sparetime_snapshot() == before
 
 
-def test_same_points_cannot_be_handed_out_twice(pool_campaign, ana_delegation, player, ben_hero):
-    handout(pool_campaign, player, ben_hero, 4)
-    before = snapshot()
+def test_same_points_cannot_be_handed_out_twice(pool_campaign, delegated, player, bens):
+    handout(pool_campaign, player, bens, 4)
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="You have 1 sparetime left"):
-        handout(pool_campaign, player, ben_hero, 4)
-    assert snapshot() == before
-    handout(pool_campaign, player, ben_hero, 1)
+        handout(pool_campaign, player, bens, 4)
+    assert sparetime_snapshot() == before
+    handout(pool_campaign, player, bens, 1)
     with pytest.raises(SparetimeError, match="You have 0 sparetime left"):
-        handout(pool_campaign, player, ben_hero, 1)
+        handout(pool_campaign, player, bens, 1)
     assert SparetimeEntry.delegation_left(pool_campaign, player) == 0
     assert_ledger_matches_balances(pool_campaign)
 
 
-def test_handout_without_delegation_refused(pool_campaign, other_player, ana_hero, gm):
+def test_handout_without_delegation_refused(pool_campaign, other_player, hero, gm):
     with pytest.raises(SparetimeError, match="You have 0 sparetime left"):
-        handout(pool_campaign, other_player, ana_hero, 1)
+        handout(pool_campaign, other_player, hero, 1)
     with pytest.raises(SparetimeError, match="You have 0 sparetime left"):
-        handout(pool_campaign, gm, ana_hero, 1)
+        handout(pool_campaign, gm, hero, 1)
     assert not SparetimeEntry.objects.exists()
 
 
-def test_handout_target_checks(pool_campaign, ana_delegation, player, ben_hero, ana_hero):
+def test_handout_target_checks(pool_campaign, delegated, player, bens, hero):
     pending = Rating.objects.create(
-        character=ben_hero, attribute="Strength", skill="Wrestling", custom=True, status="pending"
+        character=bens, attribute="Strength", skill="Wrestling", custom=True, status="pending"
     )
-    before = snapshot()
+    before = sparetime_snapshot()
     cases = [
         ([], "at least one rating"),
-        ([rating(ana_hero, "Climb")], "not on Bram's sheet"),
-        ([rating(ben_hero, "Climb"), pending], "Wrestling is not an approved rating"),
+        ([rating(hero, "Climb")], "not on Bram's sheet"),
+        ([rating(bens, "Climb"), pending], "Wrestling is not an approved rating"),
     ]
     for targets, message in cases:
         with pytest.raises(SparetimeError, match=message):
             sparetime_handout(
-                campaign=pool_campaign, giver=player, character=ben_hero, amount=1, targets=targets
+                campaign=pool_campaign, giver=player, character=bens, amount=1, targets=targets
             )
     for amount in (0, -2, 10_001, "1"):
         with pytest.raises(SparetimeError, match="amount"):
-            handout(pool_campaign, player, ben_hero, amount)
-    assert snapshot() == before
+            handout(pool_campaign, player, bens, amount)
+    assert sparetime_snapshot() == before
 
 
 def test_handout_to_another_campaigns_character_refused(
-    pool_campaign, ana_delegation, player, gm, outsider
+    pool_campaign, delegated, player, gm, outsider
 ):
     other = make_campaign(gm, name="Elsewhere", players=[outsider])
     stranger = make_character(other, outsider, "Stranger")
-    before = snapshot()
+    before = sparetime_snapshot()
     with pytest.raises(SparetimeError, match="not in this campaign"):
         handout(pool_campaign, player, stranger, 1)
-    assert snapshot() == before
+    assert sparetime_snapshot() == before
 
 
 def test_ledger_and_balances_agree_throughout(pool_campaign, gm, player, other_player):
-    ana_hero = make_character(pool_campaign, player, "Aria")
-    ben_hero = make_character(pool_campaign, other_player, "Bram")
+    hero = make_character(pool_campaign, player, "Aria")
+    bens = make_character(pool_campaign, other_player, "Bram")
     cara = make_user("cara")
     pool_campaign.memberships.create(user=cara, role="player")
     steps = [
-        lambda: sparetime_grant(character=ana_hero, amount=3, by=gm),
-        lambda: sparetime_grant(character=ben_hero, amount=1, by=gm),
+        lambda: sparetime_grant(character=hero, amount=3, by=gm),
+        lambda: sparetime_grant(character=bens, amount=1, by=gm),
         lambda: sparetime_award(
             campaign=pool_campaign, characters=player_characters(pool_campaign), amount=2, by=gm
         ),
         lambda: sparetime_delegate(campaign=pool_campaign, player=cara, amount=4, by=gm),
         lambda: sparetime_delegate(campaign=pool_campaign, player=player, amount=2, by=gm),
-        lambda: handout(pool_campaign, cara, ben_hero, 3, "Climb", "Strength"),
-        lambda: handout(pool_campaign, player, ben_hero, 1, "Dodge"),
-        lambda: handout(pool_campaign, cara, ana_hero, 1, "Dodge"),
-        lambda: sparetime_spend(character=ana_hero, rating=rating(ana_hero, "Climb"), by=player),
+        lambda: handout(pool_campaign, cara, bens, 3, "Climb", "Strength"),
+        lambda: handout(pool_campaign, player, bens, 1, "Dodge"),
+        lambda: handout(pool_campaign, cara, hero, 1, "Dodge"),
+        lambda: sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player),
         lambda: sparetime_spend(
-            character=ben_hero,
-            rating=rating(ben_hero, "Strength"),
+            character=bens,
+            rating=rating(bens, "Strength"),
             by=other_player,
-            source=ben_hero.earmarked_sparetime()[0][0],
+            source=bens.earmarked_sparetime()[0][0],
         ),
-        lambda: sparetime_spend(character=ben_hero, rating=rating(ben_hero, "Strength"), by=gm),
+        lambda: sparetime_spend(character=bens, rating=rating(bens, "Strength"), by=gm),
     ]
     for step in steps:
         step()
         assert_ledger_matches_balances(pool_campaign)
-    assert ana_hero.free_sparetime() == 4
-    assert ben_hero.free_sparetime() == 2
-    assert [left for _, left in ben_hero.earmarked_sparetime()] == [2, 1]
+    assert hero.free_sparetime() == 4
+    assert bens.free_sparetime() == 2
+    assert [left for _, left in bens.earmarked_sparetime()] == [2, 1]
     assert SparetimeEntry.delegation_left(pool_campaign, cara) == 0
     assert SparetimeEntry.delegation_left(pool_campaign, player) == 1
 
@@ -490,11 +423,11 @@ def exactly_one_succeeded(outcomes):
 def test_concurrent_handouts_never_overspend_the_delegation(
     pool_campaign, gm, player, other_player
 ):
-    ben_hero = make_character(pool_campaign, other_player, "Bram")
+    bens = make_character(pool_campaign, other_player, "Bram")
     sparetime_delegate(campaign=pool_campaign, player=player, amount=5, by=gm)
     outcomes = race(
-        lambda: handout(pool_campaign, player, ben_hero, 3, "Climb"),
-        lambda: handout(pool_campaign, player, ben_hero, 4, "Strength"),
+        lambda: handout(pool_campaign, player, bens, 3, "Climb"),
+        lambda: handout(pool_campaign, player, bens, 4, "Strength"),
     )
     done = exactly_one_succeeded(outcomes)
     assert SparetimeEntry.delegation_left(pool_campaign, player) == 5 - done.amount >= 0
@@ -504,18 +437,18 @@ def test_concurrent_handouts_never_overspend_the_delegation(
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_spends_never_overspend_free_sparetime(pool_campaign, gm, player):
-    ana_hero = make_character(pool_campaign, player, "Aria")
-    sparetime_grant(character=ana_hero, amount=1, by=gm)
+    hero = make_character(pool_campaign, player, "Aria")
+    sparetime_grant(character=hero, amount=1, by=gm)
     outcomes = race(
-        lambda: sparetime_spend(character=ana_hero, rating=rating(ana_hero, "Climb"), by=player),
-        lambda: sparetime_spend(character=ana_hero, rating=rating(ana_hero, "Strength"), by=gm),
+        lambda: sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player),
+        lambda: sparetime_spend(character=hero, rating=rating(hero, "Strength"), by=gm),
     )
     done = exactly_one_succeeded(outcomes)
-    assert ana_hero.free_sparetime() == 0
+    assert hero.free_sparetime() == 0
     raised = Rating.objects.get(pk=done.rating_id)
     assert raised.value == done.to_value == 3
     untouched = "Strength" if raised.skill else "Climb"
-    assert rating(ana_hero, untouched).value == 2
+    assert rating(hero, untouched).value == 2
     assert_ledger_matches_balances(pool_campaign)
 
 
@@ -523,15 +456,15 @@ def test_concurrent_spends_never_overspend_free_sparetime(pool_campaign, gm, pla
 def test_concurrent_spends_of_one_portion_never_overspend_it(
     pool_campaign, gm, player, other_player
 ):
-    ben_hero = make_character(pool_campaign, other_player, "Bram")
+    bens = make_character(pool_campaign, other_player, "Bram")
     sparetime_delegate(campaign=pool_campaign, player=player, amount=1, by=gm)
-    portion = handout(pool_campaign, player, ben_hero, 1, "Climb")
-    climb = rating(ben_hero, "Climb")
+    portion = handout(pool_campaign, player, bens, 1, "Climb")
+    climb = rating(bens, "Climb")
     outcomes = race(
-        *[lambda: sparetime_spend(character=ben_hero, rating=climb, by=gm, source=portion)] * 2
+        *[lambda: sparetime_spend(character=bens, rating=climb, by=gm, source=portion)] * 2
     )
     exactly_one_succeeded(outcomes)
     climb.refresh_from_db()
     assert climb.value == 3
-    assert ben_hero.earmarked_sparetime() == [(portion, 0)]
+    assert bens.earmarked_sparetime() == [(portion, 0)]
     assert_ledger_matches_balances(pool_campaign)
