@@ -86,7 +86,17 @@ TEMPLATES = [
 
 # Database: SQLite (WAL, IMMEDIATE transactions) unless DATABASE_URL is set.
 if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)}
+    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"])}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # Under ASGI each request runs in a thread of its own: a pool, not persistent
+        # connections (which would linger, one per dead thread, until the server refuses more).
+        DATABASES["default"]["OPTIONS"] = {
+            "pool": {
+                "min_size": 2,
+                "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "10")),
+                "timeout": 10,
+            }
+        }
 else:
     DATABASES = {
         "default": {

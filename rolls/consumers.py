@@ -28,7 +28,11 @@ class RoomConsumer(AsyncWebsocketConsumer):
         self.user_id = user.pk
         self.is_gm, self.gm_id = member
         self.group = push.group_name(self.campaign_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.groups_joined = [self.group, push.user_group_name(self.campaign_id, self.user_id)]
+        if self.is_gm:
+            self.groups_joined.append(push.gm_group_name(self.campaign_id))
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         # Read the log's end only once in the group: nothing committed from here on is missed.
         last_seq = await self.current_seq()
@@ -40,7 +44,8 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code):
         if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+            for group in self.groups_joined:
+                await self.channel_layer.group_discard(group, self.channel_name)
             await self.send_presence(join=False)
 
     async def receive(self, text_data=None, bytes_data=None):

@@ -1,9 +1,11 @@
 """What the room pushes over websockets, and to whom.
 
-A push is one message to the campaign's group with the HTML variants rendered once:
-``all`` for everyone, ``gm`` for the GM, ``users`` for named users (by id). Each socket picks its
-variant with :func:`pick` and receives nothing when none is meant for it, so hidden content never
-leaves the server for a socket that is not entitled to it. Log entries carry their ``seq``.
+A push carries HTML variants rendered once: ``all`` for everyone, ``gm`` for the GM, ``users``
+for named users (by id). A push with ``all`` goes to the campaign's group and each socket picks
+its variant with :func:`pick`, receiving nothing when none is meant for it, so hidden content
+never leaves the server for a socket that is not entitled to it. Log entries carry their
+``seq``. A push without ``all`` (a check) goes only to the groups of the GM's and the named
+users' sockets, so the rest of the room does no work for it.
 """
 
 from asgiref.sync import async_to_sync
@@ -17,6 +19,15 @@ def group_name(campaign_id):
     return f"campaign_{int(campaign_id)}"
 
 
+def gm_group_name(campaign_id):
+    return f"campaign_{int(campaign_id)}_gm"
+
+
+def user_group_name(campaign_id, user_id):
+    """The sockets of one member in one campaign's room."""
+    return f"campaign_{int(campaign_id)}_user_{int(user_id)}"
+
+
 def pick(message, *, user_id, is_gm):
     """The HTML of ``message`` meant for this viewer, or None."""
     if is_gm and message.get("gm") is not None:
@@ -28,9 +39,7 @@ def pick(message, *, user_id, is_gm):
 
 
 def render_entry(entry, *, hidden, oob=False):
-    return render_to_string(
-        "rolls/_log_entry.html", {"entry": entry, "hidden": hidden, "oob": oob}
-    )
+    return render_to_string("rolls/_log_entry.html", {"entry": entry, "hidden": hidden, "oob": oob})
 
 
 def render_entry_for(entry, *, viewer_id, gm_id, oob=False):
@@ -50,9 +59,16 @@ def entry_message(entry):
 
 
 def send(campaign_id, message):
-    async_to_sync(get_channel_layer().group_send)(
-        group_name(campaign_id), {"type": "room.push", **message}
-    )
+    """Push ``message``: to the whole room when it has an ``all`` variant (each socket picks its
+    own); otherwise only to the sockets it names, the GM's (``gm``) and the ``users``' ones."""
+    group_send = async_to_sync(get_channel_layer().group_send)
+    if "all" in message:
+        group_send(group_name(campaign_id), {"type": "room.push", **message})
+        return
+    if message.get("gm") is not None:
+        group_send(gm_group_name(campaign_id), {"type": "room.push", "all": message["gm"]})
+    for user_id, html in (message.get("users") or {}).items():
+        group_send(user_group_name(campaign_id, user_id), {"type": "room.push", "all": html})
 
 
 def push_entry(entry):

@@ -391,7 +391,7 @@ def check_roll_pool(
         check.status = Check.SHIFT
         check.save()
         return None
-    return _roll_pool(check, by, rng)
+    return _roll_pool(check, by, rng, attribute=attribute, skill=skill)
 
 
 @transaction.atomic
@@ -410,9 +410,12 @@ def check_answer_shift(*, check, approve, rng=None):
     return _roll_pool(check, check.character.owner, rng)
 
 
-def _roll_pool(check, by, rng):
-    attribute = Rating.objects.get(pk=check.attribute_id)
-    skill = Rating.objects.get(pk=check.skill_id) if check.skill_id else None
+def _roll_pool(check, by, rng, *, attribute=None, skill=None):
+    """Roll ``check`` with its stored choices (``attribute`` and ``skill``: those rows, when the
+    caller has them already)."""
+    attribute = attribute or Rating.objects.get(pk=check.attribute_id)
+    if skill is None and check.skill_id:
+        skill = Rating.objects.get(pk=check.skill_id)
     d6, d10 = pool_dice(
         check=check,
         attribute=attribute,

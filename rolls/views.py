@@ -11,6 +11,8 @@ The log on a page only grows through the socket (never from an HTTP answer), so 
 entry a page shows is always where its socket may resume (``static/js/room.js``).
 """
 
+from functools import partial
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -93,16 +95,21 @@ def _answer(request, campaign, *, ok, html, piece):
     return _room_page(request, campaign, replace={piece: html})
 
 
-def _push_check(check, campaign, *, swap="update"):
-    """On commit, send the check's fragment to the GM and to its character's owner (nobody else
-    hears of a check). Call inside the write's transaction."""
-    gm_id = _gm_id(campaign)
-    message = {"gm": _check_html(check, campaign, user_id=gm_id, is_gm=True, swap=swap)}
-    owner_id = check.character.owner_id
-    if owner_id != gm_id:
-        html = _check_html(check, campaign, user_id=owner_id, is_gm=False, swap=swap)
-        message["users"] = {str(owner_id): html}
-    transaction.on_commit(lambda: push.send(campaign.id, message))
+def _push_check(check, campaign, *, swap="update", last_roll=None):
+    """Once the write has committed, send the check's fragment to the GM and to its character's
+    owner (nobody else hears of a check). Rendering waits for the commit, so that no lock is
+    held meanwhile. Call inside the write's transaction."""
+
+    def send():
+        gm_id = _gm_id(campaign)
+        fragment = partial(_check_html, check, campaign, swap=swap, last_roll=last_roll)
+        message = {"gm": fragment(user_id=gm_id, is_gm=True)}
+        owner_id = check.character.owner_id
+        if owner_id != gm_id:
+            message["users"] = {str(owner_id): fragment(user_id=owner_id, is_gm=False)}
+        push.send(campaign.id, message)
+
+    transaction.on_commit(send)
 
 
 def _push_entry(entry):
@@ -374,10 +381,11 @@ def _check_html(
     roll_form=None,
     target_form=None,
     error="",
+    last_roll=None,
 ):
     """The check as ``user_id`` sees it: who, what, the number, the note and the status; its
     owner's roll form while it is open; the GM's controls. ``swap`` ("new" or "update") marks
-    it for an out-of-band swap when pushed."""
+    it for an out-of-band swap when pushed. ``last_roll``: its latest roll, when known."""
     is_owner = check.character.owner_id == user_id
     context = {
         "check": check,
@@ -401,7 +409,7 @@ def _check_html(
             shift_d10=check.shift_d10,
         )
     if check.status in (Check.FAILED, Check.DONE):
-        last = check.rolls.order_by("-seq").first()
+        last = last_roll or check.rolls.order_by("-seq").first()
         context["last_roll"] = last
         context["closed"] = check.status == Check.DONE and (
             last is None or (campaign.is_mana and not last.data["success"])
@@ -416,16 +424,18 @@ def _check_answer(request, campaign, check, write, *, form=None, show_form=None)
 
     def run():
         entry = write()
-        if isinstance(entry, LogEntry):
+        entry = entry if isinstance(entry, LogEntry) else None
+        if entry:
             _push_entry(entry)
         fresh = _checks(campaign).get(pk=check.pk)
-        _push_check(fresh, campaign)
-        return fresh
+        _push_check(fresh, campaign, last_roll=entry)
+        return fresh, entry
 
     ok, result = _attempt(form, run)
     viewer = _viewer(request, campaign)
     if ok:
-        html = _check_html(result, campaign, request=request, **viewer)
+        fresh, entry = result
+        html = _check_html(fresh, campaign, request=request, last_roll=entry, **viewer)
     else:
         shown = {show_form: form} if show_form else {}
         html = _check_html(check, campaign, request=request, error=result, **shown, **viewer)

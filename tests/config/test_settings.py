@@ -74,3 +74,11 @@ def test_asgi_application_routes_http_and_websocket():
     from config.asgi import application
 
     assert set(application.application_mapping) == {"http", "websocket"}
+
+
+def test_postgres_uses_a_connection_pool():
+    out = settings_in_subprocess(
+        {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test"},
+        "s.DATABASES['default']['CONN_MAX_AGE'], s.DATABASES['default']['OPTIONS']['pool']",
+    ).stdout
+    assert out.startswith("0 {'min_size': 2")

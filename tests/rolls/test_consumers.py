@@ -357,3 +357,23 @@ async def test_presence_follows_connections(table):
         assert await online(second_tab) == ["ana"]
         assert await ana.receive_nothing()
     assert await presence_rows() == 0
+
+
+async def test_a_check_push_reaches_only_the_gm_and_the_named_player(table):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        gm = await enter(stack, table, "gm", ana)
+        await online(gm)
+        ben = await enter(stack, table, "ben", ana, gm)
+        await online(ben)
+
+        message = {
+            "gm": "<p>for the GM</p>",
+            "users": {str(table.characters["ana"].owner_id): "<p>for ana</p>"},
+        }
+        await sync_to_async(push.send)(table.campaign.pk, message)
+        assert await receive(gm) == "<p>for the GM</p>"
+        assert await receive(ana) == "<p>for ana</p>"
+        for communicator in (ana, gm, ben):
+            assert await communicator.receive_nothing()
