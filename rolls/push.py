@@ -61,14 +61,23 @@ def entry_message(entry):
 def send(campaign_id, message):
     """Push ``message``: to the whole room when it has an ``all`` variant (each socket picks its
     own); otherwise only to the sockets it names, the GM's (``gm``) and the ``users``' ones."""
-    group_send = async_to_sync(get_channel_layer().group_send)
     if "all" in message:
-        group_send(group_name(campaign_id), {"type": "room.push", **message})
-        return
-    if message.get("gm") is not None:
-        group_send(gm_group_name(campaign_id), {"type": "room.push", "all": message["gm"]})
-    for user_id, html in (message.get("users") or {}).items():
-        group_send(user_group_name(campaign_id, user_id), {"type": "room.push", "all": html})
+        sends = [(group_name(campaign_id), message)]
+    else:
+        sends = [
+            (user_group_name(campaign_id, uid), {"all": html})
+            for uid, html in (message.get("users") or {}).items()
+        ]
+        if message.get("gm") is not None:
+            sends.append((gm_group_name(campaign_id), {"all": message["gm"]}))
+    async_to_sync(_group_send_all)(sends)
+
+
+async def _group_send_all(sends):
+    """One trip into the event loop for all of a push's group sends."""
+    layer = get_channel_layer()
+    for group, message in sends:
+        await layer.group_send(group, {"type": "room.push", **message})
 
 
 def push_entry(entry):

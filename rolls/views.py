@@ -36,6 +36,18 @@ from .services import CheckError
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
 LOG_PAGE = 50
+#: What the writes on a check may change (read again after one).
+CHECK_STATE = [
+    "status",
+    "target",
+    "mana_skill",
+    "intent",
+    "attribute",
+    "skill",
+    "shift_d6",
+    "shift_d10",
+    "bonus_effect",
+]
 
 
 # Access -----------------------------------------------------------------------------------------
@@ -427,9 +439,9 @@ def _check_answer(request, campaign, check, write, *, form=None, show_form=None)
         entry = entry if isinstance(entry, LogEntry) else None
         if entry:
             _push_entry(entry)
-        fresh = _checks(campaign).get(pk=check.pk)
-        _push_check(fresh, campaign, last_roll=entry)
-        return fresh, entry
+        check.refresh_from_db(fields=CHECK_STATE)
+        _push_check(check, campaign, last_roll=entry)
+        return check, entry
 
     ok, result = _attempt(form, run)
     viewer = _viewer(request, campaign)
