@@ -3,10 +3,21 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q, Sum
 
-from campaigns.models import Campaign, GameSession
+from campaigns.models import Campaign, GameSession, Membership
 from rolls.rules import sheet as pool_sheet
 
 COLORLESS = "colorless"
+
+
+class CharacterQuerySet(models.QuerySet):
+    def visible_to(self, campaign):
+        """The campaign's characters its viewer (``campaign.viewer``, from ``campaign_for``) may
+        look at: every one for the GM; for a player, all but the GM's own (the NPCs)."""
+        characters = self.filter(campaign=campaign)
+        if campaign.viewer.is_gm:
+            return characters
+        gm_ids = Membership.objects.filter(campaign=campaign, role=Membership.GM).values("user_id")
+        return characters.exclude(owner_id__in=gm_ids)
 
 
 class Character(models.Model):
@@ -22,6 +33,8 @@ class Character(models.Model):
     # Pool system: current hit points (the maximum follows Endurance).
     hp_current = models.IntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CharacterQuerySet.as_manager()
 
     class Meta:
         ordering = ["name", "id"]

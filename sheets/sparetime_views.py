@@ -241,7 +241,7 @@ def _character_context(request, campaign, character, spend_form=None):
 def _campaign_character(request, campaign_id, character_id):
     campaign = _pool_campaign(request, campaign_id)
     character = get_object_or_404(
-        Character.objects.select_related("owner"), pk=character_id, campaign=campaign
+        Character.objects.visible_to(campaign).select_related("owner"), pk=character_id
     )
     return campaign, character
 

@@ -45,13 +45,14 @@ def _require_system(campaign, system):
 
 
 def _sheet_for(request, campaign_id, character_id, *, gm=False, edit=False, system=None):
-    """(campaign, character): 404 outside the campaign or for the wrong system, 403 for a
-    player doing a GM action or (``edit``) changing someone else's character."""
+    """(campaign, character): 404 outside the campaign, for the wrong system or for a player
+    asking for the GM's NPC; 403 for a player doing a GM action or (``edit``) changing another
+    player's character."""
     campaign = campaign_for(request, campaign_id, gm=gm)
     if system is not None:
         _require_system(campaign, system)
     character = get_object_or_404(
-        Character.objects.select_related("owner"), pk=character_id, campaign=campaign
+        Character.objects.visible_to(campaign).select_related("owner"), pk=character_id
     )
     character.campaign = campaign
     if edit and not _can_edit(campaign, character, request.user):

@@ -257,10 +257,12 @@ def test_edit_access(
         assert as_user(gm).post(wrong, EDIT, **HTMX).status_code == 404
 
 
-def test_player_cannot_edit_the_gms_npc(as_user, gm, player, pool_campaign):
+def test_the_gms_npc_is_hidden_from_players(as_user, gm, player, pool_campaign):
     from sheets.services import character_create
 
     npc = character_create(campaign=pool_campaign, owner=gm, name="Innkeeper")
     with unchanged():
         response = as_user(player).post(sheet_url("character_edit", npc), EDIT, **HTMX)
-    assert response.status_code == 403
+    assert response.status_code == 404
+    assert as_user(player).get(sheet_url("character_detail", npc)).status_code == 404
+    assert as_user(gm).get(sheet_url("character_detail", npc)).status_code == 200

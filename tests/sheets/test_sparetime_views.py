@@ -556,3 +556,12 @@ def test_handout_access(as_user, outsider, player, bens, delegated, pool_campaig
     assert as_user(player).get(url("sparetime_handout", pool_campaign)).status_code == 405
     assert_login_redirect(as_user(None).post(url("sparetime_handout", pool_campaign), data))
     assert sparetime_snapshot() == before
+
+
+def test_the_gms_npc_sparetime_is_hidden_from_players(as_user, gm, player, pool_campaign):
+    from sheets.services import character_create
+
+    npc = character_create(campaign=pool_campaign, owner=gm, name="Innkeeper")
+    args = [pool_campaign.id, npc.id]
+    assert as_user(player).get(reverse("character_sparetime", args=args)).status_code == 404
+    assert as_user(gm).get(reverse("character_sparetime", args=args)).status_code == 200
