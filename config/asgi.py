@@ -1,10 +1,14 @@
 """ASGI entry point: HTTP through Django, websockets through Channels."""
 
 import os
+import sys
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# Request threads release the GIL for every database and socket call and then wait for it:
+# with the default 5 ms switch interval a busy thread makes each such wait up to 5 ms.
+sys.setswitchinterval(0.0005)
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
