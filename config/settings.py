@@ -132,18 +132,15 @@ if os.environ.get("REDIS_URL"):
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-# Cache: Redis when REDIS_URL is set (shared by every process), else this process's memory.
-# Sessions are read from it before the database (cached_db), one query less per request.
-if os.environ.get("REDIS_URL"):
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": os.environ["REDIS_URL"],
-        }
-    }
-else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Sessions: one process (no REDIS_URL) reads them through its memory before the database;
+# several processes read the database, so that a logout holds in all of them at once. (A Redis
+# cache costs more here: every request thread opens its own connection to it.)
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.db"
+    if os.environ.get("REDIS_URL")
+    else "django.contrib.sessions.backends.cached_db"
+)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
