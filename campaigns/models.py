@@ -61,6 +61,12 @@ class Campaign(models.Model):
     def gm_membership(self):
         return self.memberships.filter(role=Membership.GM).select_related("user").first()
 
+    def gm_id(self):
+        """The GM's user id (one small query)."""
+        return (
+            self.memberships.filter(role=Membership.GM).values_list("user_id", flat=True).first()
+        )
+
 
 class Membership(models.Model):
     GM = "gm"

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
 from rolls.rules import RulesError, mana, pool
-from sheets.models import COLORLESS, ManaPool, Rating
+from sheets.models import COLORLESS, Character, ManaPool, Rating
 
 from .models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
 
@@ -115,8 +115,6 @@ def session_end(*, campaign, by):
 
 def session_participants(session):
     """The characters that rolled in ``session``."""
-    from sheets.models import Character
-
     ids = LogEntry.objects.filter(session=session, kind=LogEntry.ROLL).values("character_id")
     return Character.objects.filter(pk__in=ids)
 
@@ -127,7 +125,7 @@ def session_participants(session):
 def _check_visibility(visibility, character, campaign):
     if visibility not in (PUBLIC, PRIVATE, SECRET):
         raise CheckError("Choose public, private or GM secret.")
-    if visibility == SECRET and character.owner_id != campaign.gm_membership.user_id:
+    if visibility == SECRET and character.owner_id != campaign.gm_id():
         raise CheckError("Only the GM's own characters roll GM-secret checks.")
     return visibility
 

@@ -22,7 +22,6 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for
-from campaigns.models import Membership
 from sheets.models import COLORLESS, Character, ManaPool, Rating, SparetimeEntry
 from sheets.services import SparetimeError, sparetime_award
 
@@ -51,14 +50,6 @@ CHECK_STATE = [
 
 
 # Access -----------------------------------------------------------------------------------------
-
-
-def _gm_id(campaign):
-    return (
-        Membership.objects.filter(campaign=campaign, role=Membership.GM)
-        .values_list("user_id", flat=True)
-        .first()
-    )
 
 
 def _checks(campaign):
@@ -113,7 +104,7 @@ def _push_check(check, campaign, *, swap="update", last_roll=None):
     held meanwhile. Call inside the write's transaction."""
 
     def send():
-        gm_id = _gm_id(campaign)
+        gm_id = campaign.gm_id()
         fragment = partial(_check_html, check, campaign, swap=swap, last_roll=last_roll)
         message = {"gm": fragment(user_id=gm_id, is_gm=True)}
         owner_id = check.character.owner_id
@@ -160,7 +151,7 @@ def _room_page(request, campaign, *, replace=None):
     replace = replace or {}
     user_id, is_gm = request.user.pk, campaign.viewer.is_gm
     rows, has_older = _log_rows(
-        campaign, user_id=user_id, gm_id=user_id if is_gm else _gm_id(campaign)
+        campaign, user_id=user_id, gm_id=user_id if is_gm else campaign.gm_id()
     )
     checks = _live_checks_html(request, campaign)
     # A refused action on a check shows it with the reason (in place, or last if it is closed).
@@ -204,7 +195,7 @@ def room_log(request, campaign_id):
     if not 1 <= before <= MAX_ID:
         return HttpResponseBadRequest("“before” must be the number of a log entry.")
     user_id = request.user.pk
-    gm_id = user_id if campaign.viewer.is_gm else _gm_id(campaign)
+    gm_id = user_id if campaign.viewer.is_gm else campaign.gm_id()
     rows, has_older = _log_rows(campaign, user_id=user_id, gm_id=gm_id, before=before)
     context = {"campaign": campaign, "rows": rows, "has_older": has_older}
     return render(request, "rolls/_log_page.html", context)
