@@ -62,10 +62,14 @@ class Campaign(models.Model):
         return self.memberships.filter(role=Membership.GM).select_related("user").first()
 
     def gm_id(self):
-        """The GM's user id (one small query)."""
-        return (
-            self.memberships.filter(role=Membership.GM).values_list("user_id", flat=True).first()
-        )
+        """The GM's user id (one small query, unless ``campaign_for`` read it already)."""
+        if not hasattr(self, "known_gm_id"):
+            self.known_gm_id = (
+                self.memberships.filter(role=Membership.GM)
+                .values_list("user_id", flat=True)
+                .first()
+            )
+        return self.known_gm_id
 
 
 class Membership(models.Model):

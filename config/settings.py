@@ -130,7 +130,7 @@ if os.environ.get("REDIS_URL"):
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "rolls.layers.RoomChannelLayer"}}
 
 # Sessions: one process (no REDIS_URL) reads them through its memory before the database;
 # several processes read the database, so that a logout holds in all of them at once. (A Redis

@@ -154,21 +154,40 @@ class ManaRollForm(forms.Form):
         return cleaned
 
 
-class PoolRollForm(forms.Form):
-    """A Pool roll: an attribute of the character, optionally one of its skills, the shift."""
+class RowField(forms.Field):
+    """One of ``rows`` (model instances read beforehand), by the id a browser sent."""
 
-    attribute = choice(Rating.objects.none(), "Choose one of your character's attributes.")
-    skill = choice(Rating.objects.none(), "Choose one of your character's skills.", required=False)
+    def __init__(self, message, **kwargs):
+        super().__init__(error_messages={"invalid_choice": message}, **kwargs)
+        self.rows = []
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        row = next((row for row in self.rows if str(row.pk) == str(value).strip()), None)
+        if row is None:
+            raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
+        return row
+
+
+class PoolRollForm(forms.Form):
+    """A Pool roll: an attribute of the character, optionally one of its skills, the shift.
+    The character's ratings are read once, as ``ratings``."""
+
+    attribute = RowField("Choose one of your character's attributes.")
+    skill = RowField("Choose one of your character's skills.", required=False)
     shift_d6 = CountField("Shift d6")
     shift_d10 = CountField("Shift d10")
     bonus_effect = forms.CharField(label="Bonus effect", max_length=BONUS_MAX, required=False)
     intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
 
-    def __init__(self, data, *, character, **kwargs):
+    def __init__(self, data, *, character, ratings=None, **kwargs):
         super().__init__(data, **kwargs)
-        ratings = Rating.objects.filter(character=character)
-        self.fields["attribute"].queryset = ratings.filter(skill="")
-        self.fields["skill"].queryset = ratings.exclude(skill="")
+        if ratings is None:
+            ratings = list(Rating.objects.filter(character=character))
+        self.ratings = ratings
+        self.fields["attribute"].rows = [r for r in ratings if r.is_attribute]
+        self.fields["skill"].rows = [r for r in ratings if not r.is_attribute]
 
 
 class CharactersField(forms.ModelMultipleChoiceField):

@@ -58,16 +58,19 @@ def entry_message(entry):
     return message
 
 
-def send(campaign_id, message):
-    """Push ``message``: to the whole room when it has an ``all`` variant (each socket picks its
-    own); otherwise only to the sockets it names, the GM's (``gm``) and the ``users``' ones."""
-    if "all" in message:
-        sends = [(group_name(campaign_id), message)]
-    else:
-        sends = [
+def send(campaign_id, *messages):
+    """Push ``messages``, in order: one with an ``all`` variant to the whole room (each socket
+    picks its own); any other only to the sockets it names, the GM's (``gm``) and the
+    ``users``' ones."""
+    sends = []
+    for message in messages:
+        if "all" in message:
+            sends.append((group_name(campaign_id), message))
+            continue
+        sends.extend(
             (user_group_name(campaign_id, uid), {"all": html})
             for uid, html in (message.get("users") or {}).items()
-        ]
+        )
         if message.get("gm") is not None:
             sends.append((gm_group_name(campaign_id), {"all": message["gm"]}))
     async_to_sync(_group_send_all)(sends)

@@ -7,7 +7,7 @@ next sequence number and a hash chained to the previous entry.
 
 import secrets
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
@@ -18,6 +18,8 @@ from .models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
 
 GENESIS = "0" * 64
 MAX_SPEND = 100
+#: What a Pool roll chooses on its check.
+POOL_CHOICE = ["attribute", "skill", "shift_d6", "shift_d10", "bonus_effect", "intent"]
 
 
 class CheckError(ValueError):
@@ -31,9 +33,7 @@ def _rng():
 def log_append(*, campaign, kind, actor, data, visibility=PUBLIC, character=None, check=None):
     """Append an entry to the campaign's log with the next sequence number and chained hash.
     Call inside a transaction: the campaign row is locked while the number is taken."""
-    locked = Campaign.objects.select_for_update().only("id", "last_seq").get(pk=campaign.pk)
-    seq = locked.last_seq + 1
-    Campaign.objects.filter(pk=campaign.pk).update(last_seq=seq)
+    seq = _next_seq(campaign.pk)
     campaign.last_seq = seq
     prev = (
         LogEntry.objects.filter(campaign_id=campaign.pk, seq=seq - 1)
@@ -55,6 +55,18 @@ def log_append(*, campaign, kind, actor, data, visibility=PUBLIC, character=None
     entry.hash = entry.compute_hash()
     entry.save(force_insert=True)
     return entry
+
+
+def _next_seq(campaign_id):
+    """Take the campaign's next log number: one statement that increments and reads it, locking
+    the campaign row until the transaction ends."""
+    table = Campaign._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq",
+            [campaign_id],
+        )
+        return cursor.fetchone()[0]
 
 
 def log_verify(campaign):
@@ -177,9 +189,9 @@ def check_request(
 
 
 def _locked(check):
-    return (
-        Check.objects.select_for_update().select_related("character", "campaign").get(pk=check.pk)
-    )
+    """``check`` read again, its row locked, with what its fragment shows."""
+    related = ["character__owner", "campaign", "mana_skill", "attribute", "skill"]
+    return Check.objects.select_for_update(of=("self",)).select_related(*related).get(pk=check.pk)
 
 
 @transaction.atomic
@@ -411,9 +423,8 @@ def check_answer_shift(*, check, approve, rng=None):
 def _roll_pool(check, by, rng, *, attribute=None, skill=None):
     """Roll ``check`` with its stored choices (``attribute`` and ``skill``: those rows, when the
     caller has them already)."""
-    attribute = attribute or Rating.objects.get(pk=check.attribute_id)
-    if skill is None and check.skill_id:
-        skill = Rating.objects.get(pk=check.skill_id)
+    attribute = attribute or check.attribute
+    skill = skill or check.skill
     d6, d10 = pool_dice(
         check=check,
         attribute=attribute,
@@ -450,5 +461,5 @@ def _roll_pool(check, by, rng, *, attribute=None, skill=None):
         },
     )
     check.status = Check.DONE
-    check.save()
+    check.save(update_fields=POOL_CHOICE + ["status"])
     return entry

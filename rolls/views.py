@@ -98,10 +98,11 @@ def _answer(request, campaign, *, ok, html, piece):
     return _room_page(request, campaign, replace={piece: html})
 
 
-def _push_check(check, campaign, *, swap="update", last_roll=None):
+def _push_check(check, campaign, *, swap="update", last_roll=None, entry=None):
     """Once the write has committed, send the check's fragment to the GM and to its character's
-    owner (nobody else hears of a check). Rendering waits for the commit, so that no lock is
-    held meanwhile. Call inside the write's transaction."""
+    owner (nobody else hears of a check), and ``entry`` (a new log entry) to the room.
+    Rendering waits for the commit, so that no lock is held meanwhile. Call inside the write's
+    transaction."""
 
     def send():
         gm_id = campaign.gm_id()
@@ -110,7 +111,8 @@ def _push_check(check, campaign, *, swap="update", last_roll=None):
         owner_id = check.character.owner_id
         if owner_id != gm_id:
             message["users"] = {str(owner_id): fragment(user_id=owner_id, is_gm=False)}
-        push.send(campaign.id, message)
+        messages = [push.entry_message(entry)] if entry else []
+        push.send(campaign.id, *messages, message)
 
     transaction.on_commit(send)
 
@@ -426,13 +428,15 @@ def _check_answer(request, campaign, check, write, *, form=None, show_form=None)
     "roll_form" or "target_form", the form to show again with its errors)."""
 
     def run():
-        entry = write()
-        entry = entry if isinstance(entry, LogEntry) else None
-        if entry:
-            _push_entry(entry)
-        check.refresh_from_db(fields=CHECK_STATE)
-        _push_check(check, campaign, last_roll=entry)
-        return check, entry
+        result = write()
+        entry = result if isinstance(result, LogEntry) else None
+        # The write read the check again under its lock: that is its state now.
+        fresh = entry.check_ref if entry else result
+        if not isinstance(fresh, Check):
+            check.refresh_from_db(fields=CHECK_STATE)
+            fresh = check
+        _push_check(fresh, campaign, last_roll=entry, entry=entry)
+        return fresh, entry
 
     ok, result = _attempt(form, run)
     viewer = _viewer(request, campaign)
@@ -452,7 +456,7 @@ def check_set_target(request, campaign_id, check_id):
     form = TargetForm(request.POST, auto_id=f"target-{check.pk}-%s")
 
     def write():
-        services.check_set_target(check=check, target=form.cleaned_data["target"])
+        return services.check_set_target(check=check, target=form.cleaned_data["target"])
 
     return _check_answer(request, campaign, check, write, form=form, show_form="target_form")
 
@@ -498,12 +502,12 @@ def _mana_skills(check, campaign):
     return skills
 
 
-def _roll_form(check, campaign, data, *, skills=None):
+def _roll_form(check, campaign, data, *, skills=None, ratings=None):
     auto_id = f"roll-{check.pk}-%s"
     if campaign.is_mana:
         skills = _mana_skills(check, campaign) if skills is None else skills
         return ManaRollForm(data, skills=skills, auto_id=auto_id)
-    return PoolRollForm(data, character=check.character, auto_id=auto_id)
+    return PoolRollForm(data, character=check.character, ratings=ratings, auto_id=auto_id)
 
 
 @login_required
@@ -662,12 +666,16 @@ def _suggested_skill(check, skills):
 
 
 def _pool_roll(check, campaign, form, changed):
-    ratings = list(Rating.objects.filter(character=check.character))
+    if form is None:
+        ratings = list(Rating.objects.filter(character=check.character))
+    else:
+        ratings = form.ratings
     attributes = [r for r in ratings if r.is_attribute]
     if not attributes:
         return {"attributes": []}
     if form is None:
-        form = _roll_form(check, campaign, _pool_data(check, ratings, changed))
+        data = _pool_data(check, ratings, changed)
+        form = _roll_form(check, campaign, data, ratings=ratings)
     attribute = _chosen(attributes, form["attribute"].value()) or attributes[0]
     skills = [r for r in ratings if _skill_of(r, attribute)]
     inputs = [form["shift_d6"], form["shift_d10"]]

@@ -26,7 +26,7 @@ def test_defaults_are_sqlite_and_in_memory_layer():
         {}, "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'], s.DEBUG"
     ).stdout
     assert "sqlite3" in out
-    assert "InMemoryChannelLayer" in out
+    assert "rolls.layers.RoomChannelLayer" in out
     assert "True" in out
 
 

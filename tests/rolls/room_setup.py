@@ -123,13 +123,13 @@ def snapshot(campaign):
 
 
 class PushRecorder:
-    """Stands in for ``rolls.push.send``: keeps every (campaign id, message) sent."""
+    """Stands in for ``rolls.push.send``: keeps every (campaign id, message) sent, in order."""
 
     def __init__(self):
         self.sent = []
 
-    def __call__(self, campaign_id, message):
-        self.sent.append((campaign_id, message))
+    def __call__(self, campaign_id, *messages):
+        self.sent.extend((campaign_id, message) for message in messages)
 
     def entries(self):
         return [m for _c, m in self.sent if "seq" in m]
