@@ -3,6 +3,7 @@ viewer, and a socket that reconnects gets exactly the entries it missed, in orde
 
 from urllib.parse import parse_qs
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
@@ -50,6 +51,15 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data=None, bytes_data=None):
         """Everything a player does goes through HTTP; the socket only listens."""
+
+    async def dispatch(self, message):
+        """Channels' dispatch, without its trip to the database thread before every message to
+        close stale connections: a push needs no database, and the database work here goes
+        through ``database_sync_to_async``, which does that itself."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def room_push(self, message):
         seq = message.get("seq")
