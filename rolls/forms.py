@@ -172,7 +172,7 @@ class RowField(forms.Field):
 
 class PoolRollForm(forms.Form):
     """A Pool roll: an attribute of the character, optionally one of its skills, the shift.
-    The character's ratings are read once, as ``ratings``."""
+    Only the ratings sent are read (``ratings``: all of the character's, when known)."""
 
     attribute = RowField("Choose one of your character's attributes.")
     skill = RowField("Choose one of your character's skills.", required=False)
@@ -184,8 +184,10 @@ class PoolRollForm(forms.Form):
     def __init__(self, data, *, character, ratings=None, **kwargs):
         super().__init__(data, **kwargs)
         if ratings is None:
-            ratings = list(Rating.objects.filter(character=character))
-        self.ratings = ratings
+            sent = [self[name].value() for name in ("attribute", "skill")]
+            ids = [int(v) for v in sent if isinstance(v, str) and v.strip().isdecimal()]
+            ids = [i for i in ids if i <= MAX_ID]
+            ratings = list(Rating.objects.filter(character=character, pk__in=ids)) if ids else []
         self.fields["attribute"].rows = [r for r in ratings if r.is_attribute]
         self.fields["skill"].rows = [r for r in ratings if not r.is_attribute]
 

@@ -188,10 +188,27 @@ def check_request(
     )
 
 
+#: What the writes on a check may change: read again under the lock before each write.
+CHECK_STATE = [
+    "status",
+    "target",
+    "intent",
+    "mana_skill_id",
+    "attribute_id",
+    "skill_id",
+    "shift_d6",
+    "shift_d10",
+    "bonus_effect",
+]
+
+
 def _locked(check):
-    """``check`` read again, its row locked, with what its fragment shows."""
-    related = ["character__owner", "campaign", "mana_skill", "attribute", "skill"]
-    return Check.objects.select_for_update(of=("self",)).select_related(*related).get(pk=check.pk)
+    """``check``, its row locked and its state read again (in place: a related row already
+    read stays, unless its id changed meanwhile)."""
+    state = Check.objects.select_for_update().values(*CHECK_STATE).get(pk=check.pk)
+    for name, value in state.items():
+        setattr(check, name, value)
+    return check
 
 
 @transaction.atomic

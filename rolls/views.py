@@ -35,18 +35,6 @@ from .services import CheckError
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
 LOG_PAGE = 50
-#: What the writes on a check may change (read again after one).
-CHECK_STATE = [
-    "status",
-    "target",
-    "mana_skill",
-    "intent",
-    "attribute",
-    "skill",
-    "shift_d6",
-    "shift_d10",
-    "bonus_effect",
-]
 
 
 # Access -----------------------------------------------------------------------------------------
@@ -63,6 +51,7 @@ def _check_for(request, campaign_id, check_id, *, gm=False, owner=False):
     doing a GM action or (``owner``) acting on another player's character."""
     campaign = campaign_for(request, campaign_id, gm=gm)
     check = get_object_or_404(_checks(campaign), pk=check_id)
+    check.campaign = campaign
     if owner and check.character.owner_id != request.user.pk:
         raise PermissionDenied("Only the character's player rolls this check.")
     return campaign, check
@@ -430,13 +419,9 @@ def _check_answer(request, campaign, check, write, *, form=None, show_form=None)
     def run():
         result = write()
         entry = result if isinstance(result, LogEntry) else None
-        # The write read the check again under its lock: that is its state now.
-        fresh = entry.check_ref if entry else result
-        if not isinstance(fresh, Check):
-            check.refresh_from_db(fields=CHECK_STATE)
-            fresh = check
-        _push_check(fresh, campaign, last_roll=entry, entry=entry)
-        return fresh, entry
+        # ``check`` holds its new state: the write read it again under its lock and changed it.
+        _push_check(check, campaign, last_roll=entry, entry=entry)
+        return check, entry
 
     ok, result = _attempt(form, run)
     viewer = _viewer(request, campaign)
@@ -567,7 +552,10 @@ def check_odds(request, campaign_id, check_id):
         odds = {"error": "This check cannot be rolled now."}
     else:
         form = _roll_form(check, campaign, request.GET)
-        odds = _roll_context(check, campaign, form=form)["odds"]
+        if campaign.is_pool:
+            odds = _pool_odds(check, form)  # what the form sent is all the odds need
+        else:
+            odds = _roll_context(check, campaign, form=form)["odds"]
     return render(request, "rolls/_odds.html", {"odds": odds})
 
 
@@ -666,10 +654,7 @@ def _suggested_skill(check, skills):
 
 
 def _pool_roll(check, campaign, form, changed):
-    if form is None:
-        ratings = list(Rating.objects.filter(character=check.character))
-    else:
-        ratings = form.ratings
+    ratings = list(Rating.objects.filter(character=check.character))
     attributes = [r for r in ratings if r.is_attribute]
     if not attributes:
         return {"attributes": []}
