@@ -17,7 +17,19 @@ from .models import LogEntry, Presence
 REPLAY_LIMIT = 500
 
 
-class RoomConsumer(AsyncWebsocketConsumer):
+class PushConsumer(AsyncWebsocketConsumer):
+    """A websocket consumer without Channels' trip to the database thread before every message
+    (to close stale connections): forwarding a push needs no database, and database work here
+    goes through ``database_sync_to_async``, which does that itself."""
+
+    async def dispatch(self, message):
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+
+class RoomConsumer(PushConsumer):
     async def connect(self):
         self.group = None
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
@@ -51,15 +63,6 @@ class RoomConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data=None, bytes_data=None):
         """Everything a player does goes through HTTP; the socket only listens."""
-
-    async def dispatch(self, message):
-        """Channels' dispatch, without its trip to the database thread before every message to
-        close stale connections: a push needs no database, and the database work here goes
-        through ``database_sync_to_async``, which does that itself."""
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     async def room_push(self, message):
         seq = message.get("seq")

@@ -73,11 +73,12 @@ def send(campaign_id, *messages):
         )
         if message.get("gm") is not None:
             sends.append((gm_group_name(campaign_id), {"all": message["gm"]}))
-    async_to_sync(_group_send_all)(sends)
+    async_to_sync(group_send_all)(sends)
 
 
-async def _group_send_all(sends):
-    """One trip into the event loop for all of a push's group sends."""
+async def group_send_all(sends):
+    """Send each (group, message) of ``sends``, in order: one trip into the event loop for all
+    of a push's group sends."""
     layer = get_channel_layer()
     for group, message in sends:
         await layer.group_send(group, {"type": "room.push", **message})

@@ -4,15 +4,17 @@ least, and what Channels alone costs. Routed only when ``settings.BENCH_FLOORS``
 - ``POST /bench/floor/<room>/``: a bare async view, no session, database or template: it
   group-sends the request body, as it is, to the room's floor group.
 - ``ws/bench/floor/<room>/``: a bare consumer that joins the room's floor group, forwards what
-  the group sends, and group-sends what its client sends (the Channels floor).
+  the group sends, and group-sends what its client sends (the Channels floor). It dispatches
+  as the room's consumer does (``PushConsumer``), so the floors are as lean as the app there.
 """
 
-from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.http import HttpResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
+
+from rolls.consumers import PushConsumer
 
 
 def group_name(room):
@@ -28,7 +30,7 @@ async def floor_post(request, room):
     return HttpResponse(status=204)
 
 
-class FloorConsumer(AsyncWebsocketConsumer):
+class FloorConsumer(PushConsumer):
     async def connect(self):
         self.group = group_name(self.scope["url_route"]["kwargs"]["room"])
         await self.channel_layer.group_add(self.group, self.channel_name)

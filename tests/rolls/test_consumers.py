@@ -166,6 +166,21 @@ async def test_a_member_receives_a_pushed_roll(table):
         assert await ana.receive_nothing()
 
 
+async def test_a_push_is_forwarded_without_a_trip_to_the_database_thread(table, monkeypatch):
+    trips = []
+
+    async def close_old_connections():
+        trips.append(1)
+
+    monkeypatch.setattr("channels.consumer.aclose_old_connections", close_old_connections)
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        assert await online(ana) == ["ana"]
+        await push.group_send_all([(push.group_name(table.campaign.pk), {"all": "<p>x</p>"})])
+        assert await receive(ana) == "<p>x</p>"
+    assert trips == []
+
+
 @pytest.mark.parametrize(
     ("who", "origin"),
     [
