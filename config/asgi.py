@@ -15,21 +15,23 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 from rolls.routing import websocket_urlpatterns  # noqa: E402
 
 
-async def django_http(scope, receive, send):
+async def one_thread_http(scope, receive, send):
     """Django, with the synchronous part of every request run in one thread, the process's
     database thread, one request after another (Django's own entry point starts a thread per
-    request). A request then reuses that thread's database connection, and requests no longer
-    contend for the GIL and the SQLite write lock: on one core they only slow each other down."""
+    request). A request then reuses that thread's SQLite connection, and requests no longer
+    contend for the GIL and the SQLite write lock: on one core they only slow each other down.
+    On PostgreSQL, requests keep a thread each, so that their database round trips overlap."""
     await django_asgi_app.handle(scope, receive, send)
 
 
 application = ProtocolTypeRouter(
     {
-        "http": django_http,
+        "http": one_thread_http if settings.REQUESTS_IN_ONE_THREAD else django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

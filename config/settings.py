@@ -122,6 +122,9 @@ else:
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# How requests run (config/asgi.py): on SQLite one after another in one thread, which keeps
+# its connection (SQLite writes one at a time anyway); otherwise a thread each, as Django does.
+REQUESTS_IN_ONE_THREAD = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 
 # Channel layer: in-memory (one process) unless REDIS_URL is set.
 if os.environ.get("REDIS_URL"):

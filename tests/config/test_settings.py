@@ -91,3 +91,22 @@ def test_sessions_are_cached_only_in_a_single_process_setup():
         {"REDIS_URL": "redis://127.0.0.1:6379/0"}, "s.SESSION_ENGINE"
     ).stdout
     assert shared.strip() == "django.contrib.sessions.backends.db"
+
+
+def test_requests_share_one_thread_and_its_connection_only_on_sqlite():
+    local = settings_in_subprocess(
+        {}, "s.REQUESTS_IN_ONE_THREAD, s.DATABASES['default']['CONN_MAX_AGE']"
+    ).stdout
+    assert local.strip() == "True None"
+    shared = settings_in_subprocess(
+        {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test"}, "s.REQUESTS_IN_ONE_THREAD"
+    ).stdout
+    assert shared.strip() == "False"
+
+
+def test_asgi_http_runs_as_the_database_asks():
+    from config import asgi
+
+    http = asgi.application.application_mapping["http"]
+    expected = asgi.one_thread_http if settings.REQUESTS_IN_ONE_THREAD else asgi.django_asgi_app
+    assert http is expected
