@@ -10,28 +10,49 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Request threads release the GIL for every database and socket call and then wait for it:
 # with the default 5 ms switch interval a busy thread makes each such wait up to 5 ms.
 sys.setswitchinterval(0.0005)
-django_asgi_app = get_asgi_application()
+get_asgi_application()  # sets Django up before the imports below reach any model
 
+from asgiref.sync import sync_to_async  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.core.handlers.asgi import ASGIHandler  # noqa: E402
 
 from rolls.routing import websocket_urlpatterns  # noqa: E402
 
 
-async def one_thread_http(scope, receive, send):
-    """Django, with the synchronous part of every request run in one thread, the process's
-    database thread, one request after another (Django's own entry point starts a thread per
-    request). A request then reuses that thread's SQLite connection, and requests no longer
-    contend for the GIL and the SQLite write lock: on one core they only slow each other down.
-    On PostgreSQL, requests keep a thread each, so that their database round trips overlap."""
-    await django_asgi_app.handle(scope, receive, send)
+class DjangoHTTP(ASGIHandler):
+    """Django's ASGI handler, with its middleware and views run as under WSGI: the whole chain
+    in one call into a thread. (Django's own handler runs the chain as async code, and each of
+    our synchronous middleware methods and the view then makes a trip into a thread and back.)
+
+    ``one_thread``: every request's call goes to the same thread, one request after another,
+    instead of a new thread per request. That thread then keeps its SQLite connection, and
+    requests no longer contend for the GIL and the SQLite write lock: on one core they only
+    slow each other down. On PostgreSQL requests keep a thread each, so that their database
+    round trips overlap."""
+
+    def __init__(self, *, one_thread):
+        self.one_thread = one_thread
+        super().__init__()
+
+    def load_middleware(self, is_async=False):
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    async def __call__(self, scope, receive, send):
+        if self.one_thread:
+            await self.handle(scope, receive, send)  # what Django's __call__ does, in no
+        else:  # context of its own: thread-sensitive calls go to the one database thread
+            await super().__call__(scope, receive, send)
 
 
 application = ProtocolTypeRouter(
     {
-        "http": one_thread_http if settings.REQUESTS_IN_ONE_THREAD else django_asgi_app,
+        "http": DjangoHTTP(one_thread=settings.REQUESTS_IN_ONE_THREAD),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

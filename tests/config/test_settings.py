@@ -102,11 +102,3 @@ def test_requests_share_one_thread_and_its_connection_only_on_sqlite():
         {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test"}, "s.REQUESTS_IN_ONE_THREAD"
     ).stdout
     assert shared.strip() == "False"
-
-
-def test_asgi_http_runs_as_the_database_asks():
-    from config import asgi
-
-    http = asgi.application.application_mapping["http"]
-    expected = asgi.one_thread_http if settings.REQUESTS_IN_ONE_THREAD else asgi.django_asgi_app
-    assert http is expected
