@@ -1,7 +1,7 @@
 """The one place where campaign access is decided."""
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import OuterRef, Subquery
+from django.db.models import Q
 from django.http import Http404
 
 from .models import Membership
@@ -13,18 +13,21 @@ def campaign_for(request, campaign_id, *, gm=False):
     for a non-member, 403 for a player when ``gm``."""
     if not 0 < campaign_id < 2**63:  # beyond any id a database holds
         raise Http404("No such campaign.")
-    gms = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), role=Membership.GM)
-    membership = (
-        Membership.objects.select_related("campaign")
-        .filter(campaign_id=campaign_id, user_id=request.user.pk)
-        .annotate(gm_user_id=Subquery(gms.values("user_id")[:1]))
-        .first()
+    # The viewer's membership and the GM's, in one small query.
+    rows = Membership.objects.select_related("campaign").filter(
+        Q(user_id=request.user.pk) | Q(role=Membership.GM), campaign_id=campaign_id
     )
+    membership, gm_id = None, None
+    for row in rows:
+        if row.user_id == request.user.pk:
+            membership = row
+        if row.is_gm:
+            gm_id = row.user_id
     if membership is None:
         raise Http404("No such campaign.")
     if gm and not membership.is_gm:
         raise PermissionDenied("Only the GM can do that.")
     campaign = membership.campaign
     campaign.viewer = membership
-    campaign.known_gm_id = membership.gm_user_id
+    campaign.known_gm_id = gm_id
     return campaign

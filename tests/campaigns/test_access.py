@@ -48,3 +48,18 @@ def test_anonymous_gets_404(pool_campaign):
 def test_huge_campaign_id_gets_404(client, gm):
     client.force_login(gm)
     assert client.get("/campaigns/99999999999999999999999/").status_code == 404
+
+
+@pytest.mark.parametrize("who", ["gm", "player"])
+def test_the_gms_id_comes_in_the_same_single_query(
+    request, pool_campaign, gm, django_assert_num_queries, who
+):
+    with django_assert_num_queries(1):
+        campaign = campaign_for(request_as(request.getfixturevalue(who)), pool_campaign.id)
+        assert campaign.gm_id() == gm.pk
+    assert campaign.viewer.user_id == request.getfixturevalue(who).pk
+
+
+def test_a_campaign_without_gm_has_no_gm_id(pool_campaign, gm, player):
+    pool_campaign.memberships.filter(user=gm).delete()
+    assert campaign_for(request_as(player), pool_campaign.id).gm_id() is None
