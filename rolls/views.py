@@ -41,9 +41,10 @@ LOG_PAGE = 50
 
 
 def _checks(campaign):
-    return Check.objects.filter(campaign=campaign).select_related(
-        "character__owner", "mana_skill", "attribute", "skill"
-    )
+    """The campaign's checks, with what their fragments show (a Mana check names a skill, a
+    Pool check an attribute and skill)."""
+    related = ["mana_skill"] if campaign.is_mana else ["attribute", "skill"]
+    return Check.objects.filter(campaign=campaign).select_related("character__owner", *related)
 
 
 def _check_for(request, campaign_id, check_id, *, gm=False, owner=False):
