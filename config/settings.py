@@ -126,16 +126,24 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # its connection (SQLite writes one at a time anyway); otherwise a thread each, as Django does.
 REQUESTS_IN_ONE_THREAD = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 
-# Channel layer: in-memory (one process) unless REDIS_URL is set.
+# Channel layer: in-memory (one process) unless REDIS_URL is set. A socket that falls behind
+# in a burst keeps up to CAPACITY pushes queued (Channels' default: 100); beyond, a push is
+# dropped for it and the socket reads the gap from the log on its next push.
+CHANNEL_CAPACITY = 1000
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
+            "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "capacity": CHANNEL_CAPACITY},
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "rolls.layers.RoomChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "rolls.layers.RoomChannelLayer",
+            "CONFIG": {"capacity": CHANNEL_CAPACITY},
+        }
+    }
 
 # Sessions: one process (no REDIS_URL) reads them through its memory before the database;
 # several processes read the database, so that a logout holds in all of them at once. (A Redis

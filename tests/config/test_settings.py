@@ -2,6 +2,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from django.conf import settings
 
 
@@ -102,3 +103,9 @@ def test_requests_share_one_thread_and_its_connection_only_on_sqlite():
         {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test"}, "s.REQUESTS_IN_ONE_THREAD"
     ).stdout
     assert shared.strip() == "False"
+
+
+@pytest.mark.parametrize("env", [{}, {"REDIS_URL": "redis://127.0.0.1:6379/0"}])
+def test_a_socket_behind_in_a_burst_keeps_a_thousand_pushes(env):
+    out = settings_in_subprocess(env, "s.CHANNEL_LAYERS['default']['CONFIG']['capacity']").stdout
+    assert out.strip() == "1000"
