@@ -116,3 +116,22 @@ def test_pushed_roll_fragment_is_under_2_kb(p, player):
     )
     for html in (push.entry_message(entry)["all"],):
         assert len(html.encode()) < 2048
+
+
+def test_a_pool_roll_and_its_pushes_run_twelve_statements(
+    p, as_user, player, django_assert_num_queries, django_capture_on_commit_callbacks, monkeypatch
+):
+    """The session's user, access (with the GM's id), the check, the two ratings sent; then the
+    transaction (two savepoints and their releases here, inside the test's transaction): the
+    check's state under its lock, the log's number with the previous hash and the open session,
+    the entry, the check. The pushes add none."""
+    monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
+    client = as_user(player)
+    check = ask(p, p.ilse)
+    with django_assert_num_queries(12), django_capture_on_commit_callbacks(execute=True) as run:
+        response = client.post(
+            url("check_roll", p, check.id),
+            {"attribute": p.strength.id, "skill": p.jump.id},
+            HTTP_HX_REQUEST="true",
+        )
+    assert response.status_code == 200 and len(run) == 1
