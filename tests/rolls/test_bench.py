@@ -175,8 +175,8 @@ def test_floors_are_not_routed_by_default():
 
 
 @pytest.mark.asyncio
-# No database work, but Channels checks the database thread's (persistent) connection before
-# each message a consumer handles.
+# No database work, but Channels checks the database thread's (persistent) connection when a
+# socket disconnects.
 @pytest.mark.django_db(transaction=True)
 async def test_floor_consumer_and_view_broadcast_to_the_room():
     app = URLRouter(floors.websocket_urlpatterns)
