@@ -45,8 +45,10 @@ class DjangoHTTP(ASGIHandler):
 
     async def __call__(self, scope, receive, send):
         if self.one_thread:
-            await self.handle(scope, receive, send)  # what Django's __call__ does, in no
-        else:  # context of its own: thread-sensitive calls go to the one database thread
+            # Django's __call__ without its per-request thread context: thread-sensitive
+            # calls then all go to the one database thread.
+            await self.handle(scope, receive, send)
+        else:
             await super().__call__(scope, receive, send)
 
 
