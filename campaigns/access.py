@@ -1,17 +1,24 @@
-"""The one place where campaign access is decided."""
+"""The one place where access is decided: every view finds its campaign, character or check here,
+or gets a 404 (not a member, not there, or not for this viewer's eyes) or a 403 (a member who may
+not do this)."""
 
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 
-from .models import Membership
+from .models import Campaign, Membership
+
+#: Beyond any id a database holds (a bigger one would overflow the query on some databases).
+MAX_ID = 2**63 - 1
 
 
-def campaign_for(request, campaign_id, *, gm=False):
-    """The campaign ``campaign_id`` if ``request.user`` belongs to it, with the user's
-    membership as ``campaign.viewer`` and its GM's id read along (``campaign.gm_id()``); 404
-    for a non-member, 403 for a player when ``gm``."""
-    if not 0 < campaign_id < 2**63:  # beyond any id a database holds
+def campaign_for(request, campaign_id, *, gm=False, system=None):
+    """The campaign ``campaign_id`` if ``request.user`` belongs to it, with the user's membership
+    as ``campaign.viewer`` and its GM's id read along (``campaign.gm_id()``). 404 for a
+    non-member, or when ``system`` is given and the campaign plays another; 403 for a player when
+    ``gm``."""
+    if not 0 < campaign_id <= MAX_ID:
         raise Http404("No such campaign.")
     # The viewer's membership and the GM's, in one small query.
     rows = Membership.objects.select_related("campaign").filter(
@@ -25,9 +32,55 @@ def campaign_for(request, campaign_id, *, gm=False):
             gm_id = row.user_id
     if membership is None:
         raise Http404("No such campaign.")
+    campaign = membership.campaign
+    if system is not None and campaign.system != system:
+        raise Http404(f"This campaign does not play {dict(Campaign.SYSTEMS)[system]}.")
     if gm and not membership.is_gm:
         raise PermissionDenied("Only the GM can do that.")
-    campaign = membership.campaign
     campaign.viewer = membership
     campaign.known_gm_id = gm_id
     return campaign
+
+
+def character_for(
+    request, campaign_id, character_id, *, gm=False, edit=False, owner=False, system=None
+):
+    """(campaign, character): the character as ``campaign_for`` finds its campaign. 404 for a
+    character of another campaign, or for a player asking for one of the GM's (the NPCs); 403 for
+    a player when ``gm``, for anyone but its player and the GM when ``edit``, and for anyone but
+    its player when ``owner``."""
+    from sheets.models import Character
+
+    campaign = campaign_for(request, campaign_id, gm=gm, system=system)
+    if not 0 < character_id <= MAX_ID:
+        raise Http404("No such character.")
+    character = get_object_or_404(
+        Character.objects.visible_to(campaign).select_related("owner"), pk=character_id
+    )
+    character.campaign = campaign
+    if edit and not can_edit(campaign, character):
+        raise PermissionDenied("Only the character's player and the GM can change this sheet.")
+    if owner and character.owner_id != request.user.pk:
+        raise PermissionDenied("Only the character's player can do that.")
+    return campaign, character
+
+
+def can_edit(campaign, character):
+    """Whether the viewer of ``campaign`` may change ``character``'s sheet."""
+    return campaign.viewer.is_gm or character.owner_id == campaign.viewer.user_id
+
+
+def check_for(request, campaign_id, check_id, *, gm=False, owner=False):
+    """(campaign, check), the check with what its card shows. 404 for a non-member or another
+    campaign's check; 403 for a player when ``gm``, for anyone but the character's player when
+    ``owner``."""
+    from rolls.models import Check
+
+    campaign = campaign_for(request, campaign_id, gm=gm)
+    if not 0 < check_id <= MAX_ID:
+        raise Http404("No such check.")
+    check = get_object_or_404(Check.objects.of(campaign), pk=check_id)
+    check.campaign = campaign
+    if owner and check.character.owner_id != request.user.pk:
+        raise PermissionDenied("Only the character's player rolls this check.")
+    return campaign, check

@@ -5,6 +5,7 @@ from django.db import transaction
 from sheets.models import ManaPool
 
 from .models import Campaign, ManaSkill, Membership
+from .writes import Refused
 
 
 def _given(**settings):
@@ -29,7 +30,7 @@ def campaign_create(
 
     ``skills``: dicts with name, color_a, color_b and (optional) trait, for a Mana campaign."""
     if system not in dict(Campaign.SYSTEMS):
-        raise ValueError(f"Unknown system {system!r}.")
+        raise Refused(f"Unknown system {system!r}.")
     settings = _given(
         palette=palette,
         attribute_cost=attribute_cost,
@@ -55,7 +56,7 @@ def campaign_palette_update(*, campaign, palette):
     name must not be another current color."""
     old = list(campaign.palette)
     if len(palette) < len(old):
-        raise ValueError("Palette colors can be renamed or added, not removed.")
+        raise Refused("Palette colors can be renamed or added, not removed.")
     pools = ManaPool.objects.filter(character__campaign=campaign)
     for before, after in zip(old, palette, strict=False):
         if before == after:
@@ -115,5 +116,5 @@ def membership_remove(*, membership):
     """Remove a player from their campaign. Their characters stay in the campaign (the GM still
     sees them); the user just loses access. The GM can't be removed."""
     if membership.is_gm:
-        raise ValueError("The GM can't be removed from their campaign.")
+        raise Refused("The GM can't be removed from their campaign.")
     membership.delete()

@@ -25,6 +25,14 @@ def entitled(visibility, *, viewer_id, roller_id, gm_id):
     return visibility == PRIVATE and viewer_id == roller_id
 
 
+class CheckQuerySet(models.QuerySet):
+    def of(self, campaign):
+        """The campaign's checks, with what their cards show: the character and its player, and
+        the skill (Mana) or the attribute and skill (Pool)."""
+        related = ["mana_skill"] if campaign.is_mana else ["attribute", "skill"]
+        return self.filter(campaign=campaign).select_related("character__owner", *related)
+
+
 class Check(models.Model):
     """A check the GM asked for, or a player requested, for one character.
 
@@ -73,6 +81,8 @@ class Check(models.Model):
     shift_d10 = models.PositiveIntegerField(default=0)
     bonus_effect = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CheckQuerySet.as_manager()
 
     class Meta:
         ordering = ["-id"]

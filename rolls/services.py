@@ -11,6 +11,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
+from campaigns.writes import Refused
 from rolls.rules import RulesError, mana, pool
 from sheets.models import COLORLESS, Character, ManaPool, Rating
 
@@ -20,10 +21,6 @@ GENESIS = "0" * 64
 MAX_SPEND = 100
 #: What a Pool roll chooses on its check.
 POOL_CHOICE = ["attribute", "skill", "shift_d6", "shift_d10", "bonus_effect", "intent"]
-
-
-class CheckError(ValueError):
-    """A check or roll the rules or the table state refuse; the message is for the player."""
 
 
 def _rng():
@@ -97,7 +94,7 @@ def _lock_campaign(campaign):
 def session_start(*, campaign, by):
     _lock_campaign(campaign)
     if open_session(campaign):
-        raise CheckError("A session is already running.")
+        raise Refused("A session is already running.")
     last = GameSession.objects.filter(campaign=campaign).order_by("-number").first()
     session = GameSession.objects.create(campaign=campaign, number=(last.number + 1) if last else 1)
     entry = log_append(
@@ -114,7 +111,7 @@ def session_end(*, campaign, by):
     _lock_campaign(campaign)
     session = open_session(campaign)
     if session is None:
-        raise CheckError("No session is running.")
+        raise Refused("No session is running.")
     entry = log_append(
         campaign=campaign,
         kind=LogEntry.SESSION_END,
@@ -137,15 +134,15 @@ def session_participants(session):
 
 def _check_visibility(visibility, character, campaign):
     if visibility not in (PUBLIC, PRIVATE, SECRET):
-        raise CheckError("Choose public, private or GM secret.")
+        raise Refused("Choose public, private or GM secret.")
     if visibility == SECRET and character.owner_id != campaign.gm_id():
-        raise CheckError("Only the GM's own characters roll GM-secret checks.")
+        raise Refused("Only the GM's own characters roll GM-secret checks.")
     return visibility
 
 
 def _check_target(target):
     if isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= 1000:
-        raise CheckError("The difficulty or TN must be a whole number from 1 to 1000.")
+        raise Refused("The difficulty or TN must be a whole number from 1 to 1000.")
     return target
 
 
@@ -175,7 +172,7 @@ def check_request(
 ):
     """A player asks to make a check; the GM answers with the number (``check_set_target``)."""
     if character.owner_id != by.pk:
-        raise CheckError("You can only ask for checks for your own characters.")
+        raise Refused("You can only ask for checks for your own characters.")
     return Check.objects.create(
         campaign=campaign,
         character=character,
@@ -216,7 +213,7 @@ def _locked(check):
 def check_set_target(*, check, target):
     check = _locked(check)
     if check.status != Check.REQUESTED:
-        raise CheckError("This check already has its number.")
+        raise Refused("This check already has its number.")
     check.target = _check_target(target)
     check.status = Check.OPEN
     check.save(update_fields=["target", "status"])
@@ -227,7 +224,7 @@ def check_set_target(*, check, target):
 def check_cancel(*, check):
     check = _locked(check)
     if check.status == Check.DONE:
-        raise CheckError("This check is already closed.")
+        raise Refused("This check is already closed.")
     check.status = Check.DONE
     check.save(update_fields=["status"])
     return check
@@ -237,7 +234,7 @@ def check_cancel(*, check):
 def check_allow_reattempt(*, check):
     check = _locked(check)
     if check.status != Check.FAILED:
-        raise CheckError("Only a failed check can be attempted again.")
+        raise Refused("Only a failed check can be attempted again.")
     check.status = Check.OPEN
     check.save(update_fields=["status"])
     return check
@@ -253,7 +250,7 @@ def previous_units(check):
 
 def _amount(value, label):
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SPEND:
-        raise CheckError(f"{label} must be a whole number from 0 to {MAX_SPEND}.")
+        raise Refused(f"{label} must be a whole number from 0 to {MAX_SPEND}.")
     return value
 
 
@@ -268,11 +265,11 @@ def mana_dice(*, check, skill, spend_a, spend_b, colorless):
             previous_units=previous_units(check),
         )
     except RulesError as error:
-        raise CheckError(str(error)) from error
+        raise Refused(str(error)) from error
     # The engine knows a re-attempt by its earlier units only; after a free-die attempt that
     # spent nothing there are none, yet a re-attempt must still spend new mana (RULES.md).
     if not dice.units and check.rolls.exists():
-        raise CheckError("A re-attempt must spend at least one new mana unit.")
+        raise Refused("A re-attempt must spend at least one new mana unit.")
     return dice
 
 
@@ -280,7 +277,7 @@ def mana_require(spend, have):
     """Refuse a spend (``{color: amount}``) the pool (``have``: ``{color: current}``) cannot pay."""
     for color, amount in spend.items():
         if amount > have.get(color, 0):
-            raise CheckError(
+            raise Refused(
                 f"Not enough {color} mana: you spend {amount}, the pool has {have.get(color, 0)}."
             )
 
@@ -292,13 +289,13 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
     check = _locked(check)
     character = check.character
     if check.status != Check.OPEN:
-        raise CheckError("This check cannot be rolled now.")
+        raise Refused("This check cannot be rolled now.")
     if character.owner_id != by.pk:
-        raise CheckError("Only the character's player rolls this check.")
+        raise Refused("Only the character's player rolls this check.")
     if skill.campaign_id != check.campaign_id:
-        raise CheckError("Choose one of this campaign's skills.")
+        raise Refused("Choose one of this campaign's skills.")
     if check.mana_skill_id and check.rolls.exists() and check.mana_skill_id != skill.pk:
-        raise CheckError(f"A re-attempt uses the same skill ({check.mana_skill}).")
+        raise Refused(f"A re-attempt uses the same skill ({check.mana_skill}).")
     spend = {
         skill.color_a: _amount(spend_a, f"{skill.color_a.title()} mana"),
         skill.color_b: _amount(spend_b, f"{skill.color_b.title()} mana"),
@@ -355,16 +352,16 @@ def pool_choice(*, check, attribute, skill):
     approved skill of that attribute."""
     character = check.character
     if attribute is None or attribute.character_id != character.pk or not attribute.is_attribute:
-        raise CheckError("Choose one of your character's attributes.")
+        raise Refused("Choose one of your character's attributes.")
     if skill is not None:
         if skill.character_id != character.pk or skill.is_attribute:
-            raise CheckError("Choose one of your character's skills.")
+            raise Refused("Choose one of your character's skills.")
         if skill.attribute != attribute.attribute:
-            raise CheckError(
+            raise Refused(
                 f"{skill.skill} is a skill of {skill.attribute}, not of {attribute.attribute}."
             )
         if skill.status != Rating.APPROVED:
-            raise CheckError(f"{skill.skill} has not been greenlit by the GM.")
+            raise Refused(f"{skill.skill} has not been greenlit by the GM.")
     return attribute, skill
 
 
@@ -376,13 +373,13 @@ def pool_dice(*, check, attribute, skill, shift_d6=0, shift_d10=0):
     d6 = attribute.value - shift_d6
     d10 = (skill.value if skill else 0) - shift_d10
     if d6 < 0 or d10 < 0:
-        raise CheckError("You cannot shift more dice than the pool has.")
+        raise Refused("You cannot shift more dice than the pool has.")
     if d6 + d10 < 1:
         if shift_d6 or shift_d10:
-            raise CheckError("At least one die must stay in the pool.")
-        raise CheckError("This pool has no dice: choose an attribute or skill rated above 0.")
+            raise Refused("At least one die must stay in the pool.")
+        raise Refused("This pool has no dice: choose an attribute or skill rated above 0.")
     if d6 + d10 > pool.MAX_DICE:
-        raise CheckError(f"A check rolls at most {pool.MAX_DICE} dice.")
+        raise Refused(f"A check rolls at most {pool.MAX_DICE} dice.")
     return d6, d10
 
 
@@ -404,13 +401,13 @@ def check_roll_pool(
     entry, or None while the shift awaits the GM."""
     check = _locked(check)
     if check.status != Check.OPEN:
-        raise CheckError("This check cannot be rolled now.")
+        raise Refused("This check cannot be rolled now.")
     if check.character.owner_id != by.pk:
-        raise CheckError("Only the character's player rolls this check.")
+        raise Refused("Only the character's player rolls this check.")
     pool_dice(check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10)
     bonus_effect = bonus_effect.strip()
     if (shift_d6 or shift_d10) and not bonus_effect:
-        raise CheckError("Say which bonus effect the shifted dice are for.")
+        raise Refused("Say which bonus effect the shifted dice are for.")
     check.attribute, check.skill = attribute, skill
     check.shift_d6, check.shift_d10 = shift_d6, shift_d10
     check.bonus_effect = bonus_effect if (shift_d6 or shift_d10) else ""
@@ -428,7 +425,7 @@ def check_answer_shift(*, check, approve, rng=None):
     check opens again and the player chooses anew)."""
     check = _locked(check)
     if check.status != Check.SHIFT:
-        raise CheckError("No shift awaits an answer on this check.")
+        raise Refused("No shift awaits an answer on this check.")
     if not approve:
         check.status = Check.OPEN
         check.shift_d6 = check.shift_d10 = 0

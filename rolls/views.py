@@ -22,8 +22,9 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for
+from campaigns.writes import Refused
 from sheets.models import COLORLESS, Character, ManaPool, Rating, SparetimeEntry
-from sheets.services import SparetimeError, sparetime_award
+from sheets.services import sparetime_award
 
 from . import push, services
 from .consumers import online
@@ -31,7 +32,6 @@ from .forms import MAX_ID, AskForm, AwardForm, ManaRollForm, PoolRollForm, Reque
 from .models import Check, LogEntry
 from .rules import mana, pool
 from .rules import sheet as pool_sheet
-from .services import CheckError
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
 LOG_PAGE = 50
@@ -74,7 +74,7 @@ def _attempt(form, write):
     try:
         with transaction.atomic():
             return True, write()
-    except (CheckError, SparetimeError) as error:
+    except Refused as error:
         return False, str(error)
 
 
@@ -455,7 +455,7 @@ def check_answer_shift(request, campaign_id, check_id):
 
     def write():
         if answer not in ("approve", "decline"):
-            raise CheckError("Approve or decline the shift.")
+            raise Refused("Approve or decline the shift.")
         return services.check_answer_shift(check=check, approve=answer == "approve")
 
     return _check_answer(request, campaign, check, write)
@@ -615,7 +615,7 @@ def _mana_roll(check, campaign, form, changed):
                 colorless=data["colorless"],
             )
             services.mana_require(spend, {color: p.current for color, p in pools.items()})
-        except CheckError as error:
+        except Refused as error:
             odds["error"] = str(error)
         else:
             odds["dice"] = dice.describe()
@@ -729,7 +729,7 @@ def _pool_preview(check, *, attribute, skill, shift_d6, shift_d10):
         d6, d10 = services.pool_dice(
             check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10
         )
-    except CheckError as error:
+    except Refused as error:
         return {"error": str(error)}
     dice = _dice_text(d6, d10)
     if shift_d6 or shift_d10:

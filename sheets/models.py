@@ -1,9 +1,9 @@
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q, Sum
 
-from campaigns.models import Campaign, GameSession, Membership
+from campaigns.models import Campaign, GameSession
+from campaigns.writes import Refused
 from rolls.rules import sheet as pool_sheet
 
 COLORLESS = "colorless"
@@ -16,8 +16,7 @@ class CharacterQuerySet(models.QuerySet):
         characters = self.filter(campaign=campaign)
         if campaign.viewer.is_gm:
             return characters
-        gm_ids = Membership.objects.filter(campaign=campaign, role=Membership.GM).values("user_id")
-        return characters.exclude(owner_id__in=gm_ids)
+        return characters.exclude(owner_id=campaign.gm_id())
 
 
 class Character(models.Model):
@@ -62,7 +61,7 @@ class Character(models.Model):
         """Damage and healing at the table: current HP lies in 0..hp_max."""
         hp_max = self.hp_max
         if not 0 <= value <= hp_max:
-            raise ValidationError(f"Current HP lies between 0 and {hp_max}.")
+            raise Refused(f"Current HP lies between 0 and {hp_max}.")
         self.hp_current = value
         self.save(update_fields=["hp_current"])
 
@@ -80,9 +79,11 @@ class Character(models.Model):
     # Sparetime: balances are always derived from the ledger --------------------------------------
     def free_sparetime(self):
         """Sparetime the character may spend on anything."""
-        total = SparetimeEntry.objects.filter(
-            character=self, source__isnull=True
-        ).exclude(kind=SparetimeEntry.HANDOUT).aggregate(total=Sum("amount"))["total"]
+        total = (
+            SparetimeEntry.objects.filter(character=self, source__isnull=True)
+            .exclude(kind=SparetimeEntry.HANDOUT)
+            .aggregate(total=Sum("amount"))["total"]
+        )
         return total or 0
 
     def earmarked_sparetime(self):

@@ -1,14 +1,14 @@
 """Writes on character sheets that touch several rows or models, each in one transaction.
 
-Every function raises ``django.core.exceptions.ValidationError`` with a sentence a player can
-read when the rules refuse the change; nothing is written then.
+Every function raises ``campaigns.writes.Refused`` with a sentence a player can read when the
+rules refuse the change; nothing is written then.
 """
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Sum
 
 from campaigns.models import Membership
+from campaigns.writes import Refused
 from rolls.rules import sheet as pool_sheet
 
 from .models import COLORLESS, Character, ManaPool, Rating, SparetimeEntry
@@ -57,12 +57,12 @@ def rating_set(*, rating, value):
     """The GM sets an approved rating to ``value`` (0..RATING_MAX). Lowering Endurance below
     what the current HP needs lowers the current HP to the new maximum."""
     if not rating.is_approved:
-        raise ValidationError(
+        raise Refused(
             f"{rating.label} is {rating.get_status_display().lower()}; only approved skills "
             "can be rated."
         )
     if not 0 <= value <= RATING_MAX:
-        raise ValidationError(f"A rating lies between 0 and {RATING_MAX}.")
+        raise Refused(f"A rating lies between 0 and {RATING_MAX}.")
     with transaction.atomic():
         rating.value = value
         rating.save(update_fields=["value"])
@@ -77,13 +77,13 @@ def rating_set(*, rating, value):
 
 def _check_attribute(attribute):
     if attribute not in pool_sheet.ATTRIBUTES:
-        raise ValidationError(f"{attribute!r} is not an attribute.")
+        raise Refused(f"{attribute!r} is not an attribute.")
 
 
 def _add_skill(character, attribute, name, **fields):
     """Add skill ``name`` under ``attribute`` unless the sheet already has that name."""
     if "{" in name or "}" in name:
-        raise ValidationError("A skill name cannot contain braces.")
+        raise Refused("A skill name cannot contain braces.")
     with transaction.atomic():
         # Serialise additions to one sheet, so two requests cannot both pass the check below.
         Character.objects.select_for_update().filter(pk=character.pk).first()
@@ -91,7 +91,7 @@ def _add_skill(character, attribute, name, **fields):
         clash = next((r for r in existing if r.label.casefold() == name.casefold()), None)
         if clash is not None:
             state = "" if clash.is_approved else f" ({clash.get_status_display().lower()})"
-            raise ValidationError(f"This sheet already has {clash.label}{state}.")
+            raise Refused(f"This sheet already has {clash.label}{state}.")
         return Rating.objects.create(character=character, attribute=attribute, skill=name, **fields)
 
 
@@ -100,16 +100,16 @@ def skill_take(*, character, attribute, template, fill):
     with ``Northern Marches``. It starts approved at 0."""
     _check_attribute(attribute)
     if template not in pool_sheet.templates(attribute):
-        raise ValidationError(f"{attribute} has no template skill {template!r}.")
+        raise Refused(f"{attribute} has no template skill {template!r}.")
     fill = " ".join(fill.split())
     if len(fill) > SKILL_NAME_MAX:
-        raise ValidationError(
+        raise Refused(
             f"The {pool_sheet.template_blank(template)} has at most {SKILL_NAME_MAX} characters."
         )
     try:
         name = pool_sheet.fill_template(template, fill)
     except ValueError as error:
-        raise ValidationError(str(error)) from error
+        raise Refused(str(error)) from error
     return _add_skill(character, attribute, name)
 
 
@@ -118,7 +118,7 @@ def skill_propose(*, character, attribute, name):
     _check_attribute(attribute)
     name = " ".join(name.split())
     if not 1 <= len(name) <= SKILL_NAME_MAX:
-        raise ValidationError(f"A skill name has 1 to {SKILL_NAME_MAX} characters.")
+        raise Refused(f"A skill name has 1 to {SKILL_NAME_MAX} characters.")
     return _add_skill(character, attribute, name, custom=True, status=Rating.PENDING)
 
 
@@ -132,9 +132,7 @@ def skill_decide(*, rating, approve):
         )
         if not changed:
             rating.refresh_from_db(fields=["status"])
-            raise ValidationError(
-                f"{rating.label} was already {rating.get_status_display().lower()}."
-            )
+            raise Refused(f"{rating.label} was already {rating.get_status_display().lower()}.")
     rating.status = status
     return rating
 
@@ -148,9 +146,9 @@ def mana_set_maxima(*, character, maxima):
     colors = mana_colors(character.campaign)
     for color, maximum in maxima.items():
         if color not in colors:
-            raise ValidationError(f"{color!r} is not a color of this campaign.")
+            raise Refused(f"{color!r} is not a color of this campaign.")
         if not 0 <= maximum <= MANA_MAX:
-            raise ValidationError(f"A mana maximum lies between 0 and {MANA_MAX}.")
+            raise Refused(f"A mana maximum lies between 0 and {MANA_MAX}.")
     with transaction.atomic():
         for color, maximum in maxima.items():
             pool, _ = ManaPool.objects.select_for_update().get_or_create(
@@ -163,7 +161,7 @@ def mana_refill(*, campaign, character=None):
     """Refill every color of ``character``'s pool (or of every character of ``campaign``) to
     its maximum. Returns the number of pool rows written."""
     if character is not None and character.campaign_id != campaign.pk:
-        raise ValidationError(f"{character} does not play in {campaign}.")
+        raise Refused(f"{character} does not play in {campaign}.")
     pools = ManaPool.objects.filter(character__campaign=campaign)
     if character is not None:
         pools = pools.filter(character=character)
@@ -176,7 +174,7 @@ def mana_refill(*, campaign, character=None):
 #
 # Every write is one append-only ``SparetimeEntry`` row (plus, for a spend, the raised rating);
 # balances are always derived from the rows, never stored. Each function runs in one transaction
-# and raises ``SparetimeError`` with a message for the player when it refuses; a refusal changes
+# and raises ``Refused`` with a message for the player when it refuses; a refusal changes
 # nothing.
 
 #: The largest amount one row may carry (grants, awards, delegations, hand-outs).
@@ -185,33 +183,29 @@ MAX_AMOUNT = 10_000
 MAX_NOTE = 200
 
 
-class SparetimeError(ValueError):
-    """A sparetime action was refused; the message is meant for the player."""
-
-
 # Checks shared by the services -------------------------------------------------------------------
 def _check_pool(campaign):
     if not campaign.is_pool:
-        raise SparetimeError("Sparetime belongs to the Pool system; this campaign plays Mana.")
+        raise Refused("Sparetime belongs to the Pool system; this campaign plays Mana.")
 
 
 def _check_amount(amount):
     if isinstance(amount, bool) or not isinstance(amount, int):
-        raise SparetimeError("The amount must be a whole number.")
+        raise Refused("The amount must be a whole number.")
     if amount < 1:
-        raise SparetimeError("The amount must be at least 1.")
+        raise Refused("The amount must be at least 1.")
     if amount > MAX_AMOUNT:
-        raise SparetimeError(f"The amount can be at most {MAX_AMOUNT}.")
+        raise Refused(f"The amount can be at most {MAX_AMOUNT}.")
 
 
 def _check_note(note):
     if len(note) > MAX_NOTE:
-        raise SparetimeError(f"Keep the note to {MAX_NOTE} characters.")
+        raise Refused(f"Keep the note to {MAX_NOTE} characters.")
 
 
 def _check_character(campaign, character):
     if character.campaign_id != campaign.id:
-        raise SparetimeError(f"{character} is not in this campaign.")
+        raise Refused(f"{character} is not in this campaign.")
 
 
 def _player_ids(campaign):
@@ -268,11 +262,11 @@ def sparetime_award(*, campaign, characters, amount, by, note="", session=None):
         _check_note(note)
         characters = list(characters)
         if not characters:
-            raise SparetimeError("There is no character to award.")
+            raise Refused("There is no character to award.")
         for character in characters:
             _check_character(campaign, character)
         if session is not None and session.campaign_id != campaign.id:
-            raise SparetimeError("That session is not in this campaign.")
+            raise Refused("That session is not in this campaign.")
         return [
             SparetimeEntry.objects.create(
                 campaign=campaign,
@@ -294,7 +288,7 @@ def sparetime_delegate(*, campaign, player, amount, by, note=""):
         _check_amount(amount)
         _check_note(note)
         if player.pk not in _player_ids(campaign):
-            raise SparetimeError(f"{player} is not a player in this campaign.")
+            raise Refused(f"{player} is not a player in this campaign.")
         return SparetimeEntry.objects.create(
             campaign=campaign,
             kind=SparetimeEntry.DELEGATE,
@@ -314,28 +308,26 @@ def sparetime_handout(*, campaign, giver, character, amount, targets, note=""):
         _check_note(note)
         _check_character(campaign, character)
         if character.owner_id == giver.pk:
-            raise SparetimeError("You cannot hand sparetime out to your own character.")
+            raise Refused("You cannot hand sparetime out to your own character.")
         if character.owner_id not in _player_ids(campaign):
-            raise SparetimeError(f"{character} is not a player's character.")
+            raise Refused(f"{character} is not a player's character.")
         targets = list(targets)
         if not targets:
-            raise SparetimeError("Say what the sparetime is for: pick at least one rating.")
+            raise Refused("Say what the sparetime is for: pick at least one rating.")
         for target in targets:
             if target.character_id != character.id:
-                raise SparetimeError(f"{target.label} is not on {character}'s sheet.")
+                raise Refused(f"{target.label} is not on {character}'s sheet.")
             if target.status != Rating.APPROVED:
-                raise SparetimeError(f"{target.label} is not an approved rating.")
+                raise Refused(f"{target.label} is not an approved rating.")
         # Lock the giver's membership, then read the balance: concurrent hand-outs by the same
         # giver wait here, so together they can never overspend the delegation.
         try:
             Membership.objects.select_for_update().get(campaign=campaign, user=giver)
         except Membership.DoesNotExist:
-            raise SparetimeError("You are not in this campaign.") from None
+            raise Refused("You are not in this campaign.") from None
         left = SparetimeEntry.delegation_left(campaign, giver)
         if amount > left:
-            raise SparetimeError(
-                f"You have {left} sparetime left to hand out; {amount} is too much."
-            )
+            raise Refused(f"You have {left} sparetime left to hand out; {amount} is too much.")
         entry = SparetimeEntry.objects.create(
             campaign=campaign,
             kind=SparetimeEntry.HANDOUT,
@@ -359,28 +351,28 @@ def sparetime_spend(*, character, rating, by, source=None):
         Character.objects.select_for_update().get(pk=character.pk)
         rating = Rating.objects.select_for_update().filter(pk=rating.pk).first()
         if rating is None or rating.character_id != character.id:
-            raise SparetimeError(f"That rating is not on {character}'s sheet.")
+            raise Refused(f"That rating is not on {character}'s sheet.")
         if rating.status == Rating.PENDING:
-            raise SparetimeError(f"{rating.label} is still waiting for the GM's approval.")
+            raise Refused(f"{rating.label} is still waiting for the GM's approval.")
         if rating.status != Rating.APPROVED:
-            raise SparetimeError(f"{rating.label} was not approved by the GM.")
+            raise Refused(f"{rating.label} was not approved by the GM.")
         cost = raise_cost(campaign, rating)
         raising = f"raising {rating.label} {rating.value} → {rating.value + 1} costs {cost}"
         if source is None:
             have = character.free_sparetime()
             if cost > have:
-                raise SparetimeError(f"Not enough sparetime: {raising}, you have {have}.")
+                raise Refused(f"Not enough sparetime: {raising}, you have {have}.")
         else:
             source = SparetimeEntry.objects.filter(pk=source.pk).first()
             if source is None or source.kind != SparetimeEntry.HANDOUT:
-                raise SparetimeError("That is not a handed-out portion of sparetime.")
+                raise Refused("That is not a handed-out portion of sparetime.")
             if source.character_id != character.id:
-                raise SparetimeError(f"That portion was not handed out to {character}.")
+                raise Refused(f"That portion was not handed out to {character}.")
             if not source.targets.filter(pk=rating.pk).exists():
-                raise SparetimeError(f"That portion is not earmarked for {rating.label}.")
+                raise Refused(f"That portion is not earmarked for {rating.label}.")
             have = portion_left(source)
             if cost > have:
-                raise SparetimeError(
+                raise Refused(
                     f"Not enough sparetime in that portion: {raising}, it has {have} left."
                 )
         from_value = rating.value

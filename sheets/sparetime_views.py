@@ -15,10 +15,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for
 from campaigns.models import Membership
+from campaigns.writes import Refused
 
 from . import services
 from .models import Character, Rating, SparetimeEntry
-from .services import MAX_AMOUNT, MAX_NOTE, SparetimeError
+from .services import MAX_AMOUNT, MAX_NOTE
 
 #: The ledger tables show at most this many rows (latest first), with the total count.
 LEDGER_CAP = 200
@@ -92,9 +93,7 @@ class DelegateForm(AmountForm):
         super().__init__(campaign, *args, prefix="delegate", **kwargs)
         self.fields["player"].queryset = (
             get_user_model()
-            .objects.filter(
-                memberships__campaign=campaign, memberships__role=Membership.PLAYER
-            )
+            .objects.filter(memberships__campaign=campaign, memberships__role=Membership.PLAYER)
             .order_by("username")
         )
 
@@ -187,7 +186,7 @@ def _attempt(form, action):
         return None
     try:
         return action(form.cleaned_data)
-    except SparetimeError as error:
+    except Refused as error:
         form.add_error(None, str(error))
         return None
 

@@ -8,13 +8,14 @@ with the error, 200). The GM fragments always answer with themselves.
 """
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.access import campaign_for
 from campaigns.models import Campaign
+from campaigns.writes import Refused
 from rolls.rules import sheet as pool_sheet
 
 from . import services
@@ -149,8 +150,8 @@ def _run(form, action):
         return _error_text(form)
     try:
         action(form.cleaned_data)
-    except ValidationError as refused:
-        return " ".join(refused.messages)
+    except Refused as refused:
+        return str(refused)
     return None
 
 
@@ -321,8 +322,8 @@ def _decide(request, campaign_id, rating_id, *, approve):
     rating = get_object_or_404(Rating, pk=rating_id, character__campaign=campaign, custom=True)
     try:
         services.skill_decide(rating=rating, approve=approve)
-    except ValidationError as refused:
-        return _approvals_answer(request, campaign, " ".join(refused.messages))
+    except Refused as refused:
+        return _approvals_answer(request, campaign, str(refused))
     return _approvals_answer(request, campaign)
 
 

@@ -3,6 +3,7 @@ from django.urls import reverse
 
 from campaigns import services
 from campaigns.models import DEFAULT_PALETTE, Campaign, Membership
+from campaigns.writes import Refused
 
 URL = "/campaigns/new/"
 
@@ -135,7 +136,7 @@ def test_skill_errors_name_the_line(as_user, outsider):
 
 def test_service_refuses_unknown_system(outsider, db_state):
     before = db_state()
-    with pytest.raises(ValueError, match="Unknown system"):
+    with pytest.raises(Refused, match="Unknown system"):
         services.campaign_create(user=outsider, name="X", system="dice")
     assert db_state() == before
 

@@ -3,6 +3,7 @@ from django.urls import reverse
 
 from campaigns import services
 from campaigns.models import ManaSkill
+from campaigns.writes import Refused
 from sheets.models import ManaPool
 from tests.campaigns.conftest import HTMX
 from tests.conftest import make_campaign
@@ -218,6 +219,6 @@ def test_missing_color_field_is_refused(as_user, harbor, gm, db_state):
 
 def test_palette_service_refuses_removal(harbor, db_state):
     before = db_state()
-    with pytest.raises(ValueError, match="not removed"):
+    with pytest.raises(Refused, match="not removed"):
         services.campaign_palette_update(campaign=harbor, palette=["white", "blue"])
     assert db_state() == before

@@ -6,9 +6,9 @@ import pytest
 from django.db import connection
 
 from campaigns.models import Campaign, GameSession
+from campaigns.writes import Refused
 from sheets.models import Character, Rating, SparetimeEntry
 from sheets.services import (
-    SparetimeError,
     player_characters,
     sparetime_award,
     sparetime_delegate,
@@ -57,11 +57,11 @@ def test_award_refuses_nobody_and_strangers(pool_campaign, hero, gm, outsider):
     stranger = make_character(other, outsider, "Stranger")
     other_session = GameSession.objects.create(campaign=other, number=1)
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="no character"):
+    with pytest.raises(Refused, match="no character"):
         sparetime_award(campaign=pool_campaign, characters=[], amount=1, by=gm)
-    with pytest.raises(SparetimeError, match="not in this campaign"):
+    with pytest.raises(Refused, match="not in this campaign"):
         sparetime_award(campaign=pool_campaign, characters=[hero, stranger], amount=1, by=gm)
-    with pytest.raises(SparetimeError, match="session"):
+    with pytest.raises(Refused, match="session"):
         sparetime_award(
             campaign=pool_campaign, characters=[hero], amount=1, by=gm, session=other_session
         )
@@ -77,7 +77,7 @@ def test_delegate_to_a_player(pool_campaign, gm, player):
 def test_delegate_only_to_players(pool_campaign, gm, outsider):
     before = sparetime_snapshot()
     for user in (gm, outsider):
-        with pytest.raises(SparetimeError, match="not a player"):
+        with pytest.raises(Refused, match="not a player"):
             sparetime_delegate(campaign=pool_campaign, player=user, amount=3, by=gm)
     assert sparetime_snapshot() == before
 
@@ -85,11 +85,11 @@ def test_delegate_only_to_players(pool_campaign, gm, outsider):
 @pytest.mark.parametrize("amount", [0, -1, 10_001, 10**12, 2.5, "3", True, None])
 def test_bad_amounts_are_refused(pool_campaign, hero, gm, player, amount):
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="amount"):
+    with pytest.raises(Refused, match="amount"):
         sparetime_grant(character=hero, amount=amount, by=gm)
-    with pytest.raises(SparetimeError, match="amount"):
+    with pytest.raises(Refused, match="amount"):
         sparetime_award(campaign=pool_campaign, characters=[hero], amount=amount, by=gm)
-    with pytest.raises(SparetimeError, match="amount"):
+    with pytest.raises(Refused, match="amount"):
         sparetime_delegate(campaign=pool_campaign, player=player, amount=amount, by=gm)
     assert sparetime_snapshot() == before
 
@@ -100,16 +100,16 @@ def test_largest_amount_is_accepted(hero, gm):
 
 
 def test_overlong_note_is_refused(hero, gm):
-    with pytest.raises(SparetimeError, match="note"):
+    with pytest.raises(Refused, match="note"):
         sparetime_grant(character=hero, amount=1, by=gm, note="x" * 201)
     assert not SparetimeEntry.objects.exists()
 
 
 def test_mana_campaign_has_no_sparetime(mana_campaign, gm, player):
     character = Character.objects.create(campaign=mana_campaign, owner=player, name="Mira")
-    with pytest.raises(SparetimeError, match="Pool"):
+    with pytest.raises(Refused, match="Pool"):
         sparetime_grant(character=character, amount=1, by=gm)
-    with pytest.raises(SparetimeError, match="Pool"):
+    with pytest.raises(Refused, match="Pool"):
         sparetime_delegate(campaign=mana_campaign, player=player, amount=1, by=gm)
     assert not SparetimeEntry.objects.exists()
 
@@ -149,7 +149,7 @@ def test_spend_uses_the_campaigns_costs(pool_campaign, hero, gm):
 
 def test_spend_refused_when_short_changes_nothing(hero, player):
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError) as refused:
+    with pytest.raises(Refused) as refused:
         sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player)
     assert str(refused.value) == "Not enough sparetime: raising Climb 2 → 3 costs 1, you have 0."
     assert sparetime_snapshot() == before
@@ -160,7 +160,7 @@ def test_spend_refused_when_cost_exceeds_balance(pool_campaign, hero, gm):
     hero.refresh_from_db()
     sparetime_grant(character=hero, amount=2, by=gm)
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="Strength 2 → 3 costs 3, you have 2"):
+    with pytest.raises(Refused, match="Strength 2 → 3 costs 3, you have 2"):
         sparetime_spend(character=hero, rating=rating(hero, "Strength"), by=gm)
     assert sparetime_snapshot() == before
 
@@ -175,7 +175,7 @@ def test_unapproved_custom_skill_cannot_be_raised(hero, gm, status, message):
         character=hero, attribute="Strength", skill="Wrestling", custom=True, status=status
     )
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match=message):
+    with pytest.raises(Refused, match=message):
         sparetime_spend(character=hero, rating=custom, by=gm)
     assert sparetime_snapshot() == before
 
@@ -183,7 +183,7 @@ def test_unapproved_custom_skill_cannot_be_raised(hero, gm, status, message):
 def test_spend_refuses_another_characters_rating(hero, bens, gm):
     sparetime_grant(character=hero, amount=3, by=gm)
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="not on Aria's sheet"):
+    with pytest.raises(Refused, match="not on Aria's sheet"):
         sparetime_spend(character=hero, rating=rating(bens, "Climb"), by=gm)
     assert sparetime_snapshot() == before
 
@@ -219,9 +219,7 @@ def test_handout_earmarks_a_portion(pool_campaign, delegated, player, bens):
     assert_ledger_matches_balances(pool_campaign)
 
 
-def test_earmarked_sparetime_is_spent_on_its_targets(
-    pool_campaign, delegated, player, bens
-):
+def test_earmarked_sparetime_is_spent_on_its_targets(pool_campaign, delegated, player, bens):
     portion = handout(pool_campaign, player, bens, 2, "Climb")
     climb = rating(bens, "Climb")
     entry = sparetime_spend(character=bens, rating=climb, by=bens.owner, source=portion)
@@ -231,23 +229,19 @@ def test_earmarked_sparetime_is_spent_on_its_targets(
     assert_ledger_matches_balances(pool_campaign)
 
 
-def test_earmarked_sparetime_is_not_spent_elsewhere(
-    pool_campaign, delegated, player, bens
-):
+def test_earmarked_sparetime_is_not_spent_elsewhere(pool_campaign, delegated, player, bens):
     portion = handout(pool_campaign, player, bens, 5, "Climb")
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="not earmarked for Dodge"):
+    with pytest.raises(Refused, match="not earmarked for Dodge"):
         sparetime_spend(
             character=bens,
             rating=rating(bens, "Dodge"),
             by=bens.owner,
             source=portion,
         )
-    with pytest.raises(SparetimeError, match="you have 0"):
-        sparetime_spend(
-            character=bens, rating=rating(bens, "Dodge"), by=bens.owner
-        )
-    with pytest.raises(SparetimeError, match="you have 0"):  # not even on the target
+    with pytest.raises(Refused, match="you have 0"):
+        sparetime_spend(character=bens, rating=rating(bens, "Dodge"), by=bens.owner)
+    with pytest.raises(Refused, match="you have 0"):  # not even on the target
         sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=bens.owner)
     assert sparetime_snapshot() == before
 
@@ -258,44 +252,40 @@ def test_earmarked_portion_runs_out(pool_campaign, delegated, player, bens, gm):
     climb = rating(bens, "Climb")
     sparetime_spend(character=bens, rating=climb, by=gm, source=portion)
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="in that portion: raising Climb 3 → 4 costs 1"):
+    with pytest.raises(Refused, match="in that portion: raising Climb 3 → 4 costs 1"):
         sparetime_spend(character=bens, rating=climb, by=gm, source=portion)
     assert sparetime_snapshot() == before
     assert bens.free_sparetime() == 5  # free sparetime untouched by earmarked spends
     assert_ledger_matches_balances(pool_campaign)
 
 
-def test_portion_of_another_character_is_refused(
-    pool_campaign, delegated, player, bens, hero, gm
-):
+def test_portion_of_another_character_is_refused(pool_campaign, delegated, player, bens, hero, gm):
     sparetime_delegate(campaign=pool_campaign, player=bens.owner, amount=2, by=gm)
     portion_for_ana = handout(pool_campaign, bens.owner, hero, 2, "Climb")
-    with pytest.raises(SparetimeError, match="not handed out to Bram"):
-        sparetime_spend(
-            character=bens, rating=rating(bens, "Climb"), by=gm, source=portion_for_ana
-        )
+    with pytest.raises(Refused, match="not handed out to Bram"):
+        sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=gm, source=portion_for_ana)
     grant = sparetime_grant(character=bens, amount=2, by=gm)
-    with pytest.raises(SparetimeError, match="not a handed-out portion"):
+    with pytest.raises(Refused, match="not a handed-out portion"):
         sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=gm, source=grant)
 
 
 def test_handout_to_own_character_refused(pool_campaign, delegated, player, hero):
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="your own character"):
+    with pytest.raises(Refused, match="your own character"):
         handout(pool_campaign, player, hero, 1)
     assert sparetime_snapshot() == before
 
 
 def test_handout_to_gm_npc_refused(pool_campaign, delegated, player, npc):
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="not a player's character"):
+    with pytest.raises(Refused, match="not a player's character"):
         handout(pool_campaign, player, npc, 1)
     assert sparetime_snapshot() == before
 
 
 def test_handout_beyond_delegation_refused(pool_campaign, delegated, player, bens):
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="You have 5 sparetime left to hand out; 6 is too"):
+    with pytest.raises(Refused, match="You have 5 sparetime left to hand out; 6 is too"):
         handout(pool_campaign, player, bens, 6)
     assert sparetime_snapshot() == before
 
@@ -303,20 +293,20 @@ def test_handout_beyond_delegation_refused(pool_campaign, delegated, player, ben
 def test_same_points_cannot_be_handed_out_twice(pool_campaign, delegated, player, bens):
     handout(pool_campaign, player, bens, 4)
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="You have 1 sparetime left"):
+    with pytest.raises(Refused, match="You have 1 sparetime left"):
         handout(pool_campaign, player, bens, 4)
     assert sparetime_snapshot() == before
     handout(pool_campaign, player, bens, 1)
-    with pytest.raises(SparetimeError, match="You have 0 sparetime left"):
+    with pytest.raises(Refused, match="You have 0 sparetime left"):
         handout(pool_campaign, player, bens, 1)
     assert SparetimeEntry.delegation_left(pool_campaign, player) == 0
     assert_ledger_matches_balances(pool_campaign)
 
 
 def test_handout_without_delegation_refused(pool_campaign, other_player, hero, gm):
-    with pytest.raises(SparetimeError, match="You have 0 sparetime left"):
+    with pytest.raises(Refused, match="You have 0 sparetime left"):
         handout(pool_campaign, other_player, hero, 1)
-    with pytest.raises(SparetimeError, match="You have 0 sparetime left"):
+    with pytest.raises(Refused, match="You have 0 sparetime left"):
         handout(pool_campaign, gm, hero, 1)
     assert not SparetimeEntry.objects.exists()
 
@@ -332,12 +322,12 @@ def test_handout_target_checks(pool_campaign, delegated, player, bens, hero):
         ([rating(bens, "Climb"), pending], "Wrestling is not an approved rating"),
     ]
     for targets, message in cases:
-        with pytest.raises(SparetimeError, match=message):
+        with pytest.raises(Refused, match=message):
             sparetime_handout(
                 campaign=pool_campaign, giver=player, character=bens, amount=1, targets=targets
             )
     for amount in (0, -2, 10_001, "1"):
-        with pytest.raises(SparetimeError, match="amount"):
+        with pytest.raises(Refused, match="amount"):
             handout(pool_campaign, player, bens, amount)
     assert sparetime_snapshot() == before
 
@@ -348,7 +338,7 @@ def test_handout_to_another_campaigns_character_refused(
     other = make_campaign(gm, name="Elsewhere", players=[outsider])
     stranger = make_character(other, outsider, "Stranger")
     before = sparetime_snapshot()
-    with pytest.raises(SparetimeError, match="not in this campaign"):
+    with pytest.raises(Refused, match="not in this campaign"):
         handout(pool_campaign, player, stranger, 1)
     assert sparetime_snapshot() == before
 
@@ -412,7 +402,7 @@ def race(*calls):
 
 
 def exactly_one_succeeded(outcomes):
-    refused = [o for o in outcomes if isinstance(o, SparetimeError)]
+    refused = [o for o in outcomes if isinstance(o, Refused)]
     done = [o for o in outcomes if isinstance(o, SparetimeEntry)]
     assert len(done) == 1, outcomes
     assert len(refused) == 1, outcomes
