@@ -33,12 +33,16 @@ def attempt(write, *, form=None):
 def answer(request, *, ok, fragment, page, url):
     """The answer to a write.
 
-    ``fragment()`` renders the changed piece as HTML (or the refused form with its error);
-    ``page()`` renders the whole page with that piece in place; ``url`` is where a plain form post
-    goes once the write is done. htmx: the fragment, 200 or 422 when refused. Plain post: a
+    ``fragment()`` renders the changed piece as HTML (or the refused form with its error), or
+    returns None when the page learns of the change through its socket; ``page()`` renders the
+    whole page with the refused piece in place; ``url`` is where a plain form post goes once the
+    write is done. htmx: the fragment, 200 (204 without one) or 422 when refused. Plain post: a
     redirect to ``url``, or the page (200) when refused."""
     if request.htmx:
-        return HttpResponse(fragment(), status=200 if ok else 422)
+        html = fragment()
+        if html is None:
+            return HttpResponse(status=204)
+        return HttpResponse(html, status=200 if ok else 422)
     if ok:
         return redirect(url)
     return page()

@@ -1,4 +1,5 @@
-"""Forms of the live table: asking for checks, setting their number, rolling, session awards.
+"""Forms of the live table: asking for checks, setting their number, session awards; the roll
+forms are their system's (``rolls.systems``).
 
 Ids posted by a browser are only accepted from the campaign's (or the check character's) own
 rows, so another campaign's character, skill or rating is refused with a clear message.
@@ -7,8 +8,9 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 from django import forms
 from django.core.exceptions import ValidationError
 
+from campaigns.access import MAX_ID
 from campaigns.models import GameSession, ManaSkill
-from sheets.models import Character, Rating
+from sheets.models import Character
 from sheets.services import MAX_AMOUNT, MAX_NOTE
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
@@ -19,8 +21,6 @@ NOTE_MAX = Check._meta.get_field("note").max_length
 INTENT_MAX = Check._meta.get_field("intent").max_length
 BONUS_MAX = Check._meta.get_field("bonus_effect").max_length
 SUGGESTION_MAX = Check._meta.get_field("suggestion").max_length
-#: The highest id a database integer holds.
-MAX_ID = 2**63 - 1
 
 
 class CountField(forms.IntegerField):
@@ -40,6 +40,18 @@ def target_field():
         max_value=MAX_TARGET,
         error_messages={"required": "Set the difficulty or TN (a whole number from 1)."},
     )
+
+
+def chosen(rows, pk):
+    """The row of ``rows`` whose pk is ``pk`` (as sent by a browser), or None."""
+    return next((row for row in rows if str(row.pk) == str(pk)), None)
+
+
+def first_error(form):
+    """The form's first error as one sentence, named after its field."""
+    field, errors = next(iter(form.errors.items()))
+    label = form[field].label if field in form.fields else None
+    return f"{label}: {errors[0]}" if label else errors[0]
 
 
 def choice(queryset, message, **kwargs):
@@ -64,13 +76,22 @@ class _CheckAboutForm(forms.Form):
     note = forms.CharField(label="Note", max_length=NOTE_MAX, required=False)
 
     def __init__(self, data=None, *, campaign, **kwargs):
+        from .systems import system_of
+
         super().__init__(data, **kwargs)
-        if campaign.is_mana:
-            del self.fields["suggestion"]
+        self.about_name = system_of(campaign).about_field
+        for name in ("mana_skill", "suggestion"):
+            if name != self.about_name:
+                del self.fields[name]
+        if "mana_skill" in self.fields:
             self.fields["mana_skill"].queryset = campaign.mana_skills.all()
         else:
-            del self.fields["mana_skill"]
-            self.fields["suggestion"].widget.attrs["list"] = "pool-names"
+            self.fields["suggestion"].widget.attrs["list"] = "suggestions"
+
+    @property
+    def about_field(self):
+        """The bound field that says what the check is about."""
+        return self[self.about_name]
 
     def about(self):
         """The keyword arguments of ``check_ask`` / ``check_request`` this form fixes."""
@@ -119,77 +140,6 @@ class RequestForm(_CheckAboutForm):
 
 class TargetForm(forms.Form):
     target = target_field()
-
-
-class ManaRollForm(forms.Form):
-    """A Mana roll: the skill, mana of its two colors and colorless, and the intent.
-
-    ``color_a``/``color_b`` name the colors the amounts were typed for; they must be the chosen
-    skill's colors, so an amount is never spent on a color the player did not see."""
-
-    skill = choice(
-        ManaSkill.objects.none(), "Choose one of this campaign's skills.", empty_label=None
-    )
-    color_a = forms.CharField(widget=forms.HiddenInput)
-    color_b = forms.CharField(widget=forms.HiddenInput)
-    spend_a = CountField("First color")
-    spend_b = CountField("Second color")
-    colorless = CountField("Colorless")
-    intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
-
-    def __init__(self, data, *, skills, **kwargs):
-        super().__init__(data, **kwargs)
-        self.fields["skill"].queryset = skills
-
-    def clean(self):
-        cleaned = super().clean()
-        skill = cleaned.get("skill")
-        colors = (cleaned.get("color_a"), cleaned.get("color_b"))
-        if skill and colors != (skill.color_a, skill.color_b):
-            raise ValidationError(
-                f"{skill.name} is rolled with {skill.color_a} and {skill.color_b} mana, not "
-                f"{' and '.join(c for c in colors if c) or 'the colors you entered'}. "
-                "Enter the amounts again."
-            )
-        return cleaned
-
-
-class RowField(forms.Field):
-    """One of ``rows`` (model instances read beforehand), by the id a browser sent."""
-
-    def __init__(self, message, **kwargs):
-        super().__init__(error_messages={"invalid_choice": message}, **kwargs)
-        self.rows = []
-
-    def to_python(self, value):
-        if value in self.empty_values:
-            return None
-        row = next((row for row in self.rows if str(row.pk) == str(value).strip()), None)
-        if row is None:
-            raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
-        return row
-
-
-class PoolRollForm(forms.Form):
-    """A Pool roll: an attribute of the character, optionally one of its skills, the shift.
-    Only the ratings sent are read (``ratings``: all of the character's, when known)."""
-
-    attribute = RowField("Choose one of your character's attributes.")
-    skill = RowField("Choose one of your character's skills.", required=False)
-    shift_d6 = CountField("Shift d6")
-    shift_d10 = CountField("Shift d10")
-    bonus_effect = forms.CharField(label="Bonus effect", max_length=BONUS_MAX, required=False)
-    intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
-
-    def __init__(self, data, *, character, ratings=None, **kwargs):
-        super().__init__(data, **kwargs)
-        if ratings is None:
-            sent = [self[name].value() for name in ("attribute", "skill")]
-            ids = [int(v) for v in sent if isinstance(v, str) and v.strip().isdecimal()]
-            ids = [i for i in ids if i <= MAX_ID]
-            ratings = list(Rating.objects.filter(character=character, pk__in=ids)) if ids else []
-        self.fields["attribute"].rows = [r for r in ratings if r.is_attribute]
-        self.fields["skill"].rows = [r for r in ratings if not r.is_attribute]
 
 
 class CharactersField(forms.ModelMultipleChoiceField):

@@ -29,7 +29,9 @@ class CheckQuerySet(models.QuerySet):
     def of(self, campaign):
         """The campaign's checks, with what their cards show: the character and its player, and
         the skill (Mana) or the attribute and skill (Pool)."""
-        related = ["mana_skill"] if campaign.is_mana else ["attribute", "skill"]
+        from .systems import system_of
+
+        related = system_of(campaign).card_related
         return self.filter(campaign=campaign).select_related("character__owner", *related)
 
 

@@ -10,6 +10,7 @@ users' sockets, so the rest of the room does no work for it.
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.db import transaction
 from django.template.loader import render_to_string
 
 from .models import PRIVATE, PUBLIC
@@ -86,3 +87,8 @@ async def group_send_all(sends):
 
 def push_entry(entry):
     send(entry.campaign_id, entry_message(entry))
+
+
+def push_entry_on_commit(entry):
+    """Push ``entry`` once the write in progress commits; call inside the write's transaction."""
+    transaction.on_commit(lambda: push_entry(entry))

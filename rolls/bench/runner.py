@@ -139,7 +139,7 @@ def app_phase(table, servers, *, sends, warmups):
 
     requests = [roll(r, m, c) for (r, m), c in zip(sends, table.checks, strict=True)]
     warm = [roll(r, m, c) for (r, m), c in zip(warmups, table.warmup_checks, strict=True)]
-    fire, warm_up, close = _http(servers, requests, warm, 200)
+    fire, warm_up, close = _http(servers, requests, warm, 204)  # the card comes on the socket
 
     def path(room):
         return f"/ws/campaigns/{table.rooms[room].campaign_id}/?after=0"

@@ -39,17 +39,6 @@
     if (el) el.scrollTop = el.scrollHeight;
   }
 
-  // A check inserted twice (from the push and from the answer to one's own form) is kept once:
-  // the copy that was there first, which later updates have replaced in place.
-  function dedupeChecks() {
-    const seen = new Set();
-    const checks = Array.from(document.querySelectorAll("#checks > .check")).reverse();
-    checks.forEach(function (check) {
-      if (seen.has(check.id)) check.remove();
-      else seen.add(check.id);
-    });
-  }
-
   let follow = true; // keep the log at its end unless the reader scrolled up
 
   document.addEventListener("htmx:wsOpen", function () {
@@ -67,9 +56,7 @@
   });
   document.addEventListener("htmx:wsAfterMessage", function () {
     if (follow) scrollDown();
-    dedupeChecks();
   });
-  document.addEventListener("htmx:afterSwap", dedupeChecks);
 
   scrollDown();
 })();

@@ -284,7 +284,7 @@ async def test_a_private_roll_posted_over_http_reaches_the_room(table):
             },
             HTTP_HX_REQUEST="true",
         )
-        assert response.status_code == 200
+        assert response.status_code == 204
 
         anas, bens = await drain(ana), await drain(ben)
         anas_entries = [frame for frame in anas if SEQ.search(frame)]

@@ -56,21 +56,21 @@ def test_player_rolls_a_mana_check(
     script_dice(monkeypatch, 1, 10, 9, 8)
     with django_capture_on_commit_callbacks(execute=True):
         response = as_user(player).post(roll_url(t, check), mana_data(t), **HTMX)
-    assert response.status_code == 200
+    assert (response.status_code, response.content) == (204, b"")  # the card comes on the socket
     check.refresh_from_db()
     assert check.status == Check.DONE and check.mana_skill == t.gather
     assert mana_of(t.mira)["blue"] == 2 and mana_of(t.mira)["white"] == 1
     entry = LogEntry.objects.get(check_ref=check)
     assert entry.data["faces"] == [1, 10, 9, 8] and entry.data["successes"] == 4
     assert entry.data["intent"] == "Ask around the docks"
-    html = response.content.decode()
-    assert html.startswith(f'<article id="check-{check.id}" class="check done">')
-    assert "Attempt 1: 4 successes vs difficulty 3" in html
     [entry_message] = pushes.entries()
     assert entry_message["seq"] == entry.seq and "all" in entry_message
     [check_message] = pushes.checks()
     assert set(check_message) == {"gm", "users"}
     assert set(check_message["users"]) == {str(player.id)}
+    html = check_message["users"][str(player.id)]
+    assert f'<article id="check-{check.id}" class="check done" hx-swap-oob="outerHTML">' in html
+    assert "Attempt 1: 4 successes vs difficulty 3" in html
 
 
 def test_failed_mana_roll_then_reattempt_through_the_views(
@@ -86,7 +86,7 @@ def test_failed_mana_roll_then_reattempt_through_the_views(
     as_user(gm).post(reverse("check_allow_reattempt", args=[t.campaign.id, check.id]), **HTMX)
     script_dice(monkeypatch, 1, 10, 9, 8, 6)
     response = as_user(player).post(roll_url(t, check), mana_data(t), **HTMX)
-    assert response.status_code == 200
+    assert response.status_code == 204
     check.refresh_from_db()
     assert check.status == Check.DONE
     second = check.rolls.order_by("seq").last()
@@ -99,7 +99,7 @@ def test_gm_rolls_own_npc_check(t, as_user, gm, pushes, django_capture_on_commit
     check = ask(t, t.npc, target=1)
     with django_capture_on_commit_callbacks(execute=True):
         response = as_user(gm).post(roll_url(t, check), mana_data(t), **HTMX)
-    assert response.status_code == 200
+    assert response.status_code == 204
     assert LogEntry.objects.get(check_ref=check).actor == gm
     [check_message] = pushes.checks()
     assert set(check_message) == {"gm"}
@@ -249,7 +249,7 @@ def test_a_roll_runs_the_same_queries_whatever_the_log(
     client = as_user(player)
     with django_assert_max_num_queries(28), django_capture_on_commit_callbacks(execute=True):
         response = client.post(roll_url(t, check), mana_data(t), **HTMX)
-    assert response.status_code == 200
+    assert response.status_code == 204
 
 
 # Pool -------------------------------------------------------------------------------------------
@@ -262,14 +262,15 @@ def test_player_rolls_a_pool_check(
     script_dice(monkeypatch, 4, 6, 3, 1, 2, 5)  # d6 4, 6→3 = 9, 1; d10 2, 5
     with django_capture_on_commit_callbacks(execute=True):
         response = as_user(player).post(roll_url(p, check), pool_data(p), **HTMX)
-    assert response.status_code == 200
+    assert response.status_code == 204
     check.refresh_from_db()
     assert check.status == Check.DONE
     entry = check.rolls.get()
     assert entry.data["d6"] == [[4], [6, 3], [1]] and entry.data["d10"] == [[2], [5]]
     assert (entry.data["highest"], entry.data["success"]) == (9, True)
-    assert "Highest 9 vs TN 8" in response.content.decode()
-    assert len(pushes.entries()) == 1 and len(pushes.checks()) == 1
+    assert len(pushes.entries()) == 1
+    [check_message] = pushes.checks()
+    assert "Highest 9 vs TN 8" in check_message["users"][str(player.id)]
 
 
 def test_attribute_alone(p, as_user, player, monkeypatch):
@@ -278,7 +279,7 @@ def test_attribute_alone(p, as_user, player, monkeypatch):
     response = as_user(player).post(
         roll_url(p, check), pool_data(p, attribute=p.agility.id, skill=""), **HTMX
     )
-    assert response.status_code == 200
+    assert response.status_code == 204
     entry = check.rolls.get()
     assert entry.data["d6"] == [[1]] and entry.data["d10"] == []
     assert entry.data["success"] is False  # a highest total of 1 always fails
@@ -291,12 +292,13 @@ def test_a_shift_waits_for_the_gm(
     data = pool_data(p, shift_d6=1, shift_d10=1, bonus_effect="land silently")
     with django_capture_on_commit_callbacks(execute=True):
         response = as_user(player).post(roll_url(p, check), data, **HTMX)
-    assert response.status_code == 200
+    assert response.status_code == 204
     check.refresh_from_db()
     assert (check.status, check.shift_d6, check.shift_d10) == (Check.SHIFT, 1, 1)
     assert check.bonus_effect == "land silently"
     assert not check.rolls.exists()
-    assert "Waiting for the GM to agree to the shift." in response.content.decode()
+    [check_message] = pushes.checks()
+    assert "Waiting for the GM to agree to the shift." in check_message["users"][str(player.id)]
     assert pushes.entries() == []
     [message] = pushes.checks()
     assert 'name="answer" value="approve"' in message["gm"]

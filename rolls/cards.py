@@ -1,0 +1,89 @@
+"""A check's card: one context (:func:`check_context`) and one template (``rolls/_check.html``),
+for the room page, the answer to a refused write and the push alike.
+
+A page's cards change through its socket only: a write that changed a check pushes the card to
+the GM and to the character's player (:func:`push_check`), each rendered for them, and answers
+the request without it; so whoever acted receives the card once, like everyone else.
+"""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.template.loader import render_to_string
+
+from . import push
+from .forms import TargetForm
+from .models import Check
+from .systems import system_of
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who a card is rendered for."""
+
+    user_id: int
+    is_gm: bool
+
+    @classmethod
+    def of(cls, campaign):
+        """The viewer of a campaign found by ``campaigns.access``."""
+        return cls(campaign.viewer.user_id, campaign.viewer.is_gm)
+
+
+def check_context(
+    check, viewer, *, roll_form=None, target_form=None, error="", last_roll=None, swap=None
+):
+    """What ``viewer`` sees of ``check``: who, what, the number, the note and the status; the
+    player's roll form while it is open; the GM's controls. ``roll_form``/``target_form``: a
+    refused form to show with its errors, with ``error`` the refusal. ``last_roll``: the check's
+    latest roll, when known. ``swap`` ("new" or "update"): how a push places the card."""
+    campaign = check.campaign
+    system = system_of(campaign)
+    is_owner = check.character.owner_id == viewer.user_id
+    context = {
+        "check": check,
+        "campaign": campaign,
+        "system": system,
+        "is_gm": viewer.is_gm,
+        "is_owner": is_owner,
+        "swap": swap,
+        "error": error,
+    }
+    if is_owner and check.status == Check.OPEN:
+        context["roll"] = system.roll_context(check, form=roll_form)
+    if viewer.is_gm and check.status == Check.REQUESTED:
+        context["target_form"] = target_form or TargetForm(auto_id=f"target-{check.pk}-%s")
+    if check.status == Check.SHIFT:
+        context["proposal"] = system.proposal(check)
+    if check.status in (Check.FAILED, Check.DONE):
+        last = last_roll or check.rolls.order_by("-seq").first()
+        context["last_roll"] = last
+        context["closed"] = check.status == Check.DONE and system.closed_by_gm(check, last)
+    return context
+
+
+def render_check(check, viewer, *, request=None, **options):
+    """The card as HTML; ``options`` as for :func:`check_context`."""
+    context = check_context(check, viewer, **options)
+    return render_to_string("rolls/_check.html", context, request=request)
+
+
+def push_check(check, *, entry=None, swap="update"):
+    """Once the write in progress commits, push ``entry`` (its new log entry, if any) to the
+    room and the card of ``check`` to the GM and to its character's player; nobody else hears
+    of a check. Rendering waits for the commit, so that no lock is held meanwhile. Call inside
+    the write's transaction, after the write (``check`` holds its new state)."""
+
+    def send():
+        gm_id = check.campaign.gm_id()
+        options = {"swap": swap, "last_roll": entry}
+        message = {"gm": render_check(check, Viewer(gm_id, True), **options)}
+        owner_id = check.character.owner_id
+        if owner_id != gm_id:
+            message["users"] = {
+                str(owner_id): render_check(check, Viewer(owner_id, False), **options)
+            }
+        messages = [push.entry_message(entry)] if entry else []
+        push.send(check.campaign_id, *messages, message)
+
+    transaction.on_commit(send)

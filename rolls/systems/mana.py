@@ -1,0 +1,172 @@
+"""Mana: mana of a skill's two colors (and colorless) buys d10s; 8-9 is a success, a 10 two.
+The rules and the odds are in ``rolls.rules.mana``; this module is the table's side of them."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from campaigns.models import Campaign, ManaSkill
+from campaigns.writes import Refused
+from sheets.models import COLORLESS, ManaPool
+
+from .. import services
+from ..forms import INTENT_MAX, CountField, choice, chosen, first_error
+from ..rules import mana
+
+
+class ManaRollForm(forms.Form):
+    """A Mana roll: the skill, mana of its two colors and colorless, and the intent.
+
+    ``color_a``/``color_b`` name the colors the amounts were typed for; they must be the chosen
+    skill's colors, so an amount is never spent on a color the player did not see."""
+
+    skill = choice(
+        ManaSkill.objects.none(), "Choose one of this campaign's skills.", empty_label=None
+    )
+    color_a = forms.CharField(widget=forms.HiddenInput)
+    color_b = forms.CharField(widget=forms.HiddenInput)
+    spend_a = CountField("First color")
+    spend_b = CountField("Second color")
+    colorless = CountField("Colorless")
+    intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
+
+    def __init__(self, data, *, skills, **kwargs):
+        super().__init__(data, **kwargs)
+        self.fields["skill"].queryset = skills
+
+    def clean(self):
+        cleaned = super().clean()
+        skill = cleaned.get("skill")
+        colors = (cleaned.get("color_a"), cleaned.get("color_b"))
+        if skill and colors != (skill.color_a, skill.color_b):
+            raise ValidationError(
+                f"{skill.name} is rolled with {skill.color_a} and {skill.color_b} mana, not "
+                f"{' and '.join(c for c in colors if c) or 'the colors you entered'}. "
+                "Enter the amounts again."
+            )
+        return cleaned
+
+
+class Mana:
+    key = Campaign.MANA
+    number = "difficulty"
+    any_choice = "any skill"
+    about_field = "mana_skill"
+    card_related = ("mana_skill",)
+
+    def suggestions(self):
+        return ()
+
+    def skills(self, check):
+        """The skills the check may be rolled with: a re-attempt keeps the skill of the first."""
+        skills = check.campaign.mana_skills.all()
+        if check.mana_skill_id and check.rolls.exists():
+            skills = skills.filter(pk=check.mana_skill_id)
+        return skills
+
+    def roll_form(self, check, data, *, skills=None):
+        skills = self.skills(check) if skills is None else skills
+        return ManaRollForm(data, skills=skills, auto_id=f"roll-{check.pk}-%s")
+
+    def roll_context(self, check, *, form=None, changed=None):
+        """The roll form's choices, values and live odds. ``form`` is bound to what the player
+        sent; without it the form starts from ``changed`` (the values sent when the player
+        picked another skill) or from the check's suggestion."""
+        queryset = self.skills(check) if form is None else form.fields["skill"].queryset
+        skills = list(queryset)
+        if not skills:
+            return {"skills": []}
+        if form is None:
+            data = _first_values(check, skills, changed or {})
+            form = self.roll_form(check, data, skills=queryset)
+        skill = chosen(skills, form["skill"].value()) or skills[0]
+        form.fields["spend_a"].label = skill.color_a.capitalize()
+        form.fields["spend_b"].label = skill.color_b.capitalize()
+        pools = {p.color: p for p in ManaPool.objects.filter(character=check.character)}
+        shown = [
+            (name, color, pools.get(color) or ManaPool(color=color))
+            for name, color in (
+                ("spend_a", skill.color_a),
+                ("spend_b", skill.color_b),
+                ("colorless", COLORLESS),
+            )
+        ]
+        return {
+            "form": form,
+            "skills": skills,
+            "skill": skill,
+            "inputs": [(form[name], pool) for name, _color, pool in shown],
+            "odds": _odds(check, form, shown, pools),
+        }
+
+    def odds(self, check, form):
+        return self.roll_context(check, form=form)["odds"]
+
+    def roll(self, check, *, by, data):
+        return services.check_roll_mana(
+            check=check,
+            by=by,
+            skill=data["skill"],
+            spend_a=data["spend_a"],
+            spend_b=data["spend_b"],
+            colorless=data["colorless"],
+            intent=data["intent"],
+        )
+
+    def proposal(self, check):
+        return None
+
+    def closed_by_gm(self, check, last_roll):
+        """A done check whose last roll failed was closed by the GM (no re-attempt)."""
+        return last_roll is None or not last_roll.data["success"]
+
+
+def _odds(check, form, shown, pools):
+    odds = {"pools": [pool for _name, _color, pool in shown]}
+    if not form.is_valid():
+        odds["error"] = first_error(form)
+        return odds
+    data = form.cleaned_data
+    spend = {color: data[name] for name, color, _pool in shown}
+    try:
+        dice = services.mana_dice(
+            check=check,
+            skill=data["skill"],
+            spend_a=data["spend_a"],
+            spend_b=data["spend_b"],
+            colorless=data["colorless"],
+        )
+        services.mana_require(spend, {color: p.current for color, p in pools.items()})
+    except Refused as refusal:
+        odds["error"] = str(refusal)
+    else:
+        odds["dice"] = dice.describe()
+        odds["chance"] = mana.success_probability(dice.dice, check.target)
+    return odds
+
+
+def _first_values(check, skills, changed):
+    """The roll form's first values: the chosen skill (else the check's), the amounts typed for
+    its colors (else 0), the colorless and the intent."""
+    skill = chosen(skills, changed.get("skill")) or _suggested_skill(check, skills)
+    typed = {changed.get(f"color_{x}"): changed.get(f"spend_{x}") for x in "ab"}
+    return {
+        "skill": skill.pk,
+        "color_a": skill.color_a,
+        "color_b": skill.color_b,
+        "spend_a": typed.get(skill.color_a) or 0,
+        "spend_b": typed.get(skill.color_b) or 0,
+        "colorless": changed.get("colorless", 0),
+        "intent": changed.get("intent", check.intent),
+    }
+
+
+def _suggested_skill(check, skills):
+    by_id = chosen(skills, check.mana_skill_id)
+    if by_id:
+        return by_id
+    text = check.suggestion.casefold()
+    named = [s for s in skills if text and s.name.casefold() in text]
+    return max(named, key=lambda s: len(s.name)) if named else skills[0]
+
+
+SYSTEM = Mana()

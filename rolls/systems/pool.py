@@ -1,0 +1,202 @@
+"""Pool: d6 for the attribute plus d10 for the skill, exploding; the highest die against the TN.
+Dice may be shifted aside for a bonus effect the GM agrees to before the roll. The rules and the
+odds are in ``rolls.rules.pool``; this module is the table's side of them."""
+
+from django import forms
+from django.core.exceptions import ValidationError
+
+from campaigns.access import MAX_ID
+from campaigns.models import Campaign
+from campaigns.writes import Refused
+from sheets.models import Rating
+
+from .. import services
+from ..forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error
+from ..rules import pool
+from ..rules import sheet as pool_sheet
+
+
+class RowField(forms.Field):
+    """One of ``rows`` (model instances read beforehand), by the id a browser sent."""
+
+    def __init__(self, message, **kwargs):
+        super().__init__(error_messages={"invalid_choice": message}, **kwargs)
+        self.rows = []
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        row = next((row for row in self.rows if str(row.pk) == str(value).strip()), None)
+        if row is None:
+            raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
+        return row
+
+
+class PoolRollForm(forms.Form):
+    """A Pool roll: an attribute of the character, optionally one of its skills, the shift.
+    Only the ratings sent are read (``ratings``: all of the character's, when known)."""
+
+    attribute = RowField("Choose one of your character's attributes.")
+    skill = RowField("Choose one of your character's skills.", required=False)
+    shift_d6 = CountField("Shift d6")
+    shift_d10 = CountField("Shift d10")
+    bonus_effect = forms.CharField(label="Bonus effect", max_length=BONUS_MAX, required=False)
+    intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
+
+    def __init__(self, data, *, character, ratings=None, **kwargs):
+        super().__init__(data, **kwargs)
+        if ratings is None:
+            sent = [self[name].value() for name in ("attribute", "skill")]
+            ids = [int(v) for v in sent if isinstance(v, str) and v.strip().isdecimal()]
+            ids = [i for i in ids if i <= MAX_ID]
+            ratings = list(Rating.objects.filter(character=character, pk__in=ids)) if ids else []
+        self.fields["attribute"].rows = [r for r in ratings if r.is_attribute]
+        self.fields["skill"].rows = [r for r in ratings if not r.is_attribute]
+
+
+class Pool:
+    key = Campaign.POOL
+    number = "TN"
+    any_choice = "any attribute"
+    about_field = "suggestion"
+    card_related = ("attribute", "skill")
+
+    def suggestions(self):
+        """Every attribute and listed skill of the sheet, offered while typing a suggestion."""
+        return [n for a in pool_sheet.ATTRIBUTES for n in (a, *pool_sheet.fixed_skills(a))]
+
+    def roll_form(self, check, data, *, ratings=None):
+        return PoolRollForm(
+            data, character=check.character, ratings=ratings, auto_id=f"roll-{check.pk}-%s"
+        )
+
+    def roll_context(self, check, *, form=None, changed=None):
+        """The roll form's choices, values and live odds. ``form`` is bound to what the player
+        sent; without it the form starts from ``changed`` (the values sent when the player
+        picked another attribute) or from the check's suggestion."""
+        ratings = list(Rating.objects.filter(character=check.character))
+        attributes = [r for r in ratings if r.is_attribute]
+        if not attributes:
+            return {"attributes": []}
+        if form is None:
+            form = self.roll_form(check, _first_values(check, ratings, changed), ratings=ratings)
+        attribute = chosen(attributes, form["attribute"].value()) or attributes[0]
+        skills = [r for r in ratings if _skill_of(r, attribute)]
+        return {
+            "form": form,
+            "attributes": attributes,
+            "attribute": attribute,
+            "skills": skills,
+            "skill": chosen(skills, form["skill"].value()),
+            "inputs": [form["shift_d6"], form["shift_d10"]],
+            "odds": self.odds(check, form),
+        }
+
+    def odds(self, check, form):
+        """The odds of what ``form`` holds: what it sent is all they need."""
+        if not form.is_valid():
+            return {"error": first_error(form)}
+        data = form.cleaned_data
+        odds = _preview(
+            check,
+            attribute=data["attribute"],
+            skill=data["skill"],
+            shift_d6=data["shift_d6"],
+            shift_d10=data["shift_d10"],
+        )
+        if (data["shift_d6"] or data["shift_d10"]) and "error" not in odds:
+            if data["bonus_effect"].strip():
+                odds["hint"] = "The GM agrees to the shift (or not) before the dice are rolled."
+            else:
+                odds["hint"] = "Name the bonus effect the shifted dice are for."
+        return odds
+
+    def roll(self, check, *, by, data):
+        return services.check_roll_pool(
+            check=check,
+            by=by,
+            attribute=data["attribute"],
+            skill=data["skill"],
+            shift_d6=data["shift_d6"],
+            shift_d10=data["shift_d10"],
+            bonus_effect=data["bonus_effect"],
+            intent=data["intent"],
+        )
+
+    def proposal(self, check):
+        """What the shift awaiting the GM would roll, and its chance."""
+        return _preview(
+            check,
+            attribute=check.attribute,
+            skill=check.skill,
+            shift_d6=check.shift_d6,
+            shift_d10=check.shift_d10,
+        )
+
+    def closed_by_gm(self, check, last_roll):
+        """A done check without a roll was cancelled by the GM."""
+        return last_roll is None
+
+
+def _skill_of(rating, attribute):
+    """Whether ``rating`` is a rollable skill of the attribute rating ``attribute``."""
+    same = rating.attribute == attribute.attribute
+    return same and rating.is_approved and not rating.is_attribute
+
+
+def _first_values(check, ratings, changed):
+    """The roll form's first values: the picked attribute (else the one chosen before or named
+    by the suggestion), its skill if still one of it, the shift and the texts."""
+    attributes = [r for r in ratings if r.is_attribute]
+    if changed:
+        attribute = chosen(attributes, changed.get("attribute")) or attributes[0]
+        skill = chosen([r for r in ratings if _skill_of(r, attribute)], changed.get("skill"))
+    else:
+        attribute, skill = _suggested(check, ratings, attributes)
+        changed = {}
+    return {
+        "attribute": attribute.pk,
+        "skill": skill.pk if skill else "",
+        "shift_d6": changed.get("shift_d6", 0),
+        "shift_d10": changed.get("shift_d10", 0),
+        "bonus_effect": changed.get("bonus_effect", ""),
+        "intent": changed.get("intent", check.intent),
+    }
+
+
+def _suggested(check, ratings, attributes):
+    """(attribute, skill) chosen before on this check, else named by its suggestion (the
+    longest name found in it), else the first attribute alone."""
+    if check.attribute_id:
+        attribute = chosen(attributes, check.attribute_id)
+        if attribute:
+            skill = chosen([r for r in ratings if _skill_of(r, attribute)], check.skill_id)
+            return attribute, skill
+    text = check.suggestion.casefold()
+    named = [r for r in ratings if r.is_approved and text and r.label.casefold() in text]
+    if not named:
+        return attributes[0], None
+    best = max(named, key=lambda r: len(r.label))
+    attribute = next(a for a in attributes if a.attribute == best.attribute)
+    return attribute, None if best.is_attribute else best
+
+
+def _dice_text(d6, d10):
+    return " + ".join(f"{n}{die}" for n, die in ((d6, "d6"), (d10, "d10")) if n)
+
+
+def _preview(check, *, attribute, skill, shift_d6, shift_d10):
+    """The dice a Pool choice rolls ("3d6 + 2d10 (2d6 shifted)") and the chance, or why not."""
+    try:
+        d6, d10 = services.pool_dice(
+            check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10
+        )
+    except Refused as refusal:
+        return {"error": str(refusal)}
+    dice = _dice_text(d6, d10)
+    if shift_d6 or shift_d10:
+        dice += f" ({_dice_text(shift_d6, shift_d10)} shifted)"
+    return {"dice": dice, "chance": pool.success_probability(d6, d10, check.target)}
+
+
+SYSTEM = Pool()
