@@ -18,18 +18,7 @@ def campaign_for(request, campaign_id, *, gm=False, system=None):
     as ``campaign.viewer`` and its GM's id read along (``campaign.gm_id()``). 404 for a
     non-member, or when ``system`` is given and the campaign plays another; 403 for a player when
     ``gm``."""
-    if not 0 < campaign_id <= MAX_ID:
-        raise Http404("No such campaign.")
-    # The viewer's membership and the GM's, in one small query.
-    rows = Membership.objects.select_related("campaign").filter(
-        Q(user_id=request.user.pk) | Q(role=Membership.GM), campaign_id=campaign_id
-    )
-    membership, gm_id = None, None
-    for row in rows:
-        if row.user_id == request.user.pk:
-            membership = row
-        if row.is_gm:
-            gm_id = row.user_id
+    membership, gm_id = membership_of(request.user.pk, campaign_id)
     if membership is None:
         raise Http404("No such campaign.")
     campaign = membership.campaign
@@ -40,6 +29,23 @@ def campaign_for(request, campaign_id, *, gm=False, system=None):
     campaign.viewer = membership
     campaign.known_gm_id = gm_id
     return campaign
+
+
+def membership_of(user_id, campaign_id):
+    """(the user's Membership of the campaign with its campaign, or None; the GM's user id),
+    in one small query. The room's socket asks here too."""
+    if user_id is None or not 0 < campaign_id <= MAX_ID:
+        return None, None
+    rows = Membership.objects.select_related("campaign").filter(
+        Q(user_id=user_id) | Q(role=Membership.GM), campaign_id=campaign_id
+    )
+    membership, gm_id = None, None
+    for row in rows:
+        if row.user_id == user_id:
+            membership = row
+        if row.is_gm:
+            gm_id = row.user_id
+    return membership, gm_id
 
 
 def character_for(

@@ -57,10 +57,6 @@ class Campaign(models.Model):
             return None
         return self.memberships.filter(user=user).first()
 
-    @property
-    def gm_membership(self):
-        return self.memberships.filter(role=Membership.GM).select_related("user").first()
-
     def gm_id(self):
         """The GM's user id (one small query, unless ``campaign_for`` read it already)."""
         if not hasattr(self, "known_gm_id"):

@@ -1,5 +1,5 @@
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.http import Http404
@@ -66,7 +66,13 @@ def campaign_join(request, token):
     if request.method == "POST":
         services.membership_join(campaign=campaign, user=request.user)
     elif campaign.member(request.user) is None:
-        return render(request, "campaigns/join.html", {"campaign": campaign})
+        gm_name = (
+            get_user_model()
+            .objects.filter(pk=campaign.gm_id())
+            .values_list("username", flat=True)
+            .first()
+        )
+        return render(request, "campaigns/join.html", {"campaign": campaign, "gm_name": gm_name})
     return redirect("campaign_detail", campaign.id)
 
 

@@ -8,7 +8,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
-from campaigns.models import Campaign, Membership
+from campaigns.access import membership_of
+from campaigns.models import Campaign
 
 from . import push
 from .models import LogEntry, Presence
@@ -34,12 +35,15 @@ class RoomConsumer(PushConsumer):
         self.group = None
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         user = self.scope.get("user")
-        member = await self.membership(user) if user and user.is_authenticated else None
-        if member is None:
+        user_id = user.pk if user and user.is_authenticated else None
+        membership, self.gm_id = await database_sync_to_async(membership_of)(
+            user_id, self.campaign_id
+        )
+        if membership is None:
             await self.close()
             return
-        self.user_id = user.pk
-        self.is_gm, self.gm_id = member
+        self.user_id = user_id
+        self.is_gm = membership.is_gm
         self.group = push.group_name(self.campaign_id)
         self.groups_joined = [self.group, push.user_group_name(self.campaign_id, self.user_id)]
         if self.is_gm:
@@ -94,17 +98,6 @@ class RoomConsumer(PushConsumer):
         await self.channel_layer.group_send(self.group, {"type": "room.push", "all": html})
 
     # Database work, in small synchronous pieces -------------------------------------------------
-
-    @database_sync_to_async
-    def membership(self, user):
-        """(is_gm, gm_id) for a member, None for anyone else."""
-        rows = dict(
-            Membership.objects.filter(campaign_id=self.campaign_id).values_list("user_id", "role")
-        )
-        if user.pk not in rows:
-            return None
-        gm_id = next((uid for uid, role in rows.items() if role == Membership.GM), None)
-        return rows[user.pk] == Membership.GM, gm_id
 
     @database_sync_to_async
     def current_seq(self):
