@@ -267,7 +267,7 @@ def mana_dice(*, check, skill, spend_a, spend_b, colorless):
     except RulesError as error:
         raise Refused(str(error)) from error
     # The engine knows a re-attempt by its earlier units only; after a free-die attempt that
-    # spent nothing there are none, yet a re-attempt must still spend new mana (RULES.md).
+    # spent nothing there are none, yet a re-attempt must still spend new mana (the /rules/ page).
     if not dice.units and check.rolls.exists():
         raise Refused("A re-attempt must spend at least one new mana unit.")
     return dice

@@ -1,7 +1,11 @@
 """Rollroom's pure-Python rules engine (standard library only, no Django).
 
-* :mod:`rolls.rules.mana` - Mana checks (seed 000): dice from a mana spend, successes, exact odds.
-* :mod:`rolls.rules.pool` - Pool checks (seed 001): exploding d6/d10 pools, exact odds.
+* :mod:`rolls.rules.mana` - Mana checks: dice from a mana spend, successes, exact odds.
+* :mod:`rolls.rules.pool` - Pool checks: exploding d6/d10 pools, exact odds.
+* :mod:`rolls.rules.sheet` - the Pool sheet: attributes, skills and skill templates.
+
+Each module's docstring states its rules, including every decision the source texts leave
+open; the /rules/ page tells the same to players.
 
 Every refused input raises :class:`RulesError` (a ``ValueError``) with a message a player can read.
 """

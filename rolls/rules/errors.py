@@ -1,6 +1,6 @@
 """The rules engine's one error type, the input limits and the dice source shared by both systems.
 
-Decisions (RULES.md leaves these open):
+Decisions the rules leave to the engine:
 
 * Every bad input raises :class:`RulesError`, a ``ValueError`` whose message can be shown to a
   player as is.

@@ -1,6 +1,6 @@
-"""Mana checks (seed 000, as fixed by RULES.md): dice from a mana spend, successes, exact odds.
+"""Mana checks: dice from a mana spend, successes, exact odds.
 
-Rule decisions:
+The rules as the app implements them (the /rules/ page tells them to players):
 
 * A *mana unit* is one colored mana or one pair of colorless mana. Colorless is spent in pairs; an
   odd colorless amount is refused.

@@ -1,6 +1,6 @@
-"""Pool checks (seed 001, as fixed by RULES.md): exploding d6/d10 pools and their exact odds.
+"""Pool checks: exploding d6/d10 pools and their exact odds.
 
-Rule decisions:
+The rules as the app implements them (the /rules/ page tells them to players):
 
 * Faces are ints: 1..6 on a d6, 1..10 on a d10 (10 is the face marked "0").
 * Exploding: a die showing its maximum (6, or 10 on a d10) is rolled again and the new face added;
@@ -12,8 +12,8 @@ Rule decisions:
   capped rule; the cap only changes anything for target numbers above 600.
 * A valid chain has every face but the last at the maximum, and its last face below the maximum
   unless the chain is capped (an unfinished chain is refused).
-* Success: the highest die total >= TN, except that a highest total of 1 always fails (even TN 1).
-  The seed says "exceeds"; RULES.md says ">=", and RULES.md stands.
+* Success: the highest die total >= TN (reaching the TN is enough), except that a highest total of
+  1 always fails (even TN 1).
 * A pool has 1..MAX_DICE dice in total (d6 + d10); TN lies in 1..MAX_TARGET. Shifted dice are held
   back by the app: this module only sees the dice actually rolled.
 * Odds: P(success) = 1 - P(every die total < max(TN, 2)). Dice are independent, so this is a

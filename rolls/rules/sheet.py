@@ -1,4 +1,4 @@
-"""The Pool system's sheet, exactly as listed in seed 001: eight attributes (d6), each with its
+"""The Pool system's sheet, as the rules list it: eight attributes (d6), each with its
 skills (d10). Names written with braces are templates a character may take several times with
 the blank filled in (``Geography: {Region}`` becomes ``Geography: Northern Marches``)."""
 
