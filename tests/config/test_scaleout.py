@@ -95,22 +95,29 @@ async def receive_entry(socket_, seq, timeout=15):
                 return frame
 
 
-def test_a_roll_posted_to_one_process_reaches_sockets_on_both(pool_campaign, gm, player):
-    character = sheet_services.character_create(campaign=pool_campaign, owner=player, name="Ilse")
+def roll_setup(campaign, gm, player):
+    """A check for the player's new character, and the session cookies of the GM and player."""
+    character = sheet_services.character_create(campaign=campaign, owner=player, name="Ilse")
     agility = character.ratings.get(attribute="Agility", skill="")
     sheet_services.rating_set(rating=agility, value=3)
-    check = rolls_services.check_ask(campaign=pool_campaign, character=character, by=gm, target=4)
+    check = rolls_services.check_ask(campaign=campaign, character=character, by=gm, target=4)
     cookies = {"gm": session_cookie(gm), "player": session_cookie(player)}
+    return check, agility, cookies
+
+
+def run_on_two_processes(scenario, *args):
+    """``asyncio.run(scenario(ports, *args))`` with a daphne process listening on each port."""
     ports = [free_port(), free_port()]
     processes = [start_daphne(port) for port in ports]
     try:
-        asyncio.run(scenario(ports, pool_campaign.id, check.id, agility.id, cookies))
+        asyncio.run(scenario(ports, *args))
     finally:
         for process in processes:
             stop(process)
 
 
-async def scenario(ports, campaign_id, check_id, agility_id, cookies):
+async def connect_room(ports, campaign_id, cookies):
+    """A GM's and a player's socket on each process, once every one has joined the room."""
     sockets = []
     try:
         for port in ports:
@@ -122,14 +129,32 @@ async def scenario(ports, campaign_id, check_id, agility_id, cookies):
                         additional_headers={"Cookie": f"sessionid={cookies[who]}"},
                     )
                 )
-        await asyncio.sleep(0.5)  # every socket has joined the group
-        await asyncio.to_thread(
-            post_roll, ports[0], campaign_id, check_id, agility_id, cookies["player"]
-        )
-        frames = await asyncio.gather(*(receive_entry(s, 1) for s in sockets))
-        for frame in frames:
-            assert "Agility 3" in frame
-            assert "vs TN 4" in frame
+    except BaseException:
+        for s in sockets:
+            await s.close()
+        raise
+    await asyncio.sleep(0.5)  # every socket has joined the group
+    return sockets
+
+
+async def roll_reaches_all(sockets, port, campaign_id, check_id, agility_id, cookies):
+    """A roll posted to ``port`` arrives on every socket, as log entry 1."""
+    await asyncio.to_thread(post_roll, port, campaign_id, check_id, agility_id, cookies["player"])
+    frames = await asyncio.gather(*(receive_entry(s, 1) for s in sockets))
+    for frame in frames:
+        assert "Agility 3" in frame
+        assert "vs TN 4" in frame
+
+
+def test_a_roll_posted_to_one_process_reaches_sockets_on_both(pool_campaign, gm, player):
+    check, agility, cookies = roll_setup(pool_campaign, gm, player)
+    run_on_two_processes(scenario, pool_campaign.id, check.id, agility.id, cookies)
+
+
+async def scenario(ports, campaign_id, check_id, agility_id, cookies):
+    sockets = await connect_room(ports, campaign_id, cookies)
+    try:
+        await roll_reaches_all(sockets, ports[0], campaign_id, check_id, agility_id, cookies)
     finally:
         for s in sockets:
             await s.close()
