@@ -1,5 +1,6 @@
 """Two real daphne processes on one PostgreSQL and one Redis: a roll posted to one process
-arrives on the websockets of both. Skipped unless DATABASE_URL (PostgreSQL) and REDIS_URL are set.
+arrives on the websockets of both, also after the room has been quiet for longer than the
+channel layer's blocking reads. Skipped unless DATABASE_URL (PostgreSQL) and REDIS_URL are set.
 """
 
 import asyncio
@@ -37,6 +38,15 @@ def free_port():
         return s.getsockname()[1]
 
 
+def daphne_log_path(port):
+    return f"/tmp/daphne-{port}.log"
+
+
+def daphne_log(port):
+    with open(daphne_log_path(port)) as log:
+        return log.read()
+
+
 def start_daphne(port):
     """A daphne process on the test database (the one this test process writes to)."""
     url = urllib.parse.urlsplit(os.environ["DATABASE_URL"])
@@ -56,7 +66,7 @@ def start_daphne(port):
         cwd=settings.BASE_DIR,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=open(f"/tmp/daphne-{port}.log", "w"),
+        stderr=open(daphne_log_path(port), "w"),
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -158,6 +168,43 @@ async def scenario(ports, campaign_id, check_id, agility_id, cookies):
     finally:
         for s in sockets:
             await s.close()
+
+
+#: Longer than two of the channel layer's blocking reads from Redis (BZPOPMIN, 5 s each).
+QUIET = 12
+
+
+def test_a_quiet_room_keeps_its_sockets_and_then_gets_the_next_roll(pool_campaign, gm, player):
+    check, agility, cookies = roll_setup(pool_campaign, gm, player)
+    run_on_two_processes(quiet_scenario, pool_campaign.id, check.id, agility.id, cookies)
+
+
+async def quiet_scenario(ports, campaign_id, check_id, agility_id, cookies):
+    sockets = await connect_room(ports, campaign_id, cookies)
+    try:
+        readers = [asyncio.create_task(read_until_closed(s)) for s in sockets]
+        await asyncio.sleep(QUIET)  # no push meanwhile: each process only waits on Redis
+        closed = [(i, s.close_code) for i, s in enumerate(sockets) if s.close_code is not None]
+        assert closed == [], f"sockets closed while the room was quiet: {closed}"
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+        await roll_reaches_all(sockets, ports[1], campaign_id, check_id, agility_id, cookies)
+    finally:
+        for s in sockets:
+            await s.close()
+    for port in ports:
+        log = daphne_log(port)
+        assert "Exception inside application" not in log, log
+
+
+async def read_until_closed(socket_):
+    """Read (and drop) frames, so that the client keeps reading and sees a close at once."""
+    try:
+        while True:
+            await socket_.recv()
+    except websockets.ConnectionClosed:
+        pass
 
 
 def post_roll(port, campaign_id, check_id, agility_id, session_id):
