@@ -128,7 +128,7 @@ REQUESTS_IN_ONE_THREAD = DATABASES["default"]["ENGINE"] == "django.db.backends.s
 
 # Channel layer: in-memory (one process) unless REDIS_URL is set. A socket that falls behind
 # in a burst keeps up to CAPACITY pushes queued (Channels' default: 100); beyond, a push is
-# dropped for it and the socket reads the gap from the log on its next push.
+# dropped for it (a warning) and the socket reads the gap from the log on its next push.
 CHANNEL_CAPACITY = 1000
 # How long a read from Redis may wait for its reply. A process's sockets receive their pushes
 # through one blocking pop at a time (channels_redis: BZPOPMIN, which Redis answers empty after
@@ -144,7 +144,7 @@ REDIS_SOCKET_TIMEOUT = 15
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "rolls.redis_layer.RoomRedisChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {"address": os.environ["REDIS_URL"], "socket_timeout": REDIS_SOCKET_TIMEOUT}

@@ -48,7 +48,7 @@ def test_environment_selects_postgres_and_redis():
         "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']",
     ).stdout
     assert "postgresql" in out
-    assert "RedisChannelLayer" in out
+    assert "rolls.redis_layer.RoomRedisChannelLayer" in out
 
 
 def test_production_needs_a_secret_key():
