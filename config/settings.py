@@ -128,13 +128,29 @@ REQUESTS_IN_ONE_THREAD = DATABASES["default"]["ENGINE"] == "django.db.backends.s
 
 # Channel layer: in-memory (one process) unless REDIS_URL is set. A socket that falls behind
 # in a burst keeps up to CAPACITY pushes queued (Channels' default: 100); beyond, a push is
-# dropped for it and the socket reads the gap from the log on its next push.
+# dropped for it (a warning) and the socket reads the gap from the log on its next push.
 CHANNEL_CAPACITY = 1000
+# How long a read from Redis may wait for its reply. A process's sockets receive their pushes
+# through one blocking pop at a time (channels_redis: BZPOPMIN, which Redis answers empty after
+# RedisChannelLayer.brpop_timeout, 5 s, and is then sent again). redis-py 8 gives up on any
+# reply after socket_timeout, 5 s unless set: on a quiet process the client could give up
+# first, and the error then killed the consumer waiting in that pop, closing its socket (1011)
+# without its disconnect(). So reads wait well past the pop, and past Redis answering it late
+# (by up to a server tick, 100 ms) or a busy event loop reading it late. This relies on
+# channels_redis handing the host's keys to redis-py's connection pool (and on its 5 s pop);
+# both are pinned in requirements.txt and tests/config/test_settings.py checks the margin. A
+# socket_timeout in REDIS_URL's query string would override this one.
+REDIS_SOCKET_TIMEOUT = 15
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [os.environ["REDIS_URL"]], "capacity": CHANNEL_CAPACITY},
+            "BACKEND": "rolls.redis_layer.RoomRedisChannelLayer",
+            "CONFIG": {
+                "hosts": [
+                    {"address": os.environ["REDIS_URL"], "socket_timeout": REDIS_SOCKET_TIMEOUT}
+                ],
+                "capacity": CHANNEL_CAPACITY,
+            },
         }
     }
 else:

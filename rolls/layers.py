@@ -7,14 +7,32 @@ channel. With a room's sockets each waiting in ``receive``, that scan ran once p
 message and was most of the layer's cost. This layer cleans at most once every
 ``CLEAN_EVERY`` seconds (a message or a membership may outlive its expiry, 60 s and a day, by
 that much) and sends to a group's channels one after the other, as the base layer's tasks do.
+
+A push that a full channel misses is logged as a warning naming the channel (here and in the
+layer of several processes, rolls/redis_layer.py): that socket fell behind, or its consumer is
+gone without leaving the group.
 """
 
+import logging
 import time
 
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer
 
 CLEAN_EVERY = 1.0
+
+logger = logging.getLogger(__name__)
+
+
+def warn_dropped(group, full, members):
+    """Log that a push to ``group`` (of ``members`` channels) missed the ``full`` channels."""
+    logger.warning(
+        "Push to group %s dropped for %d of its %d channels, full: %s",
+        group,
+        len(full),
+        members,
+        ", ".join(full),
+    )
 
 
 class RoomChannelLayer(InMemoryChannelLayer):
@@ -30,8 +48,12 @@ class RoomChannelLayer(InMemoryChannelLayer):
         assert isinstance(message, dict), "Message is not a dict"
         self.require_valid_group_name(group)
         self._clean_expired()
-        for channel in list(self.groups.get(group, ())):
+        channels = list(self.groups.get(group, ()))
+        full = []
+        for channel in channels:
             try:
                 await self.send(channel, message)
             except ChannelFull:
-                pass  # as the base layer: a full channel misses this message
+                full.append(channel)  # as the base layer: a full channel misses this message
+        if full:
+            warn_dropped(group, full, len(channels))

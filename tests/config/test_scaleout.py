@@ -1,5 +1,6 @@
 """Two real daphne processes on one PostgreSQL and one Redis: a roll posted to one process
-arrives on the websockets of both. Skipped unless DATABASE_URL (PostgreSQL) and REDIS_URL are set.
+arrives on the websockets of both, also after the room has been quiet for longer than the
+channel layer's blocking reads. Skipped unless DATABASE_URL (PostgreSQL) and REDIS_URL are set.
 """
 
 import asyncio
@@ -37,6 +38,15 @@ def free_port():
         return s.getsockname()[1]
 
 
+def daphne_log_path(port):
+    return f"/tmp/daphne-{port}.log"
+
+
+def daphne_log(port):
+    with open(daphne_log_path(port)) as log:
+        return log.read()
+
+
 def start_daphne(port):
     """A daphne process on the test database (the one this test process writes to)."""
     url = urllib.parse.urlsplit(os.environ["DATABASE_URL"])
@@ -56,7 +66,7 @@ def start_daphne(port):
         cwd=settings.BASE_DIR,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=open(f"/tmp/daphne-{port}.log", "w"),
+        stderr=open(daphne_log_path(port), "w"),
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -95,22 +105,29 @@ async def receive_entry(socket_, seq, timeout=15):
                 return frame
 
 
-def test_a_roll_posted_to_one_process_reaches_sockets_on_both(pool_campaign, gm, player):
-    character = sheet_services.character_create(campaign=pool_campaign, owner=player, name="Ilse")
+def roll_setup(campaign, gm, player):
+    """A check for the player's new character, and the session cookies of the GM and player."""
+    character = sheet_services.character_create(campaign=campaign, owner=player, name="Ilse")
     agility = character.ratings.get(attribute="Agility", skill="")
     sheet_services.rating_set(rating=agility, value=3)
-    check = rolls_services.check_ask(campaign=pool_campaign, character=character, by=gm, target=4)
+    check = rolls_services.check_ask(campaign=campaign, character=character, by=gm, target=4)
     cookies = {"gm": session_cookie(gm), "player": session_cookie(player)}
+    return check, agility, cookies
+
+
+def run_on_two_processes(scenario, *args):
+    """``asyncio.run(scenario(ports, *args))`` with a daphne process listening on each port."""
     ports = [free_port(), free_port()]
     processes = [start_daphne(port) for port in ports]
     try:
-        asyncio.run(scenario(ports, pool_campaign.id, check.id, agility.id, cookies))
+        asyncio.run(scenario(ports, *args))
     finally:
         for process in processes:
             stop(process)
 
 
-async def scenario(ports, campaign_id, check_id, agility_id, cookies):
+async def connect_room(ports, campaign_id, cookies):
+    """A GM's and a player's socket on each process, once every one has joined the room."""
     sockets = []
     try:
         for port in ports:
@@ -122,17 +139,72 @@ async def scenario(ports, campaign_id, check_id, agility_id, cookies):
                         additional_headers={"Cookie": f"sessionid={cookies[who]}"},
                     )
                 )
-        await asyncio.sleep(0.5)  # every socket has joined the group
-        await asyncio.to_thread(
-            post_roll, ports[0], campaign_id, check_id, agility_id, cookies["player"]
-        )
-        frames = await asyncio.gather(*(receive_entry(s, 1) for s in sockets))
-        for frame in frames:
-            assert "Agility 3" in frame
-            assert "vs TN 4" in frame
+    except BaseException:
+        for s in sockets:
+            await s.close()
+        raise
+    await asyncio.sleep(0.5)  # every socket has joined the group
+    return sockets
+
+
+async def roll_reaches_all(sockets, port, campaign_id, check_id, agility_id, cookies):
+    """A roll posted to ``port`` arrives on every socket, as log entry 1."""
+    await asyncio.to_thread(post_roll, port, campaign_id, check_id, agility_id, cookies["player"])
+    frames = await asyncio.gather(*(receive_entry(s, 1) for s in sockets))
+    for frame in frames:
+        assert "Agility 3" in frame
+        assert "vs TN 4" in frame
+
+
+def test_a_roll_posted_to_one_process_reaches_sockets_on_both(pool_campaign, gm, player):
+    check, agility, cookies = roll_setup(pool_campaign, gm, player)
+    run_on_two_processes(scenario, pool_campaign.id, check.id, agility.id, cookies)
+
+
+async def scenario(ports, campaign_id, check_id, agility_id, cookies):
+    sockets = await connect_room(ports, campaign_id, cookies)
+    try:
+        await roll_reaches_all(sockets, ports[0], campaign_id, check_id, agility_id, cookies)
     finally:
         for s in sockets:
             await s.close()
+
+
+#: Longer than two of the channel layer's blocking reads from Redis (BZPOPMIN, 5 s each).
+QUIET = 12
+
+
+def test_a_quiet_room_keeps_its_sockets_and_then_gets_the_next_roll(pool_campaign, gm, player):
+    check, agility, cookies = roll_setup(pool_campaign, gm, player)
+    run_on_two_processes(quiet_scenario, pool_campaign.id, check.id, agility.id, cookies)
+
+
+async def quiet_scenario(ports, campaign_id, check_id, agility_id, cookies):
+    sockets = await connect_room(ports, campaign_id, cookies)
+    try:
+        readers = [asyncio.create_task(read_until_closed(s)) for s in sockets]
+        await asyncio.sleep(QUIET)  # no push meanwhile: each process only waits on Redis
+        closed = [(i, s.close_code) for i, s in enumerate(sockets) if s.close_code is not None]
+        assert closed == [], f"sockets closed while the room was quiet: {closed}"
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+        await roll_reaches_all(sockets, ports[1], campaign_id, check_id, agility_id, cookies)
+    finally:
+        for s in sockets:
+            await s.close()
+    for port in ports:
+        log = daphne_log(port)
+        assert "Exception inside application" not in log, log
+
+
+async def read_until_closed(socket_):
+    """Read (and drop) frames, so that the client keeps reading and sees a close at once."""
+    try:
+        while True:
+            await socket_.recv()
+    except websockets.ConnectionClosed:
+        pass
 
 
 def post_roll(port, campaign_id, check_id, agility_id, session_id):

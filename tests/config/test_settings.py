@@ -1,9 +1,11 @@
+import ast
 import os
 import subprocess
 import sys
 
 import pytest
 from django.conf import settings
+from django.utils.module_loading import import_string
 
 
 def settings_in_subprocess(env, expr):
@@ -46,7 +48,7 @@ def test_environment_selects_postgres_and_redis():
         "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']",
     ).stdout
     assert "postgresql" in out
-    assert "RedisChannelLayer" in out
+    assert "rolls.redis_layer.RoomRedisChannelLayer" in out
 
 
 def test_production_needs_a_secret_key():
@@ -109,3 +111,16 @@ def test_requests_share_one_thread_and_its_connection_only_on_sqlite():
 def test_a_socket_behind_in_a_burst_keeps_a_thousand_pushes(env):
     out = settings_in_subprocess(env, "s.CHANNEL_LAYERS['default']['CONFIG']['capacity']").stdout
     assert out.strip() == "1000"
+
+
+def test_redis_reads_wait_well_past_the_channel_layers_blocking_pop():
+    """A read that gives up before Redis answers the layer's blocking pop (empty, after
+    brpop_timeout) kills a consumer of a quiet process: the connections the layer makes must
+    wait longer, with seconds to spare."""
+    out = settings_in_subprocess(
+        {"REDIS_URL": "redis://127.0.0.1:6379/0"}, "s.CHANNEL_LAYERS['default']"
+    ).stdout
+    config = ast.literal_eval(out)
+    layer = import_string(config["BACKEND"])(**config["CONFIG"])
+    connection = layer.create_pool(0).make_connection()  # made, not connected
+    assert connection.socket_timeout >= layer.brpop_timeout + 5

@@ -1,5 +1,7 @@
 """The embedded default's channel layer: Channels' in-memory layer with throttled cleaning."""
 
+import logging
+
 import pytest
 from channels.exceptions import ChannelFull
 
@@ -43,6 +45,27 @@ async def test_a_full_channel_misses_the_message_and_the_others_still_get_it():
     await layer.group_send("room", {"type": "room.push"})
     assert await layer.receive(full) == {"type": "first"}
     assert await layer.receive(fine) == {"type": "room.push"}
+
+
+async def test_a_push_a_full_channel_misses_is_a_warning_naming_the_channel(caplog):
+    layer = RoomChannelLayer(capacity=1)
+    full, fine = [await layer.new_channel() for _ in range(2)]
+    await layer.send(full, {"type": "first"})
+    await layer.group_add("room", full)
+    await layer.group_add("room", fine)
+    with caplog.at_level(logging.WARNING, logger="rolls.layers"):
+        await layer.group_send("room", {"type": "room.push"})
+    [record] = caplog.records
+    assert record.levelno == logging.WARNING
+    assert (
+        record.getMessage() == f"Push to group room dropped for 1 of its 2 channels, full: {full}"
+    )
+    caplog.clear()
+    await layer.receive(full)
+    await layer.receive(fine)
+    with caplog.at_level(logging.WARNING, logger="rolls.layers"):
+        await layer.group_send("room", {"type": "room.push"})  # room for it everywhere
+    assert caplog.records == []
 
 
 async def test_expired_messages_and_memberships_go_at_the_next_cleaning(monkeypatch):

@@ -1,0 +1,113 @@
+"""The channel layer of several processes (REDIS_URL): channels_redis's, with every push it
+drops for a full queue logged as a warning that names the channels (as rolls/layers.py does).
+
+channels_redis (4.3.0, pinned) drops a push in two places, and says so at most at INFO:
+
+- ``group_send``: the sockets of one process share one queue in Redis, of ``capacity``
+  messages; a push to a group skips the processes whose queue is full (the process fell
+  behind, or stopped reading). channels_redis logs only how many queues, at INFO. Here its script returns which
+  queues were full, and the warning names their channels.
+- ``receive``: the process keeps each socket's pushes in a buffer of ``capacity`` messages,
+  which drops its oldest message to take one more (this socket stopped reading, or its
+  consumer is gone without leaving its groups), silently. Here the buffer logs the drop.
+"""
+
+import logging
+import time
+
+from channels_redis.core import BoundedQueue, RedisChannelLayer
+
+from .layers import warn_dropped
+
+logger = logging.getLogger(__name__)
+
+# channels_redis's group send script, returning the (1-based) positions of the full queues
+# instead of their count.
+GROUP_SEND = """
+local full = {}
+local current_time = ARGV[#ARGV - 1]
+local expiry = ARGV[#ARGV]
+for i = 1, #KEYS do
+    if redis.call('ZCOUNT', KEYS[i], '-inf', '+inf') < tonumber(ARGV[i + #KEYS]) then
+        redis.call('ZADD', KEYS[i], current_time, ARGV[i])
+        redis.call('EXPIRE', KEYS[i], expiry)
+    else
+        full[#full + 1] = i
+    end
+end
+return full
+"""
+
+
+class ReceiveBuffer(BoundedQueue):
+    """One local channel's buffer: channels_redis's, which drops its oldest message when full,
+    logging the drop and how many this channel has lost so far."""
+
+    def __init__(self, maxsize, channel):
+        super().__init__(maxsize)
+        self.channel = channel
+        self.dropped = 0
+
+    def put_nowait(self, item):
+        if self.full():
+            self.dropped += 1
+            logger.warning(
+                "Push dropped for channel %s, its %d buffered pushes unread (%d dropped so far)",
+                self.channel,
+                self.maxsize,
+                self.dropped,
+            )
+        return super().put_nowait(item)
+
+
+class ReceiveBuffers(dict):
+    """The buffers by local channel name, made on first use (as channels_redis's defaultdict)."""
+
+    def __init__(self, size):
+        super().__init__()
+        self.size = size
+
+    def __missing__(self, channel):
+        buffer = self[channel] = ReceiveBuffer(self.size, channel)
+        return buffer
+
+
+class RoomRedisChannelLayer(RedisChannelLayer):
+    """channels_redis's layer, warning of each push dropped (one warning per push for as long
+    as a channel stays full)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.receive_buffer = ReceiveBuffers(self.capacity)
+
+    async def group_send(self, group, message):
+        """channels_redis's ``group_send``, with the full queues' channels logged. (Expired
+        messages are deleted through their queue's host, where channels_redis may use another
+        host's connection: the same one with a single Redis.)"""
+        assert self.require_valid_group_name(group), "Group name not valid"
+        key = self._group_key(group)
+        connection = self.connection(self.consistent_hash(group))
+        await connection.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
+        channels = [x.decode("utf8") for x in await connection.zrange(key, 0, -1)]
+        keys_by_index, messages, capacities = self._map_channel_keys_to_connection(
+            channels, message
+        )
+        full_keys = set()
+        for index, keys in keys_by_index.items():
+            connection = self.connection(index)
+            pipe = connection.pipeline()  # expired messages out first
+            for channel_key in keys:
+                pipe.zremrangebyscore(channel_key, min=0, max=int(time.time()) - int(self.expiry))
+            await pipe.execute()
+            args = [messages[k] for k in keys] + [capacities[k] for k in keys]
+            full = await connection.eval(
+                GROUP_SEND, len(keys), *keys, *args, time.time(), self.expiry
+            )
+            full_keys.update(keys[position - 1] for position in full)
+        if full_keys:
+            dropped = [c for c in channels if self.channel_key(c) in full_keys]
+            warn_dropped(group, dropped, len(channels))
+
+    def channel_key(self, channel):
+        """The Redis key of the queue that ``channel``'s messages go to."""
+        return self.prefix + (self.non_local_name(channel) if "!" in channel else channel)
