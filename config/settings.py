@@ -102,7 +102,7 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
-            # Requests run in one thread (config/asgi.py), which keeps its connection.
+            # Requests run in one thread (config/tuning.py), which keeps its connection.
             "CONN_MAX_AGE": None,
             "OPTIONS": {
                 "transaction_mode": "IMMEDIATE",
@@ -122,7 +122,7 @@ else:
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# How requests run (config/asgi.py): on SQLite one after another in one thread, which keeps
+# How requests run (config/tuning.py): on SQLite one after another in one thread, which keeps
 # its connection (SQLite writes one at a time anyway); otherwise a thread each, as Django does.
 REQUESTS_IN_ONE_THREAD = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 
