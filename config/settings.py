@@ -108,9 +108,7 @@ else:
                 "transaction_mode": "IMMEDIATE",
                 "timeout": 20,
                 "init_command": (
-                    "PRAGMA journal_mode=WAL;"
-                    "PRAGMA synchronous=NORMAL;"
-                    "PRAGMA busy_timeout=20000;"
+                    "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;PRAGMA busy_timeout=20000;"
                 ),
             },
             # A file, not memory, so that threads, websocket tests and servers share it; one per
@@ -190,9 +188,6 @@ CSRF_COOKIE_SECURE = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
-
-# The benchmark's floors (python manage.py bench_rolls): routed only when this is on.
-BENCH_FLOORS = env_bool("ROLLROOM_BENCH_FLOORS", False)
 
 LOGGING = {
     "version": 1,
