@@ -230,6 +230,22 @@ async def test_floor_consumer_and_view_broadcast_to_the_room():
         await communicator.disconnect()
 
 
+def test_the_benchmark_server_is_tuned_as_the_apps():
+    """bench.asgi opts into config.tuning as config.asgi does (outside pytest)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "DATABASE_URL")}
+    code = "import bench.asgi, gc, sys; print(sys.getswitchinterval(), gc.get_freeze_count() > 0)"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env={**env, "DJANGO_SETTINGS_MODULE": "bench.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0.0005", "True"]
+
+
 # One small real run ----------------------------------------------------------------------------
 
 
