@@ -2,7 +2,8 @@
 
 With nothing set it runs on a SQLite file beside manage.py and the in-memory channel layer,
 in DEBUG mode. Production sets DJANGO_DEBUG=0, DJANGO_SECRET_KEY, DJANGO_ALLOWED_HOSTS and, to
-scale out, DATABASE_URL (PostgreSQL) and REDIS_URL (channels_redis).
+scale out, DATABASE_URL (PostgreSQL) and REDIS_URL (channels_redis). Every variable read here
+is in the README's configuration table.
 """
 
 import os
@@ -16,10 +17,18 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def env_bool(name, default):
-    value = os.environ.get(name)
-    if value is None or value == "":
+    """The boolean environment variable ``name``: 1/0, true/false, yes/no or on/off, in any
+    case; ``default`` when unset or empty. Any other value is refused, so that a typo cannot
+    turn DEBUG or the HTTPS hardening the wrong way."""
+    pairs = (("1", "0"), ("true", "false"), ("yes", "no"), ("on", "off"))
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
         return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
+    for true, false in pairs:
+        if value in (true, false):
+            return value == true
+    accepted = ", ".join("/".join(pair) for pair in pairs)
+    raise ImproperlyConfigured(f"{name}={os.environ[name]!r}: use one of {accepted}.")
 
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
@@ -84,45 +93,56 @@ TEMPLATES = [
     },
 ]
 
-# Database: SQLite (WAL, IMMEDIATE transactions) unless DATABASE_URL is set.
+
+def sqlite_database(name, options=None):
+    """SQLite at path ``name`` as Rollroom runs it, whether named by SQLITE_PATH or by a
+    ``sqlite://`` DATABASE_URL (whose query ``options`` are kept, over these)."""
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": name,
+        # Requests run in one thread (config/tuning.py), which keeps its connection.
+        "CONN_MAX_AGE": None,
+        "OPTIONS": {
+            # A write takes the lock when its transaction starts, and waits up to 20 s for it.
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            # Readers and the writer do not block each other (WAL); a commit survives a crash
+            # of the process without waiting for the disk (synchronous=NORMAL).
+            "init_command": (
+                "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;PRAGMA busy_timeout=20000;"
+            ),
+            **(options or {}),
+        },
+        # A file, not memory, so that threads, websocket tests and servers share it; one per
+        # test process, so that test runs side by side never share one.
+        "TEST": {
+            "NAME": os.environ.get("SQLITE_TEST_PATH")
+            or str(Path(tempfile.gettempdir()) / f"rollroom-test-{os.getpid()}.sqlite3")
+        },
+    }
+
+
+# Database: the SQLite file SQLITE_PATH unless DATABASE_URL names another.
 if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"])}
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    database = dj_database_url.parse(os.environ["DATABASE_URL"])
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database = sqlite_database(database["NAME"], database.get("OPTIONS"))
+    elif database["ENGINE"] == "django.db.backends.postgresql":
         # Under ASGI each request runs in a thread of its own: a pool, not persistent
         # connections (which would linger, one per dead thread, until the server refuses more).
-        DATABASES["default"]["OPTIONS"] = {
+        database["OPTIONS"] = {
+            **database.get("OPTIONS", {}),
             "pool": {
                 "min_size": 2,
                 "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "10")),
                 "timeout": 10,
-            }
+            },
         }
 else:
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": os.environ.get("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
-            # Requests run in one thread (config/asgi.py), which keeps its connection.
-            "CONN_MAX_AGE": None,
-            "OPTIONS": {
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-                "init_command": (
-                    "PRAGMA journal_mode=WAL;"
-                    "PRAGMA synchronous=NORMAL;"
-                    "PRAGMA busy_timeout=20000;"
-                ),
-            },
-            # A file, not memory, so that threads, websocket tests and servers share it; one per
-            # test process, so that test runs side by side never share one.
-            "TEST": {
-                "NAME": os.environ.get("SQLITE_TEST_PATH")
-                or str(Path(tempfile.gettempdir()) / f"rollroom-test-{os.getpid()}.sqlite3")
-            },
-        }
-    }
+    database = sqlite_database(os.environ.get("SQLITE_PATH") or str(BASE_DIR / "db.sqlite3"))
+DATABASES = {"default": database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# How requests run (config/asgi.py): on SQLite one after another in one thread, which keeps
+# How requests run (config/tuning.py): on SQLite one after another in one thread, which keeps
 # its connection (SQLite writes one at a time anyway); otherwise a thread each, as Django does.
 REQUESTS_IN_ONE_THREAD = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 
@@ -206,9 +226,6 @@ CSRF_COOKIE_SECURE = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
-
-# The benchmark's floors (python manage.py bench_rolls): routed only when this is on.
-BENCH_FLOORS = env_bool("ROLLROOM_BENCH_FLOORS", False)
 
 LOGGING = {
     "version": 1,

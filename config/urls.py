@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -10,8 +9,3 @@ urlpatterns = [
     path("", include("sheets.sparetime_urls")),
     path("", include("rolls.urls")),
 ]
-
-if settings.BENCH_FLOORS:  # the benchmark's bare view; never on in production
-    from rolls.bench.floors import urlpatterns as bench_floor_urls
-
-    urlpatterns += bench_floor_urls

@@ -1,5 +1,5 @@
-"""config.asgi: Django's HTTP handler with its middleware chain run synchronously, in one
-thread for every request on SQLite, in a thread per request otherwise."""
+"""config.asgi and the HTTP handler of config.tuning: Django's middleware chain run
+synchronously, in one thread for every request on SQLite, in a thread per request otherwise."""
 
 import threading
 
@@ -11,18 +11,19 @@ from django.core.handlers.base import BaseHandler
 from django.urls import reverse
 
 from config import asgi
+from config.tuning import SyncChainHandler
 
 HOST = [(b"host", b"testserver")]
 
 
 def test_http_goes_to_django_run_as_the_database_asks():
     http = asgi.application.application_mapping["http"]
-    assert isinstance(http, asgi.DjangoHTTP)
+    assert isinstance(http, SyncChainHandler)
     assert http.one_thread is settings.REQUESTS_IN_ONE_THREAD
 
 
 def test_the_middleware_chain_is_synchronous():
-    assert not iscoroutinefunction(asgi.DjangoHTTP(one_thread=True)._middleware_chain)
+    assert not iscoroutinefunction(SyncChainHandler(one_thread=True)._middleware_chain)
 
 
 async def threads_of_two_requests(monkeypatch, *, one_thread):
@@ -32,8 +33,8 @@ async def threads_of_two_requests(monkeypatch, *, one_thread):
         seen.append(threading.current_thread())
         return BaseHandler.get_response(self, request)
 
-    monkeypatch.setattr(asgi.DjangoHTTP, "get_response", get_response)
-    http = asgi.DjangoHTTP(one_thread=one_thread)
+    monkeypatch.setattr(SyncChainHandler, "get_response", get_response)
+    http = SyncChainHandler(one_thread=one_thread)
     for _ in range(2):
         communicator = HttpCommunicator(http, "GET", reverse("login"), headers=HOST)
         response = await communicator.get_response()

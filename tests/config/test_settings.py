@@ -1,18 +1,24 @@
 import ast
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
+
+from config.settings import env_bool
 
 
 def settings_in_subprocess(env, expr):
     """Evaluate ``expr`` against config.settings imported fresh with ``env``."""
     code = f"import config.settings as s; print({expr})"
     clean = {
-        k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_"))
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "SQLITE_"))
     }
     result = subprocess.run(
         [sys.executable, "-c", code],
@@ -124,3 +130,132 @@ def test_redis_reads_wait_well_past_the_channel_layers_blocking_pop():
     layer = import_string(config["BACKEND"])(**config["CONFIG"])
     connection = layer.create_pool(0).make_connection()  # made, not connected
     assert connection.socket_timeout >= layer.brpop_timeout + 5
+
+
+def test_a_sqlite_database_url_gets_the_same_settings_as_the_sqlite_file():
+    expr = "s.DATABASES, s.REQUESTS_IN_ONE_THREAD"
+    test_path = {"SQLITE_TEST_PATH": "/tmp/rollroom-settings-test.sqlite3"}
+    by_path = settings_in_subprocess(
+        {**test_path, "SQLITE_PATH": "/tmp/rollroom-settings.sqlite3"}, expr
+    ).stdout
+    by_url = settings_in_subprocess(
+        {**test_path, "DATABASE_URL": "sqlite:////tmp/rollroom-settings.sqlite3"}, expr
+    ).stdout
+    assert by_url == by_path
+    for setting in (
+        "journal_mode=WAL",
+        "busy_timeout=20000",
+        "'IMMEDIATE'",
+        "'CONN_MAX_AGE': None",
+    ):
+        assert setting in by_url
+    assert by_url.strip().endswith("True")
+
+
+def test_a_sqlite_database_urls_options_are_kept_over_the_defaults():
+    out = settings_in_subprocess(
+        {"DATABASE_URL": "sqlite:////tmp/rollroom-settings.sqlite3?timeout=5"},
+        "s.DATABASES['default']['OPTIONS']['timeout'], "
+        "s.DATABASES['default']['OPTIONS']['transaction_mode']",
+    ).stdout
+    assert out.strip() == "5 IMMEDIATE"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1", True),
+        ("true", True),
+        ("Yes", True),
+        (" ON ", True),
+        ("0", False),
+        ("FALSE", False),
+        ("no", False),
+        ("off", False),
+        ("", "default"),
+    ],
+)
+def test_boolean_variables_read_the_values_they_know(monkeypatch, value, expected):
+    monkeypatch.setenv("ROLLROOM_TEST_FLAG", value)
+    assert env_bool("ROLLROOM_TEST_FLAG", "default") == expected
+
+
+@pytest.mark.parametrize("value", ["2", "maybe", "enabled", "y", "nope"])
+def test_boolean_variables_refuse_values_they_do_not_know(monkeypatch, value):
+    monkeypatch.setenv("ROLLROOM_TEST_FLAG", value)
+    with pytest.raises(ImproperlyConfigured) as refused:
+        env_bool("ROLLROOM_TEST_FLAG", True)
+    message = str(refused.value)
+    assert "ROLLROOM_TEST_FLAG" in message
+    assert "1/0, true/false, yes/no, on/off" in message
+
+
+@pytest.mark.parametrize("name", ["DJANGO_DEBUG", "DJANGO_SECURE"])
+def test_the_settings_refuse_to_load_with_an_unknown_boolean(name):
+    result = settings_in_subprocess({name: "yes please"}, "s.DEBUG")
+    assert result.returncode != 0
+    assert f"ImproperlyConfigured: {name}='yes please'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "expr", "expected"),
+    [
+        (
+            {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test", "DATABASE_POOL_SIZE": "3"},
+            "s.DATABASES['default']['OPTIONS']['pool']['max_size']",
+            "3",
+        ),
+        (
+            {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test?sslmode=require"},
+            "s.DATABASES['default']['OPTIONS']['sslmode']",
+            "require",
+        ),
+        ({"SQLITE_PATH": "/tmp/a.sqlite3"}, "s.DATABASES['default']['NAME']", "/tmp/a.sqlite3"),
+        (
+            {"SQLITE_TEST_PATH": "/tmp/b.sqlite3"},
+            "s.DATABASES['default']['TEST']['NAME']",
+            "/tmp/b.sqlite3",
+        ),
+        ({"DJANGO_STATIC_ROOT": "/tmp/static"}, "s.STATIC_ROOT", "/tmp/static"),
+        ({"DJANGO_LOG_LEVEL": "INFO"}, "s.LOGGING['root']['level']", "INFO"),
+        (
+            {"DJANGO_CSRF_TRUSTED_ORIGINS": "https://a.example, https://b.example"},
+            "s.CSRF_TRUSTED_ORIGINS",
+            "['https://a.example', 'https://b.example']",
+        ),
+    ],
+)
+def test_each_variable_sets_what_the_readme_says(env, expr, expected):
+    assert settings_in_subprocess(env, expr).stdout.strip() == expected
+
+
+def variables_read_by_the_settings():
+    """The names in every os.environ.get(...), os.environ[...] and env_bool(...) of
+    config/settings.py."""
+    tree = ast.parse((settings.BASE_DIR / "config" / "settings.py").read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            function = ast.unparse(node.func)
+            if function in ("os.environ.get", "env_bool"):
+                names.add(node.args[0])
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "os.environ":
+            names.add(node.slice)
+    # env_bool reads the variable named by its parameter; any other computed name would escape.
+    computed = {ast.unparse(name) for name in names if not isinstance(name, ast.Constant)}
+    assert computed == {"name"}
+    return {name.value for name in names if isinstance(name, ast.Constant)}
+
+
+def variables_in_the_readme():
+    readme = (settings.BASE_DIR / "README.md").read_text()
+    section = readme.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([A-Z_]+)` \|", section, flags=re.MULTILINE))
+
+
+def test_the_readme_documents_every_variable_the_settings_read():
+    read = variables_read_by_the_settings()
+    assert "DATABASE_POOL_SIZE" in read
+    documented = variables_in_the_readme()
+    assert read - documented == set(), "read by config/settings.py, not in the README's table"
+    assert documented - read == set(), "in the README's table, not read by config/settings.py"

@@ -28,9 +28,7 @@ def result(config, phases):
     for name, short in FLOOR_SHORT.items():
         if name in phases:
             for q in ("p99", "p50"):
-                out[f"app_over_{short}_{q}"] = stats.ratio(
-                    app[f"{q}_ms"], phases[name][f"{q}_ms"]
-                )
+                out[f"app_over_{short}_{q}"] = stats.ratio(app[f"{q}_ms"], phases[name][f"{q}_ms"])
     return out
 
 

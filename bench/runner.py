@@ -182,8 +182,9 @@ def socket_floor_phase(name, servers, *, sends, size, path):
     return Phase(name, _sockets(servers, path), fire, warm_up, servers)
 
 
-async def run_all(table, servers, *, sends, warmups, rooms, clients, rate, grace, floors,
-                  raw_floor):
+async def run_all(
+    table, servers, *, sends, warmups, rooms, clients, rate, grace, floors, raw_floor
+):
     """Run the app and, when ``floors``, the floors; returns {phase name: summary}.
     ``raw_floor()`` starts the plain websockets server and returns (Server, stop)."""
     servers = Servers(servers, clients)
@@ -202,7 +203,10 @@ async def run_all(table, servers, *, sends, warmups, rooms, clients, rate, grace
     raw, stop = raw_floor()
     try:
         phase = socket_floor_phase(
-            "floor_websockets", Servers([raw], clients), sends=sends, size=size,
+            "floor_websockets",
+            Servers([raw], clients),
+            sends=sends,
+            size=size,
             path="/{}".format,
         )
         results["floor_websockets"] = await run(phase, **common)

@@ -1,5 +1,5 @@
 """The roll benchmark (python manage.py bench_rolls): its statistics, matching and process
-helpers, its floors, and one small real run end to end."""
+helpers, its floors and the settings that route them, and one small real run end to end."""
 
 import asyncio
 import json
@@ -7,17 +7,22 @@ import os
 import socket
 import subprocess
 import sys
+from urllib.parse import urlsplit
 
 import pytest
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from django.db import connection
 from django.test import AsyncRequestFactory
 from django.urls import NoReverseMatch, reverse
 
-from rolls.bench import floors, report, stats
-from rolls.bench import server as procs
-from rolls.bench.client import HttpPool, Tracker, http_request, marker
+from bench import asgi as bench_asgi
+from bench import floors, report, stats
+from bench import server as procs
+from bench import settings as bench_settings
+from bench.client import HttpPool, Tracker, http_request, marker
+from rolls.routing import websocket_urlpatterns
 
 # Statistics -----------------------------------------------------------------------------------
 
@@ -69,8 +74,17 @@ def test_ratio():
 def test_report_ratios_and_table():
     phase = {"p50_ms": 2.0, "p99_ms": 4.0, "max_ms": 5.0, "rolls_per_s": 20.0, "lost": 0}
     out = report.result(
-        {"rooms": 1, "clients": 2, "rate": 5, "seconds": 1, "sends": 5, "cpu": 1,
-         "database": "sqlite3", "layer": "InMemoryChannelLayer", "loadavg_1m": 0.5},
+        {
+            "rooms": 1,
+            "clients": 2,
+            "rate": 5,
+            "seconds": 1,
+            "sends": 5,
+            "cpu": 1,
+            "database": "sqlite3",
+            "layer": "InMemoryChannelLayer",
+            "loadavg_1m": 0.5,
+        },
         {"app": {**phase, "p99_ms": 12.0}, "floor_http": phase},
     )
     assert out["app_over_http_p99"] == 3.0
@@ -168,10 +182,29 @@ def test_pinned_command():
 # The floors ------------------------------------------------------------------------------------
 
 
-def test_floors_are_not_routed_by_default():
-    assert settings.BENCH_FLOORS is False
+def test_the_app_does_not_route_the_floors():
     with pytest.raises(NoReverseMatch):
         reverse("bench_floor", kwargs={"room": 1})
+    assert [str(route.pattern) for route in websocket_urlpatterns] == [
+        "ws/campaigns/<int:campaign_id>/"
+    ]
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)  # the session lookup of the socket's auth middleware
+async def test_the_benchmark_server_routes_both_floors_beside_the_app():
+    assert bench_settings.ROOT_URLCONF == "bench.urls"
+    assert bench_settings.ASGI_APPLICATION == "bench.asgi.application"
+    assert reverse("bench_floor", urlconf="bench.urls", kwargs={"room": 1}) == "/bench/floor/1/"
+    assert reverse("login", urlconf="bench.urls") == reverse("login")
+    headers = [(b"origin", b"http://127.0.0.1")]
+    communicator = WebsocketCommunicator(
+        bench_asgi.application, "/ws/bench/floor/1/", headers=headers
+    )
+    assert (await communicator.connect())[0]
+    await communicator.send_to(text_data="bench#1 xx")
+    assert await communicator.receive_from() == "bench#1 xx"
+    await communicator.disconnect()
 
 
 @pytest.mark.asyncio
@@ -197,23 +230,64 @@ async def test_floor_consumer_and_view_broadcast_to_the_room():
         await communicator.disconnect()
 
 
+def test_the_benchmark_server_is_tuned_as_the_apps():
+    """bench.asgi opts into config.tuning as config.asgi does (outside pytest)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "DATABASE_URL")}
+    code = "import bench.asgi, gc, sys; print(sys.getswitchinterval(), gc.get_freeze_count() > 0)"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env={**env, "DJANGO_SETTINGS_MODULE": "bench.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0.0005", "True"]
+
+
 # One small real run ----------------------------------------------------------------------------
 
 
+# With DATABASE_URL the benchmark runs on that database: this run goes to the test database.
+@pytest.mark.django_db(transaction=True)
 def test_small_run_end_to_end():
     """A real server, real sockets and POSTs: every key is a number, nothing lost."""
+    env = dict(os.environ)
+    if env.get("DATABASE_URL"):
+        url = urlsplit(env["DATABASE_URL"])
+        env["DATABASE_URL"] = url._replace(path="/" + connection.settings_dict["NAME"]).geturl()
     command = [
-        sys.executable, "manage.py", "bench_rolls",
-        "--rooms", "1", "--clients", "2", "--rate", "5", "--seconds", "1", "--json",
+        sys.executable,
+        "manage.py",
+        "bench_rolls",
+        "--rooms",
+        "1",
+        "--clients",
+        "2",
+        "--rate",
+        "5",
+        "--seconds",
+        "1",
+        "--json",
     ]
     done = subprocess.run(
-        command, cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=120
+        command, cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
     keys = {
-        "app": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost", "duplicated", "cpu_s",
-                "cpu_pct", "rss_peak_mb"],
+        "app": [
+            "p50_ms",
+            "p99_ms",
+            "max_ms",
+            "rolls_per_s",
+            "lost",
+            "duplicated",
+            "cpu_s",
+            "cpu_pct",
+            "rss_peak_mb",
+        ],
         "floor_http": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
         "floor_channels": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
         "floor_websockets": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],

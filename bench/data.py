@@ -94,8 +94,12 @@ def table_create(*, rooms, clients, sends, warmups):
 
     def ask(r, p, note):
         check = check_ask(
-            campaign=characters[r][p].campaign, character=characters[r][p], by=gms[r],
-            target=TARGET, suggestion=f"{ATTRIBUTE} + {SKILL}", note=note,
+            campaign=characters[r][p].campaign,
+            character=characters[r][p],
+            by=gms[r],
+            target=TARGET,
+            suggestion=f"{ATTRIBUTE} + {SKILL}",
+            note=note,
         )
         return check.pk
 

@@ -1,5 +1,6 @@
 """The benchmark's floors inside the app's server: what an htmx POST plus Channels costs at the
-least, and what Channels alone costs. Routed only when ``settings.BENCH_FLOORS`` is on.
+least, and what Channels alone costs. Only the benchmark's servers route them
+(``bench/settings.py``).
 
 - ``POST /bench/floor/<room>/``: a bare async view, no session, database or template: it
   group-sends the request body, as it is, to the room's floor group.

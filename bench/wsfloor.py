@@ -1,7 +1,7 @@
 """The raw floor: a plain ``websockets`` server that broadcasts what one client of a room sends
 to every socket of that room (path ``/<room>``). No Django, no Channels.
 
-Run as ``python -m rolls.bench.wsfloor PORT``; it serves until it is terminated.
+Run as ``python -m bench.wsfloor PORT``; it serves until it is terminated.
 """
 
 import asyncio

@@ -1,0 +1,9 @@
+"""Settings of the benchmark's servers: the app's settings, with the floors routed beside the
+app (``bench/urls.py`` for the HTTP floor, ``bench/asgi.py`` for the Channels floor).
+``python manage.py bench_rolls`` starts its servers with these; the app's own settings never
+route the floors."""
+
+from config.settings import *  # noqa: F403
+
+ROOT_URLCONF = "bench.urls"
+ASGI_APPLICATION = "bench.asgi.application"

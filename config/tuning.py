@@ -1,0 +1,93 @@
+"""How the server process runs Django and Python, tuned for many small requests and pushes on
+few cores. ``config/asgi.py`` opts into it; importing this module changes nothing.
+
+- ``get_asgi_application()``: Django's function of that name, returning ``SyncChainHandler``.
+- ``SyncChainHandler``: Django's ASGI handler with the middleware chain and the view run as
+  under WSGI, in one call into a thread; on SQLite every request in the same thread.
+- ``tune_process()``: a short GIL switch interval, and ``gc.freeze()`` of what startup loaded.
+
+``SyncChainHandler`` overrides or calls parts of Django's ``ASGIHandler`` that are not public
+API: ``__call__`` (which wraps ``handle`` in asgiref's ``ThreadSensitiveContext``),
+``handle(scope, receive, send)``, ``get_response_async(request)`` (called through
+``run_get_response``), ``load_middleware(is_async=...)`` (called by ``__init__``) and
+``BaseHandler.get_response(request)``. The single request thread is asgiref's thread for
+thread-sensitive calls made outside any ``ThreadSensitiveContext``, which Channels'
+``database_sync_to_async`` also uses, so that the room's consumers share that thread's SQLite
+connection. ``CHECKED_WITH`` names the Django and Channels versions this was read against;
+``tests/config/test_tuning.py`` fails when an upgrade changes any of it.
+"""
+
+import gc
+import os
+import sys
+
+import django
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIHandler
+
+#: The (major, minor) versions whose ASGIHandler and database_sync_to_async this module was
+#: checked against.
+CHECKED_WITH = {"Django": (5, 2), "Channels": (4, 3)}
+
+#: Seconds a thread may hold the GIL while another waits for it (Python's default: 0.005).
+SWITCH_INTERVAL = 0.0005
+
+
+class SyncChainHandler(ASGIHandler):
+    """Django's ASGI handler, with its middleware and views run as under WSGI: the whole chain
+    in one call into a thread. (Django's own handler runs the chain as async code, and each
+    synchronous middleware method and view then makes a trip into a thread and back.)
+
+    ``one_thread``: every request's call goes to the same thread, one request after another,
+    instead of a new thread per request. That thread then keeps its SQLite connection, and
+    requests no longer contend for the GIL and the SQLite write lock: SQLite writes one at a
+    time anyway, and on one core concurrent requests only slow each other down. On PostgreSQL
+    requests keep a thread each, so that their database round trips overlap."""
+
+    def __init__(self, *, one_thread):
+        self.one_thread = one_thread
+        super().__init__()
+
+    def load_middleware(self, is_async=False):
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    async def __call__(self, scope, receive, send):
+        if self.one_thread:
+            # Django's __call__ without its per-request ThreadSensitiveContext: thread-sensitive
+            # calls then all go to asgiref's one shared thread. (Channels' ProtocolTypeRouter
+            # sends only HTTP here, which Django's __call__ checks.)
+            await self.handle(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+
+def get_asgi_application():
+    """``django.core.asgi.get_asgi_application()`` with ``SyncChainHandler``: Django set up,
+    requests in one thread when the settings ask for it (``REQUESTS_IN_ONE_THREAD``, on
+    SQLite)."""
+    django.setup(set_prefix=False)
+    return SyncChainHandler(one_thread=settings.REQUESTS_IN_ONE_THREAD)
+
+
+def tune_process():
+    """Tune the interpreter of a server process, once everything it serves with is loaded.
+
+    - The GIL switch interval: request threads release the GIL for every database and socket
+      call and then wait for it; with Python's 5 ms interval a busy thread makes each such
+      wait up to 5 ms.
+    - ``gc.freeze()``: what was loaded so far lives as long as the process; frozen, it stays
+      out of the garbage collector's full collections, which otherwise scan it all and stall
+      every request for tens of milliseconds.
+
+    Does nothing inside a pytest run (pytest sets ``PYTEST_VERSION`` in the environment, which
+    the servers its tests start inherit): tests import the application and keep Python's
+    defaults. Returns whether it tuned."""
+    if "PYTEST_VERSION" in os.environ:
+        return False
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    gc.freeze()
+    return True

@@ -1,0 +1,174 @@
+"""config.tuning: what it relies on in Django and Channels is still there, and it tunes a
+server process only when asked (config.asgi asks; settings and the test process do not)."""
+
+import ast
+import gc
+import inspect
+import os
+import subprocess
+import sys
+import textwrap
+
+import channels
+import django
+import pytest
+from asgiref.sync import SyncToAsync, iscoroutinefunction
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.core import asgi as django_asgi
+from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.base import BaseHandler
+
+from config import tuning
+
+RECHECK = (
+    "config/tuning.py overrides and calls parts of Django's ASGIHandler "
+    "(django/core/handlers/asgi.py and base.py) and relies on Channels' database_sync_to_async "
+    "running in asgiref's shared thread; none of it is public API. Re-read those parts in the "
+    "installed versions: SyncChainHandler.__call__ must still be Django's minus the "
+    "ThreadSensitiveContext, and load_middleware, get_response_async and get_response must still "
+    "be called as it expects (tests/config/test_asgi.py runs it); then set CHECKED_WITH."
+)
+
+
+def parameters(function):
+    return [
+        (p.name, p.default) if p.default is not inspect.Parameter.empty else p.name
+        for p in inspect.signature(function).parameters.values()
+    ]
+
+
+def statements(source):
+    """The statements of the function defined in ``source``, as AST dumps: without its
+    docstring, comments or formatting."""
+    function = ast.parse(textwrap.dedent(source)).body[0]
+    body = function.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return [ast.dump(statement) for statement in body]
+
+
+def body(function):
+    return statements(inspect.getsource(function))
+
+
+def test_checked_against_the_installed_django_and_channels():
+    installed = {
+        "Django": django.VERSION[:2],
+        "Channels": tuple(int(part) for part in channels.__version__.split(".")[:2]),
+    }
+    assert installed == tuning.CHECKED_WITH, (
+        f"Installed {installed}, checked with {tuning.CHECKED_WITH}. {RECHECK}"
+    )
+
+
+def test_the_methods_it_overrides_or_calls_keep_their_signatures():
+    expected = {
+        ASGIHandler.__init__: (False, ["self"]),
+        ASGIHandler.__call__: (True, ["self", "scope", "receive", "send"]),
+        ASGIHandler.handle: (True, ["self", "scope", "receive", "send"]),
+        ASGIHandler.run_get_response: (True, ["self", "request"]),
+        BaseHandler.get_response_async: (True, ["self", "request"]),
+        BaseHandler.get_response: (False, ["self", "request"]),
+        BaseHandler.load_middleware: (False, ["self", ("is_async", False)]),
+    }
+    for method, (is_async, names) in expected.items():
+        assert iscoroutinefunction(method) is is_async, f"{method.__qualname__}. {RECHECK}"
+        assert parameters(method) == names, f"{method.__qualname__}. {RECHECK}"
+
+
+def test_django_calls_what_it_overrides_where_it_expects():
+    sources = {
+        ASGIHandler.__init__: "self.load_middleware(is_async=True)",
+        ASGIHandler.handle: "self.run_get_response(request)",
+        ASGIHandler.run_get_response: "self.get_response_async(request)",
+    }
+    for method, call in sources.items():
+        assert call in inspect.getsource(method), f"{method.__qualname__}: {call}? {RECHECK}"
+
+
+def test_djangos_call_is_the_type_check_and_the_context_around_handle():
+    """With one_thread, SyncChainHandler.__call__ is this minus the context: anything else
+    Django's __call__ does would be skipped."""
+    expected = statements(
+        """
+        async def f(self, scope, receive, send):
+            if scope["type"] != "http":
+                raise ValueError(
+                    "Django can only handle ASGI/HTTP connections, not %s." % scope["type"]
+                )
+            async with ThreadSensitiveContext():
+                await self.handle(scope, receive, send)
+        """
+    )
+    assert body(ASGIHandler.__call__) == expected, RECHECK
+
+
+def test_djangos_get_asgi_application_is_setup_then_the_handler():
+    expected = statements(
+        """
+        def f():
+            django.setup(set_prefix=False)
+            return ASGIHandler()
+        """
+    )
+    assert body(django_asgi.get_asgi_application) == expected, RECHECK
+
+
+def test_channels_database_calls_are_thread_sensitive():
+    assert issubclass(database_sync_to_async, SyncToAsync), RECHECK
+    init = inspect.signature(SyncToAsync.__init__).parameters
+    assert init["thread_sensitive"].default is True, RECHECK
+
+
+def test_get_asgi_application_runs_requests_as_the_settings_ask():
+    handler = tuning.get_asgi_application()
+    assert isinstance(handler, tuning.SyncChainHandler)
+    assert handler.one_thread is settings.REQUESTS_IN_ONE_THREAD
+
+
+def test_tune_process_does_nothing_inside_pytest():
+    assert "PYTEST_VERSION" in os.environ
+    before = sys.getswitchinterval(), gc.get_freeze_count()
+    assert tuning.tune_process() is False
+    assert (sys.getswitchinterval(), gc.get_freeze_count()) == before
+
+
+def test_tune_process_when_a_test_asks(monkeypatch):
+    monkeypatch.delenv("PYTEST_VERSION")
+    interval = sys.getswitchinterval()
+    try:
+        assert tuning.tune_process() is True
+        assert sys.getswitchinterval() == tuning.SWITCH_INTERVAL
+        assert gc.get_freeze_count() > 0
+    finally:
+        sys.setswitchinterval(interval)
+        gc.unfreeze()
+
+
+def test_importing_the_application_in_tests_leaves_python_alone():
+    from config import asgi  # noqa: F401
+
+    assert sys.getswitchinterval() == pytest.approx(0.005)
+
+
+def interpreter_after(statement):
+    """The switch interval and whether gc froze anything, in a fresh Python (not under pytest)
+    after ``statement``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "DATABASE_URL")}
+    code = f"{statement}; import gc, sys; print(sys.getswitchinterval(), gc.get_freeze_count() > 0)"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_the_asgi_application_opts_in_and_the_settings_do_not():
+    assert interpreter_after("import config.asgi") == [str(tuning.SWITCH_INTERVAL), "True"]
+    assert interpreter_after("import config.settings") == ["0.005", "False"]
