@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "campaigns",
     "sheets",
+    "sparetime",
     "rolls",
 ]
 

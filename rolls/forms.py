@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from campaigns.access import MAX_ID
 from campaigns.models import GameSession, ManaSkill
 from sheets.models import Character
-from sheets.services import MAX_AMOUNT, MAX_NOTE
+from sparetime.services import MAX_AMOUNT, MAX_NOTE
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
 from .rules import MAX_TARGET

@@ -20,8 +20,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import MAX_ID, campaign_for, character_for, check_for
 from campaigns.writes import Refused, answer, attempt
-from sheets.models import SparetimeEntry
-from sheets.services import sparetime_award
+from sparetime.models import SparetimeEntry
+from sparetime.services import sparetime_award
 
 from . import push, services
 from .cards import Viewer, push_check, render_check

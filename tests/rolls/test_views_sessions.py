@@ -5,8 +5,8 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import LogEntry
-from sheets.models import SparetimeEntry
 from sheets.services import character_create
+from sparetime.models import SparetimeEntry
 from tests.conftest import make_campaign
 from tests.rolls.room_setup import HTMX, ask, mana_table, refused, snapshot, url
 from tests.rolls.scripted_rng import ScriptedRng

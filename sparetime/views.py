@@ -16,17 +16,18 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for
 from campaigns.models import Membership
 from campaigns.writes import Refused
+from sheets.models import Character, Rating
 
 from . import services
-from .models import Character, Rating, SparetimeEntry
+from .models import SparetimeEntry
 from .services import MAX_AMOUNT, MAX_NOTE
 
 #: The ledger tables show at most this many rows (latest first), with the total count.
 LEDGER_CAP = 200
-PAGE = "sheets/sparetime_page.html"
-CHARACTER_PARTIAL = "sheets/_sparetime.html"
-GM_PARTIAL = "sheets/_gm_sparetime.html"
-DELEGATION_PARTIAL = "sheets/_sparetime_delegation.html"
+PAGE = "sparetime/page.html"
+CHARACTER_PARTIAL = "sparetime/_character.html"
+GM_PARTIAL = "sparetime/_gm.html"
+DELEGATION_PARTIAL = "sparetime/_delegation.html"
 
 
 # Forms -------------------------------------------------------------------------------------------
@@ -217,7 +218,7 @@ def _raises(campaign, ratings):
 
 # A character's sparetime -------------------------------------------------------------------------
 def _character_context(request, campaign, character, spend_form=None):
-    earmarked = character.earmarked_sparetime()
+    earmarked = services.earmarked_sparetime(character)
     prefetch_related_objects([handout for handout, _ in earmarked], "player")
     portions = [
         {"entry": handout, "left": left, "raises": _raises(campaign, handout.targets.all())}
@@ -229,7 +230,7 @@ def _character_context(request, campaign, character, spend_form=None):
         "section_id": "sparetime",
         "title": f"{character} · sparetime",
         "can_spend": _can_spend(campaign, character, request.user),
-        "free": character.free_sparetime(),
+        "free": services.free_sparetime(character),
         "portions": portions,
         "raises": _raises(campaign, character.ratings.filter(status=Rating.APPROVED)),
         "spend_form": spend_form,
@@ -293,11 +294,15 @@ def _gm_context(campaign, **bound_forms):
         "title": "Sparetime",
         **forms_,
         "character_balances": [
-            (c, c.free_sparetime(), sum(left for _, left in c.earmarked_sparetime()))
+            (
+                c,
+                services.free_sparetime(c),
+                sum(left for _, left in services.earmarked_sparetime(c)),
+            )
             for c in characters
         ],
         "player_balances": [
-            (p, SparetimeEntry.delegation_left(campaign, p)) for p in players.order_by("username")
+            (p, services.delegation_left(campaign, p)) for p in players.order_by("username")
         ],
         "ledger": _ledger(campaign.sparetime.all()),
     }
@@ -381,7 +386,7 @@ def _delegation_context(request, campaign, form=None):
         "campaign": campaign,
         "section_id": "sparetime-delegation",
         "title": "Hand out sparetime",
-        "left": SparetimeEntry.delegation_left(campaign, request.user),
+        "left": services.delegation_left(campaign, request.user),
         "form": form or HandoutForm(campaign, request.user),
         "ledger": _ledger(campaign.sparetime.filter(player=request.user)),
     }

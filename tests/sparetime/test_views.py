@@ -4,13 +4,21 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign, GameSession
-from sheets.models import Character, Rating, SparetimeEntry
-from sheets.services import sparetime_delegate, sparetime_grant, sparetime_handout
+from sheets.models import Character, Rating
+from sparetime.models import SparetimeEntry
+from sparetime.services import (
+    delegation_left,
+    earmarked_sparetime,
+    free_sparetime,
+    sparetime_delegate,
+    sparetime_grant,
+    sparetime_handout,
+)
 from tests.conftest import make_campaign
-from tests.sheets.helpers import (
-    HTMX,
+from tests.sheets.helpers import HTMX
+from tests.sparetime.helpers import (
     assert_ledger_matches_balances,
-    make_character,
+    character_with_ratings,
     rating,
     sparetime_snapshot,
 )
@@ -30,7 +38,9 @@ def assert_login_redirect(response):
 @pytest.fixture
 def stranger(gm, outsider):
     """A character of another Pool campaign (same GM, the outsider plays there)."""
-    return make_character(make_campaign(gm, name="Elsewhere", players=[outsider]), outsider, "Zora")
+    return character_with_ratings(
+        make_campaign(gm, name="Elsewhere", players=[outsider]), outsider, "Zora"
+    )
 
 
 @pytest.fixture
@@ -159,7 +169,7 @@ def test_gm_may_spend_for_a_character(as_user, gm, hero, pool_campaign):
     response = as_user(gm).post(spend_url(hero), {"rating": rating(hero, "Dodge").id}, **HTMX)
     assert response.status_code == 200
     assert rating(hero, "Dodge").value == 1
-    assert hero.free_sparetime() == 3
+    assert free_sparetime(hero) == 3
 
 
 def test_earmarked_spend_through_the_view(as_user, pool_campaign, gm, player, other_player, bens):
@@ -174,7 +184,7 @@ def test_earmarked_spend_through_the_view(as_user, pool_campaign, gm, player, ot
     client = as_user(other_player)
     data = {"rating": rating(bens, "Climb").id, "source": portion.id}
     assert client.post(spend_url(bens), data, **HTMX).status_code == 200
-    assert bens.earmarked_sparetime() == [(portion, 1)]
+    assert earmarked_sparetime(bens) == [(portion, 1)]
     before = sparetime_snapshot()
     data = {"rating": rating(bens, "Dodge").id, "source": portion.id}
     response = client.post(spend_url(bens), data, **HTMX)
@@ -311,7 +321,7 @@ def test_gm_grant_without_htmx_redirects(as_user, gm, hero, pool_campaign):
     response = as_user(gm).post(url("sparetime_grant", pool_campaign), data)
     assert response.status_code == 302
     assert response["Location"] == url("gm_sparetime", pool_campaign)
-    assert hero.free_sparetime() == 4
+    assert free_sparetime(hero) == 4
 
 
 def test_gm_awards_one_character(as_user, gm, hero, bens, pool_campaign):
@@ -333,7 +343,7 @@ def test_gm_awards_everyone_but_not_npcs(as_user, gm, hero, bens, npc, pool_camp
     response = as_user(gm).post(url("sparetime_award", pool_campaign), data, **HTMX)
     assert response.status_code == 200
     assert {e.character for e in SparetimeEntry.objects.all()} == {hero, bens}
-    assert npc.free_sparetime() == 0
+    assert free_sparetime(npc) == 0
 
 
 def test_gm_delegates_to_a_player(as_user, gm, player, pool_campaign):
@@ -341,7 +351,7 @@ def test_gm_delegates_to_a_player(as_user, gm, player, pool_campaign):
     response = as_user(gm).post(url("sparetime_delegate", pool_campaign), data, **HTMX)
     assert response.status_code == 200
     assert "ana may now hand out 5 more sparetime." in response.content.decode()
-    assert SparetimeEntry.delegation_left(pool_campaign, player) == 5
+    assert delegation_left(pool_campaign, player) == 5
 
 
 GM_ACTIONS = [
@@ -469,7 +479,7 @@ def test_player_hands_out_sparetime(as_user, player, bens, delegated, pool_campa
     html = response.content.decode()
     assert "Handed 2 sparetime to Bram." in html
     assert '<strong class="sparetime-left">3</strong>' in html
-    (portion, left), = bens.earmarked_sparetime()
+    ((portion, left),) = earmarked_sparetime(bens)
     assert left == 2 and portion.note == "Well played"
     assert {t.label for t in portion.targets.all()} == {"Climb", "Strength"}
     assert_ledger_matches_balances(pool_campaign)
@@ -509,7 +519,9 @@ def test_handout_beyond_delegation_is_refused(as_user, player, bens, delegated, 
 def test_handout_refuses_bad_targets(
     as_user, pool_campaign, player, hero, bens, npc, stranger, delegated, targets, error
 ):
-    cara = make_character(pool_campaign, player.__class__.objects.create(username="cara"), "Cyn")
+    cara = character_with_ratings(
+        pool_campaign, player.__class__.objects.create(username="cara"), "Cyn"
+    )
     pool_campaign.memberships.create(user=cara.owner, role="player")
     pending = Rating.objects.create(
         character=bens, attribute="Strength", skill="Wrestling", custom=True, status="pending"
