@@ -6,9 +6,11 @@ character, session, player or rating is refused with a sentence saying so.
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 
-from campaigns.models import Membership
-from sheets.models import Rating
+from campaigns.access import MAX_ID
+from campaigns.models import GameSession, Membership
+from sheets.models import Character, Rating
 
 from . import services
 from .models import SparetimeEntry
@@ -17,6 +19,17 @@ from .services import MAX_AMOUNT, MAX_NOTE
 
 def _not_here(what):
     return {"invalid_choice": f"That {what} is not in this campaign."}
+
+
+class CharactersField(forms.ModelMultipleChoiceField):
+    """Characters by id; an id beyond the database's integers is refused like any unknown id
+    (an ``IN`` lookup would not refuse it but fail)."""
+
+    def clean(self, value):
+        for pk in value or ():
+            if str(pk).isdigit() and int(pk) > MAX_ID:
+                raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
+        return super().clean(value)
 
 
 class AmountForm(forms.Form):
@@ -35,40 +48,35 @@ class GrantForm(AmountForm):
         self.fields["character"].queryset = campaign.characters.all()
 
 
-class AwardForm(AmountForm):
-    """The GM awards sparetime to one character, or to every player's character."""
+class AwardForm(forms.Form):
+    """The GM awards sparetime to each character ticked, for an ended session or none. The GM's
+    sparetime card shows it; so does the room's session panel once a session ended, with that
+    session (hidden) and the characters who rolled in it ticked."""
 
-    ONE = "one"
-    EVERYONE = "everyone"
-
-    to = forms.ChoiceField(
-        choices=[(ONE, "One character"), (EVERYONE, "Everyone (every player's character)")],
-        widget=forms.RadioSelect,
-        initial=ONE,
+    characters = CharactersField(
+        queryset=Character.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={
+            "required": "Tick at least one character.",
+            "invalid_choice": "Choose characters of this campaign.",
+            "invalid_pk_value": "Choose characters of this campaign.",
+        },
     )
-    character = forms.ModelChoiceField(
-        queryset=None, required=False, error_messages=_not_here("character")
-    )
+    amount = forms.IntegerField(label="Sparetime each", min_value=1, max_value=MAX_AMOUNT)
     session = forms.ModelChoiceField(
-        queryset=None, required=False, empty_label="—", error_messages=_not_here("session")
+        queryset=GameSession.objects.none(),
+        required=False,
+        empty_label="—",
+        error_messages={"invalid_choice": "Choose an ended session."},
     )
-    field_order = ["to", "character", "amount", "session", "note"]
+    note = forms.CharField(label="Note", max_length=MAX_NOTE, required=False)
 
     def __init__(self, campaign, *args, **kwargs):
-        super().__init__(*args, prefix="award", **kwargs)
-        self.campaign = campaign
-        self.fields["character"].queryset = campaign.characters.all()
-        self.fields["session"].queryset = campaign.game_sessions.all()
-
-    def clean(self):
-        data = super().clean()
-        if data.get("to") == self.EVERYONE:
-            data["characters"] = list(services.player_characters(self.campaign))
-        elif data.get("character") is not None:
-            data["characters"] = [data["character"]]
-        elif "character" not in self.errors:
-            self.add_error("character", "Pick the character to award, or award everyone.")
-        return data
+        super().__init__(*args, **kwargs)
+        self.fields["characters"].queryset = Character.objects.filter(
+            campaign=campaign
+        ).select_related("owner")
+        self.fields["session"].queryset = campaign.game_sessions.filter(ended_at__isnull=False)
 
 
 class DelegateForm(AmountForm):

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for, can_edit, character_for
 from campaigns.models import Campaign, Membership
 from campaigns.writes import answer, attempt
+from rolls.views import session_award_answer
 from sheets.models import Rating
 
 from . import services
@@ -31,6 +32,9 @@ PAGE = "sparetime/page.html"
 CHARACTER_PARTIAL = "sparetime/_character.html"
 GM_PARTIAL = "sparetime/_gm.html"
 DELEGATION_PARTIAL = "sparetime/_delegation.html"
+#: What the room's session panel (``templates/rolls/_session.html``) posts as ``from`` with its
+#: award, to be answered with that panel.
+FROM_ROOM = "room"
 
 
 def _ledger(rows):
@@ -206,21 +210,16 @@ def sparetime_grant(request, campaign_id):
 @login_required
 @require_POST
 def sparetime_award(request, campaign_id):
+    """The GM awards sparetime to the characters ticked. The room's session panel posts its
+    award here too, with ``from=room``, and is answered with that panel."""
     campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
     form = AwardForm(campaign, request.POST)
-
-    def award():
-        data = form.cleaned_data
-        return services.sparetime_award(
-            campaign=campaign,
-            characters=data["characters"],
-            amount=data["amount"],
-            by=request.user,
-            note=data["note"],
-            session=data["session"],
-        )
-
-    ok, entries = attempt(award, form=form)
+    ok, entries = attempt(
+        lambda: services.sparetime_award(campaign=campaign, by=request.user, **form.cleaned_data),
+        form=form,
+    )
+    if request.POST.get("from") == FROM_ROOM:
+        return session_award_answer(request, campaign, ok=ok, result=entries, form=form)
     if ok:
         names = ", ".join(str(entry.character) for entry in entries)
         notice = f"Awarded {form.cleaned_data['amount']} sparetime to {names}."

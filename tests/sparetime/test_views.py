@@ -2,6 +2,7 @@
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
 from sheets.models import Character, Rating
@@ -270,8 +271,9 @@ def test_gm_card_has_the_forms_balances_and_ledger(as_user, gm, player, hero, np
     assert response.status_code == 200
     html = response.content.decode()
     assert "<html" not in html
-    for name in ("grant-character", "award-to", "award-session", "delegate-player"):
+    for name in ("grant-character", "characters", "session", "delegate-player"):
         assert f'name="{name}"' in html
+    assert 'name="from"' not in html  # the card's award is answered with the card
     assert "<td>Aria</td><td>ana</td><td>3</td><td>0</td>" in html
     assert "<td>Innkeeper</td><td>gm</td><td>0</td><td>0</td>" in html
     assert "ana 2 · ben 0" in html
@@ -324,25 +326,27 @@ def test_gm_grant_without_htmx_redirects(as_user, gm, hero, pool_campaign):
     assert free_sparetime(hero) == 4
 
 
-def test_gm_awards_one_character(as_user, gm, hero, bens, pool_campaign):
-    session = GameSession.objects.create(campaign=pool_campaign, number=3)
-    data = {
-        "award-to": "one",
-        "award-character": bens.id,
-        "award-amount": "2",
-        "award-session": session.id,
-    }
+def test_gm_awards_one_character_for_a_session(as_user, gm, hero, bens, pool_campaign):
+    session = GameSession.objects.create(campaign=pool_campaign, number=3, ended_at=timezone.now())
+    data = {"characters": [bens.id], "amount": "2", "session": session.id}
     response = as_user(gm).post(url("sparetime_award", pool_campaign), data, **HTMX)
     assert response.status_code == 200
-    assert "Awarded 2 sparetime to Bram." in response.content.decode()
+    html = response.content.decode()
+    assert html.lstrip().startswith('<div id="gm-sparetime-body"')
+    assert "Awarded 2 sparetime to Bram." in html
     assert [(e.character, e.session) for e in SparetimeEntry.objects.all()] == [(bens, session)]
 
 
-def test_gm_awards_everyone_but_not_npcs(as_user, gm, hero, bens, npc, pool_campaign):
-    data = {"award-to": "everyone", "award-amount": "1", "award-note": "Session 1"}
+def test_gm_awards_the_characters_ticked(as_user, gm, hero, bens, npc, pool_campaign):
+    data = {"characters": [hero.id, bens.id], "amount": "1", "note": "A good night"}
     response = as_user(gm).post(url("sparetime_award", pool_campaign), data, **HTMX)
     assert response.status_code == 200
-    assert {e.character for e in SparetimeEntry.objects.all()} == {hero, bens}
+    assert "Awarded 1 sparetime to Aria, Bram." in response.content.decode()
+    rows = SparetimeEntry.objects.all()
+    assert {(e.character, e.session, e.note) for e in rows} == {
+        (hero, None, "A good night"),
+        (bens, None, "A good night"),
+    }
     assert free_sparetime(npc) == 0
 
 
@@ -356,7 +360,7 @@ def test_gm_delegates_to_a_player(as_user, gm, player, pool_campaign):
 
 GM_ACTIONS = [
     ("sparetime_grant", {"grant-character": "hero", "grant-amount": "1"}),
-    ("sparetime_award", {"award-to": "everyone", "award-amount": "1"}),
+    ("sparetime_award", {"characters": "hero", "amount": "1"}),
     ("sparetime_delegate", {"delegate-player": "player", "delegate-amount": "1"}),
 ]
 
@@ -377,7 +381,7 @@ def test_gm_actions_access(as_user, gm, player, outsider, hero, mana_campaign, n
 @pytest.mark.parametrize(("name", "data"), GM_ACTIONS)
 def test_gm_actions_refuse_bad_amounts(as_user, gm, player, hero, name, data, amount):
     data = {k: {"hero": hero.id, "player": player.id}.get(v, v) for k, v in data.items()}
-    amount_field = next(key for key in data if key.endswith("-amount"))
+    amount_field = next(key for key in data if key.endswith("amount"))
     data[amount_field] = amount
     response = as_user(gm).post(url(name, hero.campaign), data, **HTMX)
     assert response.status_code == 422
@@ -392,17 +396,18 @@ def test_gm_actions_refuse_bad_amounts(as_user, gm, player, hero, name, data, am
         ("sparetime_grant", {"grant-character": "999999"}, "character is not in this campaign"),
         ("sparetime_grant", {"grant-character": "x"}, "character is not in this campaign"),
         ("sparetime_grant", {}, "This field is required"),
-        ("sparetime_award", {"award-to": "one"}, "Pick the character"),
-        ("sparetime_award", {"award-to": "all"}, "Select a valid choice"),
+        ("sparetime_award", {}, "Tick at least one character."),
+        ("sparetime_award", {"characters": "stranger"}, "Choose characters of this campaign."),
+        ("sparetime_award", {"characters": "x"}, "Choose characters of this campaign."),
         (
             "sparetime_award",
-            {"award-to": "one", "award-character": "stranger"},
-            "character is not in this campaign",
+            {"characters": "hero", "session": "other-session"},
+            "Choose an ended session.",
         ),
         (
             "sparetime_award",
-            {"award-to": "one", "award-character": "hero", "award-session": "other-session"},
-            "session is not in this campaign",
+            {"characters": "hero", "session": "running-session"},
+            "Choose an ended session.",
         ),
         ("sparetime_delegate", {"delegate-player": "outsider"}, "player is not in this campaign"),
         ("sparetime_delegate", {"delegate-player": "gm"}, "player is not in this campaign"),
@@ -412,29 +417,44 @@ def test_gm_actions_refuse_bad_amounts(as_user, gm, player, hero, name, data, am
 def test_gm_actions_refuse_foreign_or_missing_objects(
     as_user, gm, outsider, hero, stranger, name, data, error
 ):
-    other_session = GameSession.objects.create(campaign=stranger.campaign, number=1)
+    ended = timezone.now()
+    other_session = GameSession.objects.create(campaign=stranger.campaign, number=1, ended_at=ended)
+    running = GameSession.objects.create(campaign=hero.campaign, number=1)
     names = {
         "hero": hero.id,
         "stranger": stranger.id,
         "outsider": outsider.id,
         "gm": gm.id,
         "other-session": other_session.id,
+        "running-session": running.id,
     }
     data = {k: names.get(v, v) for k, v in data.items()}
-    prefix = name.removeprefix("sparetime_")
-    data.setdefault(f"{prefix}-amount", "2")
+    amount_field = {"sparetime_award": "amount"}.get(
+        name, f"{name.removeprefix('sparetime_')}-amount"
+    )
+    data.setdefault(amount_field, "2")
     response = as_user(gm).post(url(name, hero.campaign), data, **HTMX)
     assert response.status_code == 422
     assert error in response.content.decode()
     assert not SparetimeEntry.objects.exists()
 
 
-def test_award_everyone_with_no_player_characters(as_user, gm, npc, pool_campaign):
-    data = {"award-to": "everyone", "award-amount": "1"}
-    response = as_user(gm).post(url("sparetime_award", pool_campaign), data)
+def test_refused_award_without_htmx_shows_the_page(as_user, gm, npc, pool_campaign):
+    response = as_user(gm).post(url("sparetime_award", pool_campaign), {"amount": "1"})
     assert response.status_code == 200  # a plain form post: the page again, with the error
-    assert "There is no character to award." in response.content.decode()
+    html = response.content.decode()
+    assert "<html" in html and "Tick at least one character." in html
     assert not SparetimeEntry.objects.exists()
+
+
+def test_award_without_htmx_redirects_to_the_card_with_the_notice(as_user, gm, hero, pool_campaign):
+    client = as_user(gm)
+    response = client.post(
+        url("sparetime_award", pool_campaign), {"characters": hero.id, "amount": "3"}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == url("gm_sparetime", pool_campaign)
+    assert "Awarded 3 sparetime to Aria." in client.get(response["Location"]).content.decode()
 
 
 # A player's delegation ---------------------------------------------------------------------------
