@@ -5,6 +5,10 @@ A GET answers htmx with its fragment and a browser without htmx with the page ar
 (``sparetime/page.html``). A write is answered by ``campaigns.writes.answer``: htmx gets its
 fragment again, with a notice or (422) with the refused form; a plain form post is redirected to
 the fragment's page with the notice as a message, or gets that page with the refused form.
+
+A raise changes the sheet's ratings (and its HP, through Endurance): its htmx answer sends the
+event ``SHEET_CHANGED``, on which the sheet page's Pool section (``sheets/_sheet_pool.html``)
+reloads itself.
 """
 
 from django.contrib.auth import get_user_model
@@ -24,6 +28,8 @@ from sheets.models import Rating
 from . import services
 from .forms import AwardForm, DelegateForm, GrantForm, HandoutForm, SpendForm
 
+#: The htmx event a raise sends: the sheet's ratings or HP changed.
+SHEET_CHANGED = "sheet-changed"
 #: Sparetime is the Pool system's: its pages are 404 in a Mana campaign.
 POOL = Campaign.POOL
 #: The ledger tables show at most this many rows (latest first), with the total count.
@@ -134,7 +140,10 @@ def sparetime_spend(request, campaign_id, character_id):
         pieces = _character_pieces(request, campaign, character, notice=notice)
     else:
         pieces = _character_pieces(request, campaign, character, refusal=entry, form=form)
-    return answer(request, ok=ok, **pieces)
+    response = answer(request, ok=ok, **pieces)
+    if ok:
+        response["HX-Trigger"] = SHEET_CHANGED
+    return response
 
 
 # The GM's card -----------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """Sparetime views: a character's fragment and raises, the GM's card, a player's hand-outs."""
 
+import re
+
 import pytest
 from django.urls import reverse
 from django.utils import timezone
@@ -145,7 +147,6 @@ def test_owner_raises_a_rating(as_user, player, gm, hero):
     climb = rating(hero, "Climb")
     response = as_user(player).post(spend_url(hero), {"rating": climb.id}, **HTMX)
     assert response.status_code == 200
-    assert "HX-Trigger" not in response  # no other part of the page shows it
     html = response.content.decode()
     assert "Climb raised to 3." in html
     assert '<strong class="sparetime-free">2</strong>' in html
@@ -153,6 +154,32 @@ def test_owner_raises_a_rating(as_user, player, gm, hero):
     assert climb.value == 3
     entry = SparetimeEntry.objects.get(kind="spend")
     assert (entry.amount, entry.from_value, entry.to_value, entry.created_by) == (-1, 2, 3, player)
+
+
+def pool_section_tag(client, character):
+    """The opening tag of the sheet page's Pool section."""
+    page = client.get(reverse("character_detail", args=[character.campaign_id, character.id]))
+    return re.search(r'<section id="sheet-pool"[^>]*>', page.content.decode()).group(0)
+
+
+def test_a_raise_tells_the_sheets_pool_section_to_reload(as_user, player, gm, hero):
+    """The raise's answer sends the event the sheet page's Pool section listens for, and that
+    section, reloaded, shows the new rating (tests/sparetime/test_views_browser.py drives it)."""
+    sparetime_grant(character=hero, amount=3, by=gm)
+    client = as_user(player)
+    response = client.post(spend_url(hero), {"rating": rating(hero, "Climb").id}, **HTMX)
+    event = response["HX-Trigger"]
+    tag = pool_section_tag(client, hero)
+    assert f'hx-trigger="{event} from:body"' in tag
+    reload = re.search(r'hx-get="([^"]+)"', tag).group(1)
+    section = client.get(reload, **HTMX).content.decode()
+    assert section.lstrip().startswith('<section id="sheet-pool"')
+    assert re.search(r"Climb\s*</td>\s*<td>3d10</td>", section)
+
+
+def test_a_refused_raise_sends_no_event(as_user, player, hero):
+    response = as_user(player).post(spend_url(hero), {"rating": rating(hero, "Climb").id}, **HTMX)
+    assert response.status_code == 422 and "HX-Trigger" not in response
 
 
 def test_plain_post_redirects_back_to_the_fragment(as_user, player, gm, hero):
