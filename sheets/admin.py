@@ -37,4 +37,3 @@ class ManaPoolAdmin(admin.ModelAdmin):
     list_select_related = ["character"]
     search_fields = ["color", "character__name"]
     autocomplete_fields = ["character"]
-
