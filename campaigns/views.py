@@ -1,9 +1,16 @@
-from django.contrib import messages
+"""Campaigns: signing up, the home page, creating and joining a campaign, its page, the GM panel.
+
+Every write runs through ``campaigns.writes.attempt`` and is answered by
+``campaigns.writes.answer``: a GM panel section answers htmx with itself (422 with the refused
+form); a plain form post goes back to the page it came from, or gets that page again with the
+refused form in place.
+"""
+
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -12,6 +19,7 @@ from . import services
 from .access import campaign_for
 from .forms import CampaignCreateForm, CampaignSettingsForm, ManaSkillForm
 from .models import Campaign, ManaSkill, Membership
+from .writes import answer, attempt
 
 
 def _safe_next(request):
@@ -21,14 +29,29 @@ def _safe_next(request):
     return ""
 
 
+def _own_page(request, template, context, url):
+    """``answer``'s pieces for a form on a page of its own: ``url`` once the write is done, the
+    page again (``context()`` builds its context) when it is refused."""
+    return {
+        "fragment": lambda: render_to_string(template, context(), request=request),
+        "page": lambda: render(request, template, context()),
+        "url": url,
+    }
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request):
     form = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
+    next_url = _safe_next(request)
+    context = {"form": form, "next": next_url}
+    if request.method == "GET":
+        return render(request, "registration/signup.html", context)
+    ok, user = attempt(form.save, form=form)
+    if ok:
         login(request, user)
-        return redirect(_safe_next(request) or "home")
-    return render(request, "registration/signup.html", {"form": form, "next": _safe_next(request)})
+    url = next_url or reverse("home")
+    pieces = _own_page(request, "registration/signup.html", lambda: context, url)
+    return answer(request, ok=ok, **pieces)
 
 
 @login_required
@@ -42,10 +65,16 @@ def home(request):
 @require_http_methods(["GET", "POST"])
 def campaign_create(request):
     form = CampaignCreateForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        campaign = services.campaign_create(user=request.user, **form.cleaned_data)
-        return redirect("campaign_detail", campaign.id)
-    return render(request, "campaigns/create.html", {"form": form})
+    if request.method == "GET":
+        return render(request, "campaigns/create.html", {"form": form})
+    ok, result = attempt(
+        lambda: services.campaign_create(user=request.user, **form.cleaned_data), form=form
+    )
+    if not ok and result:
+        form.add_error(None, result)
+    url = reverse("campaign_detail", args=[result.id]) if ok else None
+    pieces = _own_page(request, "campaigns/create.html", lambda: {"form": form}, url)
+    return answer(request, ok=ok, **pieces)
 
 
 @login_required
@@ -59,20 +88,29 @@ def campaign_detail(request, campaign_id):
     return render(request, "campaigns/detail.html", context)
 
 
+def _join_context(campaign):
+    gm_name = (
+        get_user_model()
+        .objects.filter(pk=campaign.gm_id())
+        .values_list("username", flat=True)
+        .first()
+    )
+    return {"campaign": campaign, "gm_name": gm_name}
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def campaign_join(request, token):
     campaign = get_object_or_404(Campaign, invite_token=token)
     if request.method == "POST":
-        services.membership_join(campaign=campaign, user=request.user)
-    elif campaign.member(request.user) is None:
-        gm_name = (
-            get_user_model()
-            .objects.filter(pk=campaign.gm_id())
-            .values_list("username", flat=True)
-            .first()
+        ok, _membership = attempt(
+            lambda: services.membership_join(campaign=campaign, user=request.user)
         )
-        return render(request, "campaigns/join.html", {"campaign": campaign, "gm_name": gm_name})
+        url = reverse("campaign_detail", args=[campaign.id])
+        pieces = _own_page(request, "campaigns/join.html", lambda: _join_context(campaign), url)
+        return answer(request, ok=ok, **pieces)
+    if campaign.member(request.user) is None:
+        return render(request, "campaigns/join.html", _join_context(campaign))
     return redirect("campaign_detail", campaign.id)
 
 
@@ -111,30 +149,33 @@ def _panel_context(request, campaign, *, edit_form=None, **overrides):
     return context
 
 
-def _panel_answer(request, campaign, fragment, *, ok=True, **overrides):
-    """Answer a GM panel POST. htmx gets ``fragment`` (422 when not ``ok``); a plain form post
-    goes back to the panel, or gets the panel again with the errors (200)."""
-    if request.htmx:
-        context = _panel_context(request, campaign, **overrides)
-        return render(request, f"campaigns/{fragment}", context, status=200 if ok else 422)
-    if ok:
-        return redirect("gm_panel", campaign.id)
+def _panel_pieces(request, campaign, section, *, notice="", **overrides):
+    """``answer``'s pieces for a write on the GM panel: its ``section`` (a template of
+    ``campaigns/``) for htmx, the panel for a plain post; ``overrides`` (a refused form, an error)
+    go into both."""
+    return {
+        "fragment": lambda: render_to_string(
+            f"campaigns/{section}", _panel_context(request, campaign, **overrides), request=request
+        ),
+        "page": lambda: panel_page(request, campaign, **overrides),
+        "url": reverse("gm_panel", args=[campaign.id]),
+        "notice": notice,
+    }
+
+
+def panel_page(request, campaign, *, sections=None, **overrides):
+    """The GM panel. ``sections`` maps a section the panel loads on its own ("approvals", "mana":
+    ``sheets.views``) to the HTML to show in its place, a refused form with its refusal."""
     context = _panel_context(request, campaign, **overrides)
+    context["sections"] = sections or {}
     return render(request, "campaigns/gm_panel.html", context)
-
-
-def _mana_campaign_for(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True)
-    if not campaign.is_mana:
-        raise Http404("Only Mana campaigns have mana skills.")
-    return campaign
 
 
 @login_required
 @require_GET
 def gm_panel(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True)
-    return render(request, "campaigns/gm_panel.html", _panel_context(request, campaign))
+    return panel_page(request, campaign)
 
 
 @login_required
@@ -142,19 +183,25 @@ def gm_panel(request, campaign_id):
 def campaign_settings(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True)
     form = CampaignSettingsForm(request.POST, campaign=campaign)
-    if not form.is_valid():
-        return _panel_answer(request, campaign, "_settings.html", ok=False, settings_form=form)
-    services.campaign_settings_update(campaign=campaign, **form.changes())
-    messages.success(request, "Settings saved.")
-    return _panel_answer(request, campaign, "_settings.html")
+    ok, refusal = attempt(
+        lambda: services.campaign_settings_update(campaign=campaign, **form.changes()), form=form
+    )
+    if ok:
+        pieces = _panel_pieces(request, campaign, "_settings.html", notice="Settings saved.")
+    else:
+        if refusal:
+            form.add_error(None, refusal)
+        pieces = _panel_pieces(request, campaign, "_settings.html", settings_form=form)
+    return answer(request, ok=ok, **pieces)
 
 
 @login_required
 @require_POST
 def invite_renew(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True)
-    campaign.renew_invite()
-    return _panel_answer(request, campaign, "_invite.html", invite_renewed=True)
+    ok, _ = attempt(campaign.renew_invite)
+    pieces = _panel_pieces(request, campaign, "_invite.html", invite_renewed=True)
+    return answer(request, ok=ok, **pieces)
 
 
 @login_required
@@ -162,33 +209,34 @@ def invite_renew(request, campaign_id):
 def member_remove(request, campaign_id, user_id):
     campaign = campaign_for(request, campaign_id, gm=True)
     membership = get_object_or_404(Membership, campaign=campaign, user_id=user_id)
-    if membership.is_gm:
-        error = "The GM can't be removed from the campaign."
-        return _panel_answer(request, campaign, "_members.html", ok=False, member_error=error)
-    services.membership_remove(membership=membership)
-    return _panel_answer(request, campaign, "_members.html")
+    ok, refusal = attempt(lambda: services.membership_remove(membership=membership))
+    error = "" if ok else refusal
+    pieces = _panel_pieces(request, campaign, "_members.html", member_error=error)
+    return answer(request, ok=ok, **pieces)
 
 
 @login_required
 @require_POST
 def mana_skill_add(request, campaign_id):
-    campaign = _mana_campaign_for(request, campaign_id)
+    campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
     form = ManaSkillForm(
         request.POST,
         palette=campaign.palette,
         taken=campaign.mana_skills.values_list("name", flat=True),
         prefix="new-skill",
     )
-    if not form.is_valid():
-        return _panel_answer(request, campaign, "_mana_skills.html", ok=False, skill_form=form)
-    ManaSkill.objects.create(campaign=campaign, **form.cleaned_data)
-    return _panel_answer(request, campaign, "_mana_skills.html")
+    ok, _skill = attempt(
+        lambda: ManaSkill.objects.create(campaign=campaign, **form.cleaned_data), form=form
+    )
+    refused = {} if ok else {"skill_form": form}
+    pieces = _panel_pieces(request, campaign, "_mana_skills.html", **refused)
+    return answer(request, ok=ok, **pieces)
 
 
 @login_required
 @require_POST
 def mana_skill_edit(request, campaign_id, skill_id):
-    campaign = _mana_campaign_for(request, campaign_id)
+    campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
     skill = get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign)
     form = ManaSkillForm(
         request.POST,
@@ -196,20 +244,25 @@ def mana_skill_edit(request, campaign_id, skill_id):
         taken=campaign.mana_skills.exclude(pk=skill.pk).values_list("name", flat=True),
         prefix=f"skill-{skill.id}",
     )
-    if not form.is_valid():
-        return _panel_answer(request, campaign, "_mana_skills.html", ok=False, edit_form=form)
-    for field, value in form.cleaned_data.items():
-        setattr(skill, field, value)
-    skill.save()
-    return _panel_answer(request, campaign, "_mana_skills.html")
+
+    def edit():
+        for field, value in form.cleaned_data.items():
+            setattr(skill, field, value)
+        skill.save()
+
+    ok, _ = attempt(edit, form=form)
+    refused = {} if ok else {"edit_form": form}
+    pieces = _panel_pieces(request, campaign, "_mana_skills.html", **refused)
+    return answer(request, ok=ok, **pieces)
 
 
 @login_required
 @require_POST
 def mana_skill_delete(request, campaign_id, skill_id):
-    campaign = _mana_campaign_for(request, campaign_id)
-    get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign).delete()
-    return _panel_answer(request, campaign, "_mana_skills.html")
+    campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
+    skill = get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign)
+    ok, _ = attempt(skill.delete)
+    return answer(request, ok=ok, **_panel_pieces(request, campaign, "_mana_skills.html"))
 
 
 @require_GET

@@ -6,6 +6,7 @@ the pushes registered in it with it). A view runs the write with :func:`attempt`
 or gets the whole page with the refused fragment in place.
 """
 
+from django.contrib import messages
 from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect
@@ -30,19 +31,22 @@ def attempt(write, *, form=None):
         return False, str(refusal)
 
 
-def answer(request, *, ok, fragment, page, url):
+def answer(request, *, ok, fragment, page, url, notice=""):
     """The answer to a write.
 
     ``fragment()`` renders the changed piece as HTML (or the refused form with its error), or
     returns None when the page learns of the change through its socket; ``page()`` renders the
     whole page with the refused piece in place; ``url`` is where a plain form post goes once the
     write is done. htmx: the fragment, 200 (204 without one) or 422 when refused. Plain post: a
-    redirect to ``url``, or the page (200) when refused."""
+    redirect to ``url``, or the page (200) when refused. ``notice``, a sentence saying what was
+    done, follows a plain post's redirect as a message (htmx shows it in the fragment)."""
     if request.htmx:
         html = fragment()
         if html is None:
             return HttpResponse(status=204)
         return HttpResponse(html, status=200 if ok else 422)
     if ok:
+        if notice:
+            messages.success(request, notice)
         return redirect(url)
     return page()

@@ -6,6 +6,6 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("campaigns.urls")),
     path("", include("sheets.urls")),
-    path("", include("sheets.sparetime_urls")),
+    path("", include("sparetime.urls")),
     path("", include("rolls.urls")),
 ]

@@ -1,17 +1,14 @@
-"""Forms of the live table: asking for checks, setting their number, session awards; the roll
-forms are their system's (``rolls.systems``).
+"""Forms of the live table: asking for checks and setting their number; the roll forms are their
+system's (``rolls.systems``), the session award is sparetime's (``sparetime.forms.AwardForm``).
 
 Ids posted by a browser are only accepted from the campaign's (or the check character's) own
 rows, so another campaign's character, skill or rating is refused with a clear message.
 """
 
 from django import forms
-from django.core.exceptions import ValidationError
 
-from campaigns.access import MAX_ID
-from campaigns.models import GameSession, ManaSkill
+from campaigns.models import ManaSkill
 from sheets.models import Character
-from sheets.services import MAX_AMOUNT, MAX_NOTE
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
 from .rules import MAX_TARGET
@@ -140,40 +137,3 @@ class RequestForm(_CheckAboutForm):
 
 class TargetForm(forms.Form):
     target = target_field()
-
-
-class CharactersField(forms.ModelMultipleChoiceField):
-    """Characters by id; an id beyond the database's integers is refused like any unknown id
-    (an ``IN`` lookup would not refuse it but fail)."""
-
-    def clean(self, value):
-        for pk in value or ():
-            if str(pk).isdigit() and int(pk) > MAX_ID:
-                raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
-        return super().clean(value)
-
-
-class AwardForm(forms.Form):
-    """The GM awards sparetime after a session to the characters ticked."""
-
-    session = choice(
-        GameSession.objects.none(), "Choose an ended session.", widget=forms.HiddenInput
-    )
-    characters = CharactersField(
-        queryset=Character.objects.none(),
-        widget=forms.CheckboxSelectMultiple,
-        error_messages={
-            "required": "Tick at least one character.",
-            "invalid_choice": "Choose characters of this campaign.",
-            "invalid_pk_value": "Choose characters of this campaign.",
-        },
-    )
-    amount = forms.IntegerField(label="Sparetime each", min_value=1, max_value=MAX_AMOUNT)
-    note = forms.CharField(label="Note", max_length=MAX_NOTE, required=False)
-
-    def __init__(self, data=None, *, campaign, **kwargs):
-        super().__init__(data, **kwargs)
-        self.fields["session"].queryset = campaign.game_sessions.filter(ended_at__isnull=False)
-        self.fields["characters"].queryset = Character.objects.filter(
-            campaign=campaign
-        ).select_related("owner")

@@ -11,7 +11,6 @@ urlpatterns = [
     path(ROOM + "checks/", views.room_checks, name="room_checks"),
     path(ROOM + "session/start/", views.session_start, name="session_start"),
     path(ROOM + "session/end/", views.session_end, name="session_end"),
-    path(ROOM + "session/award/", views.session_award, name="session_award"),
     path("campaigns/<int:campaign_id>/checks/ask/", views.check_ask, name="check_ask"),
     path(
         ROOM + "characters/<int:character_id>/request/",

@@ -20,13 +20,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import MAX_ID, campaign_for, character_for, check_for
 from campaigns.writes import Refused, answer, attempt
-from sheets.models import SparetimeEntry
-from sheets.services import sparetime_award
+from sparetime.forms import AwardForm
+from sparetime.models import SparetimeEntry
 
 from . import push, services
 from .cards import Viewer, push_check, render_check
 from .consumers import online
-from .forms import AskForm, AwardForm, RequestForm, TargetForm
+from .forms import AskForm, RequestForm, TargetForm
 from .models import Check, LogEntry
 from .systems import system_of
 
@@ -191,24 +191,10 @@ def session_end(request, campaign_id):
     return _session_change(request, campaign_id, services.session_end)
 
 
-@login_required
-@require_POST
-def session_award(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True)
-    form = AwardForm(request.POST, campaign=campaign)
-
-    def write():
-        data = form.cleaned_data
-        return sparetime_award(
-            campaign=campaign,
-            characters=data["characters"],
-            amount=data["amount"],
-            by=request.user,
-            note=data["note"],
-            session=data["session"],
-        )
-
-    ok, result = attempt(write, form=form)
+def session_award_answer(request, campaign, *, ok, result, form):
+    """The answer to an award posted from the session panel (to
+    ``sparetime.views.sparetime_award``): the panel with what was awarded, or with the refused
+    form."""
 
     def fragment():
         if ok:

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Character, ManaPool, Rating, SparetimeEntry
+from .models import Character, ManaPool, Rating
 
 
 class RatingInline(admin.TabularInline):
@@ -37,22 +37,3 @@ class ManaPoolAdmin(admin.ModelAdmin):
     list_select_related = ["character"]
     search_fields = ["color", "character__name"]
     autocomplete_fields = ["character"]
-
-
-@admin.register(SparetimeEntry)
-class SparetimeEntryAdmin(admin.ModelAdmin):
-    """The ledger is append-only: the admin may look, never add, change or delete."""
-
-    list_display = ["created_at", "campaign", "kind", "amount", "character", "player", "created_by"]
-    list_filter = ["kind"]
-    list_select_related = ["campaign", "character", "player", "created_by"]
-    search_fields = ["character__name", "player__username", "note"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -1,8 +1,8 @@
 from django.conf import settings
 from django.db import models
-from django.db.models import Q, Sum
+from django.db.models import Q
 
-from campaigns.models import Campaign, GameSession
+from campaigns.models import Campaign
 from campaigns.writes import Refused
 from rolls.rules import sheet as pool_sheet
 
@@ -76,26 +76,6 @@ class Character(models.Model):
         self.traits = list(kept.values())
         self.save(update_fields=["traits"])
 
-    # Sparetime: balances are always derived from the ledger --------------------------------------
-    def free_sparetime(self):
-        """Sparetime the character may spend on anything."""
-        total = (
-            SparetimeEntry.objects.filter(character=self, source__isnull=True)
-            .exclude(kind=SparetimeEntry.HANDOUT)
-            .aggregate(total=Sum("amount"))["total"]
-        )
-        return total or 0
-
-    def earmarked_sparetime(self):
-        """Handed-out portions with what is left of each: [(handout entry, remaining), ...]."""
-        handouts = list(
-            SparetimeEntry.objects.filter(character=self, kind=SparetimeEntry.HANDOUT)
-            .annotate(spent=Sum("spends__amount"))
-            .prefetch_related("targets")
-            .order_by("created_at", "id")
-        )
-        return [(h, h.amount + (h.spent or 0)) for h in handouts]
-
 
 class Rating(models.Model):
     """A Pool attribute (skill == "") or one of its skills, with its rating."""
@@ -168,71 +148,3 @@ class ManaPool(models.Model):
         self.maximum = maximum
         self.current = min(self.current, maximum)
         self.save(update_fields=["current", "maximum"])
-
-
-class SparetimeEntry(models.Model):
-    """The append-only sparetime ledger. Rows are never edited or deleted.
-
-    - grant / award: +amount to ``character`` (free sparetime).
-    - delegate: +amount to ``player``, who may hand it out to other players' characters.
-    - handout: ``player`` gives +amount to ``character``, earmarked for ``targets``; it counts
-      against the player's delegation and is spent through ``source``.
-    - spend: -amount from ``character``; ``source`` is the handout it draws on (None: free).
-    """
-
-    GRANT = "grant"
-    AWARD = "award"
-    DELEGATE = "delegate"
-    HANDOUT = "handout"
-    SPEND = "spend"
-    KINDS = [
-        (GRANT, "Starting grant"),
-        (AWARD, "Session award"),
-        (DELEGATE, "Delegation"),
-        (HANDOUT, "Hand-out"),
-        (SPEND, "Spend"),
-    ]
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sparetime")
-    kind = models.CharField(max_length=8, choices=KINDS)
-    amount = models.IntegerField()
-    character = models.ForeignKey(
-        Character, null=True, blank=True, on_delete=models.CASCADE, related_name="sparetime"
-    )
-    player = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="delegated_sparetime",
-    )
-    source = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="spends"
-    )
-    targets = models.ManyToManyField(Rating, blank=True, related_name="earmarks")
-    rating = models.ForeignKey(
-        Rating, null=True, blank=True, on_delete=models.PROTECT, related_name="spends"
-    )
-    from_value = models.PositiveIntegerField(null=True, blank=True)
-    to_value = models.PositiveIntegerField(null=True, blank=True)
-    session = models.ForeignKey(GameSession, null=True, blank=True, on_delete=models.SET_NULL)
-    note = models.CharField(max_length=200, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-        verbose_name_plural = "sparetime entries"
-
-    def __str__(self):
-        return f"{self.get_kind_display()} {self.amount:+d}"
-
-    @classmethod
-    def delegation_left(cls, campaign, player):
-        """What ``player`` may still hand out in ``campaign``."""
-        rows = cls.objects.filter(campaign=campaign, player=player)
-        given = rows.filter(kind=cls.DELEGATE).aggregate(t=Sum("amount"))["t"] or 0
-        handed = rows.filter(kind=cls.HANDOUT).aggregate(t=Sum("amount"))["t"] or 0
-        return given - handed

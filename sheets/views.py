@@ -2,20 +2,23 @@
 custom-skill approvals and mana pools.
 
 The sheet page is made of sections (``_sheet_header.html``, ``_sheet_pool.html``,
-``_sheet_mana.html``); every action answers htmx with its section re-rendered (422 and an error
-when refused, nothing changed) and a plain form post with a redirect to the sheet (or the sheet
-with the error, 200). The GM fragments always answer with themselves.
+``_sheet_mana.html``). Every write runs through ``campaigns.writes.attempt`` and is answered by
+``campaigns.writes.answer``: htmx gets the section re-rendered (422 and the refusal when refused,
+nothing changed), a plain form post a redirect to the sheet (or the sheet with the refusal,
+200). The GM's fragments answer htmx with themselves, and a plain post with the GM panel.
 """
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
-from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from campaigns.access import campaign_for
+from campaigns.access import campaign_for, can_edit, character_for
 from campaigns.models import Campaign
-from campaigns.writes import Refused
+from campaigns.views import panel_page
+from campaigns.writes import answer, attempt
 from rolls.rules import sheet as pool_sheet
 
 from . import services
@@ -28,41 +31,14 @@ from .forms import (
     TemplateSkillForm,
     TraitsForm,
 )
-from .models import Character, ManaPool, Rating
+from .models import ManaPool, Rating
 
+POOL, MANA = Campaign.POOL, Campaign.MANA
 SECTIONS = {
     "header": "sheets/_sheet_header.html",
     "pool": "sheets/_sheet_pool.html",
     "mana": "sheets/_sheet_mana.html",
 }
-
-
-# Access ---------------------------------------------------------------------------------------
-
-
-def _require_system(campaign, system):
-    if campaign.system != system:
-        raise Http404(f"This campaign does not play {dict(Campaign.SYSTEMS)[system]}.")
-
-
-def _sheet_for(request, campaign_id, character_id, *, gm=False, edit=False, system=None):
-    """(campaign, character): 404 outside the campaign, for the wrong system or for a player
-    asking for the GM's NPC; 403 for a player doing a GM action or (``edit``) changing another
-    player's character."""
-    campaign = campaign_for(request, campaign_id, gm=gm)
-    if system is not None:
-        _require_system(campaign, system)
-    character = get_object_or_404(
-        Character.objects.visible_to(campaign).select_related("owner"), pk=character_id
-    )
-    character.campaign = campaign
-    if edit and not _can_edit(campaign, character, request.user):
-        raise PermissionDenied("Only the character's owner and the GM can change this sheet.")
-    return campaign, character
-
-
-def _can_edit(campaign, character, user):
-    return campaign.viewer.is_gm or character.owner_id == user.pk
 
 
 # The sheet's sections -------------------------------------------------------------------------
@@ -108,7 +84,7 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
         "campaign": campaign,
         "character": character,
         "is_gm": campaign.viewer.is_gm,
-        "can_edit": _can_edit(campaign, character, request.user),
+        "can_edit": can_edit(campaign, character),
     }
     if section in (None, "header"):
         context["header_form"] = CharacterForm(instance=character)
@@ -125,14 +101,20 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
     return context
 
 
-def _sheet_answer(request, campaign, character, section, *, ok=True, **overrides):
-    if request.htmx:
-        context = _sheet_context(request, campaign, character, section=section, **overrides)
-        return render(request, SECTIONS[section], context, status=200 if ok else 422)
-    if ok:
-        return redirect("character_detail", campaign.id, character.id)
-    context = _sheet_context(request, campaign, character, **overrides)
-    return render(request, "sheets/detail.html", context)
+def _section_pieces(request, campaign, character, section, **overrides):
+    """``answer``'s pieces for a write on the sheet: ``section`` re-rendered for htmx, the sheet
+    for a plain post; ``overrides`` (``<section>_error``, a refused form) go into both."""
+    return {
+        "fragment": lambda: render_to_string(
+            SECTIONS[section],
+            _sheet_context(request, campaign, character, section=section, **overrides),
+            request=request,
+        ),
+        "page": lambda: render(
+            request, "sheets/detail.html", _sheet_context(request, campaign, character, **overrides)
+        ),
+        "url": reverse("character_detail", args=[campaign.id, character.id]),
+    }
 
 
 def _error_text(form):
@@ -144,23 +126,12 @@ def _error_text(form):
     return " ".join(parts)
 
 
-def _run(form, action):
-    """``action(cleaned_data)`` if ``form`` is valid; the error text if anything refused."""
-    if not form.is_valid():
-        return _error_text(form)
-    try:
-        action(form.cleaned_data)
-    except Refused as refused:
-        return str(refused)
-    return None
-
-
-def _submit(request, campaign, character, section, form, action):
-    """Run a sheet action and answer with ``section`` (its error as ``<section>_error``)."""
-    error = _run(form, action)
-    return _sheet_answer(
-        request, campaign, character, section, ok=error is None, **{f"{section}_error": error}
-    )
+def _refusal(ok, refusal, form):
+    """What a section shows after a write: nothing when it went through, else the service's
+    sentence or the form's errors as one."""
+    if ok:
+        return None
+    return refusal or _error_text(form)
 
 
 # Sheet views ----------------------------------------------------------------------------------
@@ -171,19 +142,30 @@ def _submit(request, campaign, character, section, form, action):
 def character_create(request, campaign_id):
     campaign = campaign_for(request, campaign_id)
     form = CharacterForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        character = services.character_create(
+    context = {"campaign": campaign, "form": form}
+    template = "sheets/character_create.html"
+    if request.method == "GET":
+        return render(request, template, context)
+    ok, character = attempt(
+        lambda: services.character_create(
             campaign=campaign, owner=request.user, **form.cleaned_data
-        )
-        return redirect("character_detail", campaign.id, character.id)
-    return render(request, "sheets/character_create.html", {"campaign": campaign, "form": form})
+        ),
+        form=form,
+    )
+    return answer(
+        request,
+        ok=ok,
+        fragment=lambda: render_to_string(template, context, request=request),
+        page=lambda: render(request, template, context),
+        url=reverse("character_detail", args=[campaign.id, character.id]) if ok else None,
+    )
 
 
 @login_required
 @require_GET
 def character_detail(request, campaign_id, character_id):
     """The sheet page; htmx may ask for one section with ``?section=header|pool|mana``."""
-    campaign, character = _sheet_for(request, campaign_id, character_id)
+    campaign, character = character_for(request, campaign_id, character_id)
     section = request.GET.get("section")
     if request.htmx and section in ("header", "pool" if campaign.is_pool else "mana"):
         context = _sheet_context(request, campaign, character, section=section)
@@ -194,137 +176,134 @@ def character_detail(request, campaign_id, character_id):
 @login_required
 @require_POST
 def character_edit(request, campaign_id, character_id):
-    campaign, character = _sheet_for(request, campaign_id, character_id, edit=True)
+    campaign, character = character_for(request, campaign_id, character_id, edit=True)
     form = CharacterForm(request.POST, instance=character)
-    if not form.is_valid():
+
+    def save():
+        form.save(commit=False)
+        character.save(update_fields=CharacterForm.Meta.fields)
+
+    ok, _ = attempt(save, form=form)
+    if not ok:
         character.refresh_from_db(fields=CharacterForm.Meta.fields)  # undo the form's copy
-        return _sheet_answer(request, campaign, character, "header", ok=False, header_form=form)
-    form.save(commit=False)
-    character.save(update_fields=CharacterForm.Meta.fields)
-    return _sheet_answer(request, campaign, character, "header")
+    refused = {} if ok else {"header_form": form}
+    return answer(
+        request, ok=ok, **_section_pieces(request, campaign, character, "header", **refused)
+    )
 
 
 @login_required
 @require_POST
 def character_hp(request, campaign_id, character_id):
-    campaign, character = _sheet_for(
-        request, campaign_id, character_id, edit=True, system=Campaign.POOL
-    )
+    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = HpForm(request.POST, hp_max=character.hp_max)
-    return _submit(
-        request,
-        campaign,
-        character,
-        "pool",
-        form,
-        lambda data: character.set_hp_current(data["hp_current"]),
+    ok, refusal = attempt(
+        lambda: character.set_hp_current(form.cleaned_data["hp_current"]), form=form
+    )
+    error = _refusal(ok, refusal, form)
+    return answer(
+        request, ok=ok, **_section_pieces(request, campaign, character, "pool", pool_error=error)
     )
 
 
 @login_required
 @require_POST
 def character_traits(request, campaign_id, character_id):
-    campaign, character = _sheet_for(
-        request, campaign_id, character_id, gm=True, system=Campaign.MANA
-    )
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
     form = TraitsForm(request.POST)
-    return _submit(
-        request,
-        campaign,
-        character,
-        "mana",
-        form,
-        lambda data: character.set_traits(data["traits"]),
+    ok, refusal = attempt(lambda: character.set_traits(form.cleaned_data["traits"]), form=form)
+    error = _refusal(ok, refusal, form)
+    return answer(
+        request, ok=ok, **_section_pieces(request, campaign, character, "mana", mana_error=error)
     )
 
 
 @login_required
 @require_POST
 def rating_set(request, campaign_id, character_id, rating_id):
-    campaign, character = _sheet_for(
-        request, campaign_id, character_id, gm=True, system=Campaign.POOL
-    )
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=POOL)
     rating = get_object_or_404(Rating, pk=rating_id, character=character)
     rating.character = character
     form = RatingForm(request.POST)
-    return _submit(
-        request,
-        campaign,
-        character,
-        "pool",
-        form,
-        lambda data: services.rating_set(rating=rating, value=data["value"]),
+    ok, refusal = attempt(
+        lambda: services.rating_set(rating=rating, value=form.cleaned_data["value"]), form=form
+    )
+    error = _refusal(ok, refusal, form)
+    return answer(
+        request, ok=ok, **_section_pieces(request, campaign, character, "pool", pool_error=error)
     )
 
 
 @login_required
 @require_POST
 def skill_take(request, campaign_id, character_id):
-    campaign, character = _sheet_for(
-        request, campaign_id, character_id, edit=True, system=Campaign.POOL
-    )
+    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = TemplateSkillForm(request.POST)
-    return _submit(
-        request,
-        campaign,
-        character,
-        "pool",
-        form,
-        lambda data: services.skill_take(character=character, **data),
+    ok, refusal = attempt(
+        lambda: services.skill_take(character=character, **form.cleaned_data), form=form
+    )
+    error = _refusal(ok, refusal, form)
+    return answer(
+        request, ok=ok, **_section_pieces(request, campaign, character, "pool", pool_error=error)
     )
 
 
 @login_required
 @require_POST
 def skill_propose(request, campaign_id, character_id):
-    campaign, character = _sheet_for(
-        request, campaign_id, character_id, edit=True, system=Campaign.POOL
-    )
+    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = SkillProposalForm(request.POST)
-    return _submit(
-        request,
-        campaign,
-        character,
-        "pool",
-        form,
-        lambda data: services.skill_propose(character=character, **data),
+    ok, refusal = attempt(
+        lambda: services.skill_propose(character=character, **form.cleaned_data), form=form
     )
+    error = _refusal(ok, refusal, form)
+    return answer(
+        request, ok=ok, **_section_pieces(request, campaign, character, "pool", pool_error=error)
+    )
+
+
+# The GM's fragments ---------------------------------------------------------------------------
+
+
+def _gm_pieces(request, campaign, name, html):
+    """``answer``'s pieces for a write on one of the GM's fragments: ``html()`` for htmx, the GM
+    panel with it in place of its section ``name`` for a plain post."""
+    return {
+        "fragment": html,
+        "page": lambda: panel_page(request, campaign, sections={name: html()}),
+        "url": reverse("gm_panel", args=[campaign.id]),
+    }
 
 
 # GM: custom-skill approvals -------------------------------------------------------------------
 
 
-def _gm_campaign(request, campaign_id, system):
-    campaign = campaign_for(request, campaign_id, gm=True)
-    _require_system(campaign, system)
-    return campaign
-
-
-def _approvals_answer(request, campaign, error=None):
+def _approvals_html(request, campaign, error=None):
     pending = (
         Rating.objects.filter(character__campaign=campaign, custom=True, status=Rating.PENDING)
         .select_related("character__owner")
         .order_by("character__name", "character_id", "attribute", "skill")
     )
     context = {"campaign": campaign, "pending": pending, "approvals_error": error}
-    status = 200 if error is None else 422
-    return render(request, "sheets/_gm_approvals.html", context, status=status)
+    return render_to_string("sheets/_gm_approvals.html", context, request=request)
 
 
 @login_required
 @require_GET
 def gm_approvals(request, campaign_id):
-    return _approvals_answer(request, _gm_campaign(request, campaign_id, Campaign.POOL))
+    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    return HttpResponse(_approvals_html(request, campaign))
 
 
 def _decide(request, campaign_id, rating_id, *, approve):
-    campaign = _gm_campaign(request, campaign_id, Campaign.POOL)
+    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
     rating = get_object_or_404(Rating, pk=rating_id, character__campaign=campaign, custom=True)
-    try:
-        services.skill_decide(rating=rating, approve=approve)
-    except Refused as refused:
-        return _approvals_answer(request, campaign, str(refused))
-    return _approvals_answer(request, campaign)
+    ok, refusal = attempt(lambda: services.skill_decide(rating=rating, approve=approve))
+    error = None if ok else refusal
+    pieces = _gm_pieces(
+        request, campaign, "approvals", lambda: _approvals_html(request, campaign, error)
+    )
+    return answer(request, ok=ok, **pieces)
 
 
 @login_required
@@ -352,7 +331,7 @@ def _maxima_form(character, pools, data=None):
     )
 
 
-def _mana_answer(request, campaign, *, error=None, bound=None):
+def _mana_html(request, campaign, *, error=None, bound=None):
     """The mana fragment; ``bound`` is the refused maxima form, shown with ``error``."""
     rows = []
     for character in campaign.characters.select_related("owner").prefetch_related("mana"):
@@ -362,43 +341,48 @@ def _mana_answer(request, campaign, *, error=None, bound=None):
             form = bound
         rows.append({"character": character, "pools": [(p, form[p.color]) for p in pools]})
     context = {"campaign": campaign, "rows": rows, "mana_error": error}
-    status = 200 if error is None else 422
-    return render(request, "sheets/_gm_mana.html", context, status=status)
+    return render_to_string("sheets/_gm_mana.html", context, request=request)
+
+
+def _mana_pieces(request, campaign, **refused):
+    return _gm_pieces(request, campaign, "mana", lambda: _mana_html(request, campaign, **refused))
 
 
 @login_required
 @require_GET
 def gm_mana(request, campaign_id):
-    return _mana_answer(request, _gm_campaign(request, campaign_id, Campaign.MANA))
+    campaign = campaign_for(request, campaign_id, gm=True, system=MANA)
+    return HttpResponse(_mana_html(request, campaign))
 
 
 @login_required
 @require_POST
 def mana_maxima(request, campaign_id, character_id):
-    campaign, character = _sheet_for(
-        request, campaign_id, character_id, gm=True, system=Campaign.MANA
-    )
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
     pools = _mana_pools(campaign, character.mana.all())
     form = _maxima_form(character, pools, request.POST)
-    error = _run(form, lambda data: services.mana_set_maxima(character=character, maxima=data))
-    if error is None:
-        return _mana_answer(request, campaign)
-    return _mana_answer(request, campaign, error=f"{character.name}: {error}", bound=form)
+    ok, refusal = attempt(
+        lambda: services.mana_set_maxima(character=character, maxima=form.cleaned_data), form=form
+    )
+    if ok:
+        pieces = _mana_pieces(request, campaign)
+    else:
+        error = f"{character.name}: {_refusal(ok, refusal, form)}"
+        pieces = _mana_pieces(request, campaign, error=error, bound=form)
+    return answer(request, ok=ok, **pieces)
 
 
 @login_required
 @require_POST
 def mana_refill_one(request, campaign_id, character_id):
-    campaign, character = _sheet_for(
-        request, campaign_id, character_id, gm=True, system=Campaign.MANA
-    )
-    services.mana_refill(campaign=campaign, character=character)
-    return _mana_answer(request, campaign)
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
+    ok, _ = attempt(lambda: services.mana_refill(campaign=campaign, character=character))
+    return answer(request, ok=ok, **_mana_pieces(request, campaign))
 
 
 @login_required
 @require_POST
 def mana_refill_all(request, campaign_id):
-    campaign = _gm_campaign(request, campaign_id, Campaign.MANA)
-    services.mana_refill(campaign=campaign)
-    return _mana_answer(request, campaign)
+    campaign = campaign_for(request, campaign_id, gm=True, system=MANA)
+    ok, _ = attempt(lambda: services.mana_refill(campaign=campaign))
+    return answer(request, ok=ok, **_mana_pieces(request, campaign))

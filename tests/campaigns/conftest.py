@@ -1,20 +1,11 @@
 """Fixtures for the campaigns tests: a snapshot of the campaign tables, characters, htmx posts."""
 
 import pytest
-from django.urls import NoReverseMatch, reverse
 
 from campaigns.models import Campaign, ManaSkill, Membership
 from sheets.models import Character, ManaPool
 
 HTMX = {"HX-Request": "true"}
-
-
-def url_or_none(name, *args):
-    """The URL, or None while the view that owns the name does not exist yet."""
-    try:
-        return reverse(name, args=args)
-    except NoReverseMatch:
-        return None
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The admin for campaigns/ and sheets/ (both registered by the campaigns task)."""
+"""The admin of campaigns/, sheets/ and sparetime/."""
 
 import pytest
 from django.contrib import admin
@@ -6,7 +6,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from campaigns.models import Campaign, GameSession, ManaSkill, Membership
-from sheets.models import Character, ManaPool, Rating, SparetimeEntry
+from sheets.models import Character, ManaPool, Rating
+from sparetime.models import SparetimeEntry
 
 MODELS = [Campaign, Membership, ManaSkill, GameSession, Character, Rating, ManaPool, SparetimeEntry]
 

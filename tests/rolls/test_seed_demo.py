@@ -10,7 +10,9 @@ from campaigns.models import Campaign, ManaSkill, Membership
 from rolls.management.commands.seed_demo import MANA_NAME, PASSWORD, POOL_NAME
 from rolls.models import Check, LogEntry
 from rolls.services import log_verify, open_session
-from sheets.models import Character, ManaPool, Rating, SparetimeEntry
+from sheets.models import Character, ManaPool, Rating
+from sparetime.models import SparetimeEntry
+from sparetime.services import free_sparetime
 
 pytestmark = pytest.mark.django_db
 
@@ -75,7 +77,7 @@ def test_creates_the_demo(debug):
     for character in pool.characters.all():
         assert character.ratings.filter(skill="", value__gt=0).exists()
         assert character.ratings.exclude(skill="").filter(value__gt=0).exists()
-        assert character.free_sparetime() > 0
+        assert free_sparetime(character) > 0
     assert SparetimeEntry.objects.filter(kind=SparetimeEntry.DELEGATE).exists()
     assert SparetimeEntry.objects.filter(kind=SparetimeEntry.HANDOUT).exists()
     assert pool.checks.filter(status=Check.SHIFT).exists()

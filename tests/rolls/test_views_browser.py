@@ -2,59 +2,18 @@
 pushes between two players' pages, the live odds, a refused roll swapped in place, and a
 reconnect that resumes after the last entry the page shows (static/js/room.js)."""
 
-import os
 import re
-import shutil
-from concurrent.futures import ThreadPoolExecutor
-
-import pytest
-from asgiref.sync import SyncToAsync
-from channels.layers import channel_layers
-from channels.testing import ChannelsLiveServerTestCase
-from daphne.testing import DaphneProcess
-from django.test import Client
 
 from campaigns.models import Campaign, ManaSkill
 from sheets.models import ManaPool
 from sheets.services import character_create
+from tests.browser import BROWSER, BrowserTestCase, settled
 from tests.conftest import make_campaign, make_user
 
-CHROMIUM = shutil.which("chromium")
-TIMEOUT = 10_000  # ms
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium"),
-]
+pytestmark = BROWSER
 
 
-def settled(page):
-    """Wait until htmx has no request in flight and has processed what it swapped in (new
-    content gets its behaviour a moment after it appears)."""
-    page.wait_for_function(
-        "() => !document.querySelector('.htmx-request, .htmx-added, .htmx-settling')"
-    )
-
-
-class FreshDaphne(DaphneProcess):
-    """The live server, forked from this test process: it starts with asgiref's sync thread
-    and the channel layer of its own (the parent's, after async tests, would hang it). It keeps
-    the test database settings it inherits: channels' own setup would prefix ``test_`` to the
-    already prefixed PostgreSQL name."""
-
-    def __init__(self, host, get_application, **kwargs):
-        kwargs["setup"] = None
-        super().__init__(host, get_application, **kwargs)
-
-    def run(self):
-        SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
-        channel_layers.backends.clear()
-        super().run()
-
-
-class TestRoomInTheBrowser(ChannelsLiveServerTestCase):
-    ProtocolServerProcess = FreshDaphne
-
+class TestRoomInTheBrowser(BrowserTestCase):
     def setUp(self):
         self.gm, self.ana, self.ben = (make_user(n) for n in ("gm", "ana", "ben"))
         self.campaign = make_campaign(
@@ -68,23 +27,10 @@ class TestRoomInTheBrowser(ChannelsLiveServerTestCase):
         )
         mira = character_create(campaign=self.campaign, owner=self.ana, name="Mira")
         ManaPool.objects.filter(character=mira).update(current=5, maximum=5)
-        self.cookies = {}
-        for user in (self.gm, self.ana, self.ben):
-            client = Client()
-            client.force_login(user)
-            self.cookies[user.username] = client.cookies["sessionid"].value
-        # playwright's sync API runs an event loop in this thread; the ORM is done by now.
-        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-        self.addCleanup(os.environ.pop, "DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        self.log_in(self.gm, self.ana, self.ben)
 
     def open_room(self, browser, username):
-        context = browser.new_context()
-        context.add_cookies(
-            [{"name": "sessionid", "value": self.cookies[username], "url": self.live_server_url}]
-        )
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT)
-        page.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/room/")
+        page = self.open_page(browser, username, f"/campaigns/{self.campaign.id}/room/")
         page.wait_for_selector('#ws-status[data-state="ok"]')
         return page
 
@@ -92,15 +38,10 @@ class TestRoomInTheBrowser(ChannelsLiveServerTestCase):
         from playwright.sync_api import expect, sync_playwright
 
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            browser = self.launch(pw)
             gm = self.open_room(browser, "gm")
             # Ana's page goes through a route that can cut her socket like a server restart.
-            ana_context = browser.new_context()
-            ana_context.add_cookies(
-                [{"name": "sessionid", "value": self.cookies["ana"], "url": self.live_server_url}]
-            )
-            ana = ana_context.new_page()
-            ana.set_default_timeout(TIMEOUT)
+            ana = self.logged_in_page(browser, "ana")
             sockets, routes = [], []
 
             def through(route):

@@ -1,12 +1,13 @@
-"""The GM's session controls in the room: session_start, session_end, session_award."""
+"""The GM's session controls in the room: session_start, session_end, and the award the room
+offers once a session ended (posted to sparetime_award with from=room, answered in the room)."""
 
 import pytest
 from django.urls import reverse
 
 from rolls import services
 from rolls.models import LogEntry
-from sheets.models import SparetimeEntry
 from sheets.services import character_create
+from sparetime.models import SparetimeEntry
 from tests.conftest import make_campaign
 from tests.rolls.room_setup import HTMX, ask, mana_table, refused, snapshot, url
 from tests.rolls.scripted_rng import ScriptedRng
@@ -68,6 +69,8 @@ def test_ending_a_session_offers_the_award_to_those_who_rolled(
     html = response.content.decode()
     assert "Start session 2" in html
     assert "Sparetime for session 1" in html
+    assert f'action="{url("sparetime_award", p)}"' in html
+    assert '<input type="hidden" name="from" value="room">' in html
     assert f'value="{p.ilse.id}" id="id_characters_0" checked> Ilse' in html
     assert html.count(" checked>") == 1
     assert "Tor" in html  # offered, not ticked
@@ -82,7 +85,7 @@ def test_session_without_htmx_redirects(p, as_user, gm):
     assert response.status_code == 302 and response.url == url("room", p)
 
 
-@pytest.mark.parametrize("name", ["session_start", "session_end", "session_award"])
+@pytest.mark.parametrize("name", ["session_start", "session_end", "sparetime_award"])
 def test_session_access(p, as_user, player, outsider, name):
     before = snapshot(p.campaign)
     assert as_user(player).post(url(name, p), **HTMX).status_code == 403
@@ -92,12 +95,12 @@ def test_session_access(p, as_user, player, outsider, name):
     assert snapshot(p.campaign) == before
 
 
-@pytest.mark.parametrize("name", ["session_start", "session_end", "session_award"])
+@pytest.mark.parametrize("name", ["session_start", "session_end", "sparetime_award"])
 def test_session_controls_are_post_only(p, as_user, gm, name):
     assert as_user(gm).get(url(name, p)).status_code == 405
 
 
-# session_award ----------------------------------------------------------------------------------
+# The award, from the room -------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -109,11 +112,11 @@ def ended(p, gm):
 
 def award_data(p, ended_session, **overrides):
     data = {"session": ended_session.id, "characters": [p.ilse.id, p.tor.id], "amount": 2}
-    return {**data, "note": "Good night", **overrides}
+    return {**data, "note": "Good night", "from": "room", **overrides}
 
 
 def test_gm_awards_sparetime(p, as_user, gm, ended):
-    response = as_user(gm).post(url("session_award", p), award_data(p, ended), **HTMX)
+    response = as_user(gm).post(url("sparetime_award", p), award_data(p, ended), **HTMX)
     assert response.status_code == 200
     rows = SparetimeEntry.objects.filter(kind=SparetimeEntry.AWARD)
     assert sorted((r.character.name, r.amount, r.session_id, r.note) for r in rows) == [
@@ -127,7 +130,7 @@ def test_gm_awards_sparetime(p, as_user, gm, ended):
 
 
 def test_award_without_htmx_redirects(p, as_user, gm, ended):
-    response = as_user(gm).post(url("session_award", p), award_data(p, ended))
+    response = as_user(gm).post(url("sparetime_award", p), award_data(p, ended))
     assert response.status_code == 302 and response.url == url("room", p)
 
 
@@ -153,7 +156,7 @@ def test_bad_awards_change_nothing(
 ):
     html = refused(
         as_user(gm),
-        url("session_award", p),
+        url("sparetime_award", p),
         award_data(p, ended, **overrides),
         p.campaign,
         pushes,
@@ -177,7 +180,7 @@ def test_award_to_another_campaigns_character_or_session(
     ]:
         html = refused(
             client,
-            url("session_award", p),
+            url("sparetime_award", p),
             data,
             p.campaign,
             pushes,
@@ -192,7 +195,7 @@ def test_a_running_session_cannot_be_awarded_yet(
     session, _entry = services.session_start(campaign=p.campaign, by=gm)
     html = refused(
         as_user(gm),
-        url("session_award", p),
+        url("sparetime_award", p),
         award_data(p, session),
         p.campaign,
         pushes,
@@ -201,21 +204,14 @@ def test_a_running_session_cannot_be_awarded_yet(
     assert "Choose an ended session." in html
 
 
-def test_mana_campaigns_have_no_sparetime(
-    mana_campaign, gm, player, other_player, as_user, pushes, django_capture_on_commit_callbacks
-):
+def test_mana_campaigns_have_no_sparetime(mana_campaign, gm, player, other_player, as_user, pushes):
     t = mana_table(mana_campaign, gm, player, other_player)
     services.session_start(campaign=mana_campaign, by=gm)
     session, _entry = services.session_end(campaign=mana_campaign, by=gm)
     room = as_user(gm).get(url("room", t)).content.decode()
     assert "Sparetime for session" not in room
-    data = {"session": session.id, "characters": [t.mira.id], "amount": 1, "note": ""}
-    html = refused(
-        as_user(gm),
-        url("session_award", t),
-        data,
-        mana_campaign,
-        pushes,
-        django_capture_on_commit_callbacks,
-    )
-    assert "Sparetime belongs to the Pool system" in html
+    data = {"session": session.id, "characters": [t.mira.id], "amount": 1, "from": "room"}
+    before = snapshot(mana_campaign)
+    # Sparetime's views do not exist in a Mana campaign.
+    assert as_user(gm).post(url("sparetime_award", t), data, **HTMX).status_code == 404
+    assert snapshot(mana_campaign) == before and pushes.sent == []

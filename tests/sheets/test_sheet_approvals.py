@@ -110,3 +110,22 @@ def test_decide_access(as_user, player, other_player, outsider, gm, juggling, el
         assert client.post(decide_url("skill_decline", foreign, campaign)).status_code == 404
         assert client.post(reverse("skill_approve", args=[campaign.id, 99999])).status_code == 404
     assert Rating.objects.get(pk=juggling.pk).status == Rating.PENDING
+
+
+def test_plain_decision_goes_back_to_the_panel(as_user, gm, juggling):
+    response = as_user(gm).post(decide_url("skill_approve", juggling))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("gm_panel", args=[juggling.character.campaign_id])
+    assert Rating.objects.get(pk=juggling.pk).status == Rating.APPROVED
+
+
+def test_refused_plain_decision_shows_the_panel_with_the_refusal(as_user, gm, juggling):
+    client = as_user(gm)
+    client.post(decide_url("skill_decline", juggling))
+    with unchanged():
+        response = client.post(decide_url("skill_approve", juggling))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" in html and "GM panel" in html
+    assert "Juggling was already declined." in html
+    assert html.count('id="gm-approvals"') == 1  # in place of the section that loads itself

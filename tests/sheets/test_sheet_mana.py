@@ -82,6 +82,24 @@ def test_bad_maxima_change_nothing(as_user, gm, ana_mage, value):
     assert b"Mira: red:" in response.content
 
 
+def test_plain_maxima_post_goes_back_to_the_panel(as_user, gm, ana_mage):
+    data = maxima_data(ana_mage, blue="3")
+    response = as_user(gm).post(sheet_url("mana_maxima", ana_mage), data)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("gm_panel", args=[ana_mage.campaign_id])
+    assert pools(ana_mage)["blue"] == (0, 3)
+
+
+def test_bad_maxima_in_a_plain_post_show_the_panel(as_user, gm, ana_mage):
+    data = maxima_data(ana_mage, blue="3", red="-1")
+    with unchanged():
+        response = as_user(gm).post(sheet_url("mana_maxima", ana_mage), data)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" in html and "GM panel" in html and "Mira: red:" in html
+    assert html.count('id="gm-mana"') == 1  # in place of the section that loads itself
+
+
 def test_missing_color_changes_nothing(as_user, gm, ana_mage):
     data = maxima_data(ana_mage, blue="3")
     del data[f"c{ana_mage.id}-green"]

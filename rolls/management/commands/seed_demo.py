@@ -23,15 +23,8 @@ from rolls.services import (
     check_roll_pool,
     session_start,
 )
-from sheets.services import (
-    character_create,
-    mana_refill,
-    mana_set_maxima,
-    rating_set,
-    sparetime_delegate,
-    sparetime_grant,
-    sparetime_handout,
-)
+from sheets.services import character_create, mana_refill, mana_set_maxima, rating_set
+from sparetime.services import sparetime_delegate, sparetime_grant, sparetime_handout
 
 PASSWORD = "rollroom"
 WAITING = [Check.REQUESTED, Check.OPEN, Check.SHIFT]

@@ -7,8 +7,12 @@ from django.db import connection
 
 from campaigns.models import Campaign, GameSession
 from campaigns.writes import Refused
-from sheets.models import Character, Rating, SparetimeEntry
-from sheets.services import (
+from sheets.models import Character, Rating
+from sparetime.models import SparetimeEntry
+from sparetime.services import (
+    delegation_left,
+    earmarked_sparetime,
+    free_sparetime,
     player_characters,
     sparetime_award,
     sparetime_delegate,
@@ -17,9 +21,9 @@ from sheets.services import (
     sparetime_spend,
 )
 from tests.conftest import make_campaign, make_user
-from tests.sheets.helpers import (
+from tests.sparetime.helpers import (
     assert_ledger_matches_balances,
-    make_character,
+    character_with_ratings,
     rating,
     sparetime_snapshot,
 )
@@ -31,7 +35,7 @@ def test_grant_adds_free_sparetime(hero, gm):
     assert (entry.kind, entry.amount, entry.character) == ("grant", 4, hero)
     assert entry.created_by == gm
     assert entry.note == "A long history"
-    assert hero.free_sparetime() == 4
+    assert free_sparetime(hero) == 4
     assert_ledger_matches_balances(hero.campaign)
 
 
@@ -44,7 +48,7 @@ def test_award_writes_one_row_per_character(pool_campaign, hero, bens, gm):
         ("award", hero, session),
         ("award", bens, session),
     ]
-    assert hero.free_sparetime() == bens.free_sparetime() == 2
+    assert free_sparetime(hero) == free_sparetime(bens) == 2
     assert_ledger_matches_balances(pool_campaign)
 
 
@@ -54,7 +58,7 @@ def test_player_characters_leave_out_the_gms_npcs(pool_campaign, hero, bens, npc
 
 def test_award_refuses_nobody_and_strangers(pool_campaign, hero, gm, outsider):
     other = make_campaign(gm, name="Elsewhere", players=[outsider])
-    stranger = make_character(other, outsider, "Stranger")
+    stranger = character_with_ratings(other, outsider, "Stranger")
     other_session = GameSession.objects.create(campaign=other, number=1)
     before = sparetime_snapshot()
     with pytest.raises(Refused, match="no character"):
@@ -71,7 +75,7 @@ def test_award_refuses_nobody_and_strangers(pool_campaign, hero, gm, outsider):
 def test_delegate_to_a_player(pool_campaign, gm, player):
     entry = sparetime_delegate(campaign=pool_campaign, player=player, amount=3, by=gm)
     assert (entry.kind, entry.player, entry.character) == ("delegate", player, None)
-    assert SparetimeEntry.delegation_left(pool_campaign, player) == 3
+    assert delegation_left(pool_campaign, player) == 3
 
 
 def test_delegate_only_to_players(pool_campaign, gm, outsider):
@@ -96,7 +100,7 @@ def test_bad_amounts_are_refused(pool_campaign, hero, gm, player, amount):
 
 def test_largest_amount_is_accepted(hero, gm):
     sparetime_grant(character=hero, amount=10_000, by=gm)
-    assert hero.free_sparetime() == 10_000
+    assert free_sparetime(hero) == 10_000
 
 
 def test_overlong_note_is_refused(hero, gm):
@@ -129,7 +133,7 @@ def test_spend_raises_the_rating_and_writes_the_row(hero, player, gm):
         3,
     )
     assert (entry.character, entry.source, entry.created_by) == (hero, None, player)
-    assert hero.free_sparetime() == 2
+    assert free_sparetime(hero) == 2
     assert_ledger_matches_balances(hero.campaign)
 
 
@@ -139,9 +143,9 @@ def test_spend_uses_the_campaigns_costs(pool_campaign, hero, gm):
     sparetime_grant(character=hero, amount=10, by=gm)
     strength = rating(hero, "Strength")
     assert sparetime_spend(character=hero, rating=strength, by=gm).amount == -3
-    assert hero.free_sparetime() == 7
+    assert free_sparetime(hero) == 7
     assert sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=gm).amount == -2
-    assert hero.free_sparetime() == 5
+    assert free_sparetime(hero) == 5
     strength.refresh_from_db()
     assert strength.value == 3
     assert_ledger_matches_balances(pool_campaign)
@@ -213,9 +217,9 @@ def test_handout_earmarks_a_portion(pool_campaign, delegated, player, bens):
         player,
     )
     assert {t.label for t in entry.targets.all()} == {"Climb", "Strength"}
-    assert SparetimeEntry.delegation_left(pool_campaign, player) == 2
-    assert bens.free_sparetime() == 0
-    assert bens.earmarked_sparetime() == [(entry, 3)]
+    assert delegation_left(pool_campaign, player) == 2
+    assert free_sparetime(bens) == 0
+    assert earmarked_sparetime(bens) == [(entry, 3)]
     assert_ledger_matches_balances(pool_campaign)
 
 
@@ -224,8 +228,8 @@ def test_earmarked_sparetime_is_spent_on_its_targets(pool_campaign, delegated, p
     climb = rating(bens, "Climb")
     entry = sparetime_spend(character=bens, rating=climb, by=bens.owner, source=portion)
     assert (entry.source, entry.amount, entry.to_value) == (portion, -1, 3)
-    assert bens.earmarked_sparetime() == [(portion, 1)]
-    assert bens.free_sparetime() == 0
+    assert earmarked_sparetime(bens) == [(portion, 1)]
+    assert free_sparetime(bens) == 0
     assert_ledger_matches_balances(pool_campaign)
 
 
@@ -255,7 +259,7 @@ def test_earmarked_portion_runs_out(pool_campaign, delegated, player, bens, gm):
     with pytest.raises(Refused, match="in that portion: raising Climb 3 → 4 costs 1"):
         sparetime_spend(character=bens, rating=climb, by=gm, source=portion)
     assert sparetime_snapshot() == before
-    assert bens.free_sparetime() == 5  # free sparetime untouched by earmarked spends
+    assert free_sparetime(bens) == 5  # free sparetime untouched by earmarked spends
     assert_ledger_matches_balances(pool_campaign)
 
 
@@ -299,7 +303,7 @@ def test_same_points_cannot_be_handed_out_twice(pool_campaign, delegated, player
     handout(pool_campaign, player, bens, 1)
     with pytest.raises(Refused, match="You have 0 sparetime left"):
         handout(pool_campaign, player, bens, 1)
-    assert SparetimeEntry.delegation_left(pool_campaign, player) == 0
+    assert delegation_left(pool_campaign, player) == 0
     assert_ledger_matches_balances(pool_campaign)
 
 
@@ -336,7 +340,7 @@ def test_handout_to_another_campaigns_character_refused(
     pool_campaign, delegated, player, gm, outsider
 ):
     other = make_campaign(gm, name="Elsewhere", players=[outsider])
-    stranger = make_character(other, outsider, "Stranger")
+    stranger = character_with_ratings(other, outsider, "Stranger")
     before = sparetime_snapshot()
     with pytest.raises(Refused, match="not in this campaign"):
         handout(pool_campaign, player, stranger, 1)
@@ -344,8 +348,8 @@ def test_handout_to_another_campaigns_character_refused(
 
 
 def test_ledger_and_balances_agree_throughout(pool_campaign, gm, player, other_player):
-    hero = make_character(pool_campaign, player, "Aria")
-    bens = make_character(pool_campaign, other_player, "Bram")
+    hero = character_with_ratings(pool_campaign, player, "Aria")
+    bens = character_with_ratings(pool_campaign, other_player, "Bram")
     cara = make_user("cara")
     pool_campaign.memberships.create(user=cara, role="player")
     steps = [
@@ -364,18 +368,18 @@ def test_ledger_and_balances_agree_throughout(pool_campaign, gm, player, other_p
             character=bens,
             rating=rating(bens, "Strength"),
             by=other_player,
-            source=bens.earmarked_sparetime()[0][0],
+            source=earmarked_sparetime(bens)[0][0],
         ),
         lambda: sparetime_spend(character=bens, rating=rating(bens, "Strength"), by=gm),
     ]
     for step in steps:
         step()
         assert_ledger_matches_balances(pool_campaign)
-    assert hero.free_sparetime() == 4
-    assert bens.free_sparetime() == 2
-    assert [left for _, left in bens.earmarked_sparetime()] == [2, 1]
-    assert SparetimeEntry.delegation_left(pool_campaign, cara) == 0
-    assert SparetimeEntry.delegation_left(pool_campaign, player) == 1
+    assert free_sparetime(hero) == 4
+    assert free_sparetime(bens) == 2
+    assert [left for _, left in earmarked_sparetime(bens)] == [2, 1]
+    assert delegation_left(pool_campaign, cara) == 0
+    assert delegation_left(pool_campaign, player) == 1
 
 
 # Concurrency -------------------------------------------------------------------------------------
@@ -413,28 +417,28 @@ def exactly_one_succeeded(outcomes):
 def test_concurrent_handouts_never_overspend_the_delegation(
     pool_campaign, gm, player, other_player
 ):
-    bens = make_character(pool_campaign, other_player, "Bram")
+    bens = character_with_ratings(pool_campaign, other_player, "Bram")
     sparetime_delegate(campaign=pool_campaign, player=player, amount=5, by=gm)
     outcomes = race(
         lambda: handout(pool_campaign, player, bens, 3, "Climb"),
         lambda: handout(pool_campaign, player, bens, 4, "Strength"),
     )
     done = exactly_one_succeeded(outcomes)
-    assert SparetimeEntry.delegation_left(pool_campaign, player) == 5 - done.amount >= 0
+    assert delegation_left(pool_campaign, player) == 5 - done.amount >= 0
     assert SparetimeEntry.objects.filter(kind=SparetimeEntry.HANDOUT).count() == 1
     assert_ledger_matches_balances(pool_campaign)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_spends_never_overspend_free_sparetime(pool_campaign, gm, player):
-    hero = make_character(pool_campaign, player, "Aria")
+    hero = character_with_ratings(pool_campaign, player, "Aria")
     sparetime_grant(character=hero, amount=1, by=gm)
     outcomes = race(
         lambda: sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player),
         lambda: sparetime_spend(character=hero, rating=rating(hero, "Strength"), by=gm),
     )
     done = exactly_one_succeeded(outcomes)
-    assert hero.free_sparetime() == 0
+    assert free_sparetime(hero) == 0
     raised = Rating.objects.get(pk=done.rating_id)
     assert raised.value == done.to_value == 3
     untouched = "Strength" if raised.skill else "Climb"
@@ -446,7 +450,7 @@ def test_concurrent_spends_never_overspend_free_sparetime(pool_campaign, gm, pla
 def test_concurrent_spends_of_one_portion_never_overspend_it(
     pool_campaign, gm, player, other_player
 ):
-    bens = make_character(pool_campaign, other_player, "Bram")
+    bens = character_with_ratings(pool_campaign, other_player, "Bram")
     sparetime_delegate(campaign=pool_campaign, player=player, amount=1, by=gm)
     portion = handout(pool_campaign, player, bens, 1, "Climb")
     climb = rating(bens, "Climb")
@@ -456,5 +460,5 @@ def test_concurrent_spends_of_one_portion_never_overspend_it(
     exactly_one_succeeded(outcomes)
     climb.refresh_from_db()
     assert climb.value == 3
-    assert bens.earmarked_sparetime() == [(portion, 0)]
+    assert earmarked_sparetime(bens) == [(portion, 0)]
     assert_ledger_matches_balances(pool_campaign)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import sparetime_views as views
+from . import views
 
 urlpatterns = [
     path(

@@ -1,0 +1,161 @@
+"""The sparetime forms: the GM's grant, award and delegation, a player's hand-out and a raise.
+
+Every choice is limited to the campaign's (or the character's) own rows, so another campaign's
+character, session, player or rating is refused with a sentence saying so.
+"""
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+
+from campaigns.access import MAX_ID
+from campaigns.models import GameSession, Membership
+from sheets.models import Character, Rating
+
+from . import services
+from .models import SparetimeEntry
+from .services import MAX_AMOUNT, MAX_NOTE
+
+
+def _not_here(what):
+    return {"invalid_choice": f"That {what} is not in this campaign."}
+
+
+class CharactersField(forms.ModelMultipleChoiceField):
+    """Characters by id; an id beyond the database's integers is refused like any unknown id
+    (an ``IN`` lookup would not refuse it but fail)."""
+
+    def clean(self, value):
+        for pk in value or ():
+            if str(pk).isdigit() and int(pk) > MAX_ID:
+                raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
+        return super().clean(value)
+
+
+class AmountForm(forms.Form):
+    amount = forms.IntegerField(min_value=1, max_value=MAX_AMOUNT)
+    note = forms.CharField(max_length=MAX_NOTE, required=False)
+
+
+class GrantForm(AmountForm):
+    """The GM grants a character its starting sparetime."""
+
+    character = forms.ModelChoiceField(queryset=None, error_messages=_not_here("character"))
+    field_order = ["character", "amount", "note"]
+
+    def __init__(self, campaign, *args, **kwargs):
+        super().__init__(*args, prefix="grant", **kwargs)
+        self.fields["character"].queryset = campaign.characters.all()
+
+
+class AwardForm(forms.Form):
+    """The GM awards sparetime to each character ticked, for an ended session or none. The GM's
+    sparetime card shows it; so does the room's session panel once a session ended, with that
+    session (hidden) and the characters who rolled in it ticked."""
+
+    characters = CharactersField(
+        queryset=Character.objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={
+            "required": "Tick at least one character.",
+            "invalid_choice": "Choose characters of this campaign.",
+            "invalid_pk_value": "Choose characters of this campaign.",
+        },
+    )
+    amount = forms.IntegerField(label="Sparetime each", min_value=1, max_value=MAX_AMOUNT)
+    session = forms.ModelChoiceField(
+        queryset=GameSession.objects.none(),
+        required=False,
+        empty_label="—",
+        error_messages={"invalid_choice": "Choose an ended session."},
+    )
+    note = forms.CharField(label="Note", max_length=MAX_NOTE, required=False)
+
+    def __init__(self, campaign, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["characters"].queryset = Character.objects.filter(
+            campaign=campaign
+        ).select_related("owner")
+        self.fields["session"].queryset = campaign.game_sessions.filter(ended_at__isnull=False)
+
+
+class DelegateForm(AmountForm):
+    """The GM gives a player sparetime to hand out to other players' characters."""
+
+    player = forms.ModelChoiceField(queryset=None, error_messages=_not_here("player"))
+    field_order = ["player", "amount", "note"]
+
+    def __init__(self, campaign, *args, **kwargs):
+        super().__init__(*args, prefix="delegate", **kwargs)
+        self.fields["player"].queryset = (
+            get_user_model()
+            .objects.filter(memberships__campaign=campaign, memberships__role=Membership.PLAYER)
+            .order_by("username")
+        )
+
+
+class HandoutForm(AmountForm):
+    """A player hands some of their delegation to another player's character, earmarked for
+    ratings of that character."""
+
+    targets = forms.ModelMultipleChoiceField(
+        queryset=None,
+        label="For",
+        help_text="One or more ratings of one other player's character.",
+        error_messages={
+            "invalid_choice": "Pick ratings of another player's character in this campaign.",
+            "invalid_pk_value": "Pick ratings of another player's character in this campaign.",
+        },
+    )
+    field_order = ["targets", "amount", "note"]
+
+    def __init__(self, campaign, giver, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        ratings = (
+            Rating.objects.filter(
+                status=Rating.APPROVED,
+                character__in=services.player_characters(campaign).exclude(owner=giver),
+            )
+            .select_related("character__owner")
+            .order_by("character__name", "character_id", "attribute", "skill")
+        )
+        field = self.fields["targets"]
+        field.queryset = ratings
+        groups = {}
+        for rating in ratings:
+            groups.setdefault(rating.character, []).append(
+                (rating.pk, f"{rating.character} — {rating.label}")
+            )
+        field.choices = [
+            (f"{character} ({character.owner})", options) for character, options in groups.items()
+        ]
+        field.widget.attrs["size"] = 12
+
+    def clean(self):
+        data = super().clean()
+        characters = {rating.character for rating in data.get("targets", [])}
+        if len(characters) > 1:
+            self.add_error("targets", "Pick ratings of one character only.")
+        elif characters:
+            data["character"] = characters.pop()
+        return data
+
+
+class SpendForm(forms.Form):
+    """Raise one of the character's ratings by a point, from free sparetime or (``source``) from a
+    portion handed out to it."""
+
+    rating = forms.ModelChoiceField(
+        queryset=None,
+        error_messages={"invalid_choice": "That rating is not on this character's sheet."},
+    )
+    source = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        error_messages={"invalid_choice": "That portion was not handed out to this character."},
+    )
+
+    def __init__(self, character, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["rating"].queryset = character.ratings.all()
+        self.fields["source"].queryset = character.sparetime.filter(kind=SparetimeEntry.HANDOUT)

@@ -1,0 +1,70 @@
+from django.conf import settings
+from django.db import models
+
+from campaigns.models import Campaign, GameSession
+from sheets.models import Character, Rating
+
+
+class SparetimeEntry(models.Model):
+    """The append-only sparetime ledger. Rows are never edited or deleted.
+
+    - grant / award: +amount to ``character`` (free sparetime).
+    - delegate: +amount to ``player``, who may hand it out to other players' characters.
+    - handout: ``player`` gives +amount to ``character``, earmarked for ``targets``; it counts
+      against the player's delegation and is spent through ``source``.
+    - spend: -amount from ``character``; ``source`` is the handout it draws on (None: free).
+
+    Balances are derived from the rows (``sparetime.services``), never stored.
+    """
+
+    GRANT = "grant"
+    AWARD = "award"
+    DELEGATE = "delegate"
+    HANDOUT = "handout"
+    SPEND = "spend"
+    KINDS = [
+        (GRANT, "Starting grant"),
+        (AWARD, "Session award"),
+        (DELEGATE, "Delegation"),
+        (HANDOUT, "Hand-out"),
+        (SPEND, "Spend"),
+    ]
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sparetime")
+    kind = models.CharField(max_length=8, choices=KINDS)
+    amount = models.IntegerField()
+    character = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.CASCADE, related_name="sparetime"
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="delegated_sparetime",
+    )
+    source = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="spends"
+    )
+    targets = models.ManyToManyField(Rating, blank=True, related_name="earmarks")
+    rating = models.ForeignKey(
+        Rating, null=True, blank=True, on_delete=models.PROTECT, related_name="spends"
+    )
+    from_value = models.PositiveIntegerField(null=True, blank=True)
+    to_value = models.PositiveIntegerField(null=True, blank=True)
+    session = models.ForeignKey(GameSession, null=True, blank=True, on_delete=models.SET_NULL)
+    note = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # The ledger began inside the sheets app; its tables keep their names (this one and
+        # sheets_sparetimeentry_targets), so no database has to copy its rows.
+        db_table = "sheets_sparetimeentry"
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "sparetime entries"
+
+    def __str__(self):
+        return f"{self.get_kind_display()} {self.amount:+d}"

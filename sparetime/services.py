@@ -1,0 +1,260 @@
+"""Sparetime, the Pool system's progression (the /rules/ page, "Sparetime"): the ledger's writes
+and the balances derived from it.
+
+Every write appends ``SparetimeEntry`` rows (a spend also raises its rating) in one transaction
+and raises ``campaigns.writes.Refused`` with a sentence for the player when it refuses; a refusal
+changes nothing. Balances are always summed from the rows, never stored.
+"""
+
+from django.db import transaction
+from django.db.models import Sum
+
+from campaigns.models import Membership
+from campaigns.writes import Refused
+from sheets.models import Character, Rating
+
+from .models import SparetimeEntry
+
+#: The largest amount one row may carry (grants, awards, delegations, hand-outs).
+MAX_AMOUNT = 10_000
+#: ``SparetimeEntry.note`` is a CharField of this length.
+MAX_NOTE = 200
+
+
+# Checks shared by the services -------------------------------------------------------------------
+def _check_pool(campaign):
+    if not campaign.is_pool:
+        raise Refused("Sparetime belongs to the Pool system; this campaign plays Mana.")
+
+
+def _check_amount(amount):
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise Refused("The amount must be a whole number.")
+    if amount < 1:
+        raise Refused("The amount must be at least 1.")
+    if amount > MAX_AMOUNT:
+        raise Refused(f"The amount can be at most {MAX_AMOUNT}.")
+
+
+def _check_note(note):
+    if len(note) > MAX_NOTE:
+        raise Refused(f"Keep the note to {MAX_NOTE} characters.")
+
+
+def _check_character(campaign, character):
+    if character.campaign_id != campaign.id:
+        raise Refused(f"{character} is not in this campaign.")
+
+
+def _player_ids(campaign):
+    """The ids of the campaign's members with the player role."""
+    return set(
+        Membership.objects.filter(campaign=campaign, role=Membership.PLAYER).values_list(
+            "user_id", flat=True
+        )
+    )
+
+
+def player_characters(campaign):
+    """The characters of ``campaign`` owned by its players (the GM's NPCs left out)."""
+    return Character.objects.filter(
+        campaign=campaign,
+        owner__memberships__campaign=campaign,
+        owner__memberships__role=Membership.PLAYER,
+    )
+
+
+def raise_cost(campaign, rating):
+    """What raising ``rating`` by one point costs in ``campaign``."""
+    return campaign.attribute_cost if rating.is_attribute else campaign.skill_cost
+
+
+# Balances -------------------------------------------------------------------------------------
+def free_sparetime(character):
+    """Sparetime ``character`` may spend on anything."""
+    total = (
+        SparetimeEntry.objects.filter(character=character, source__isnull=True)
+        .exclude(kind=SparetimeEntry.HANDOUT)
+        .aggregate(total=Sum("amount"))["total"]
+    )
+    return total or 0
+
+
+def earmarked_sparetime(character):
+    """Portions handed out to ``character``, with what is left of each:
+    [(handout entry, remaining), ...], oldest first."""
+    handouts = list(
+        SparetimeEntry.objects.filter(character=character, kind=SparetimeEntry.HANDOUT)
+        .annotate(spent=Sum("spends__amount"))
+        .prefetch_related("targets")
+        .order_by("created_at", "id")
+    )
+    return [(h, h.amount + (h.spent or 0)) for h in handouts]
+
+
+def portion_left(handout):
+    """What is left of a hand-out row: its amount plus its (negative) spends."""
+    spent = handout.spends.aggregate(total=Sum("amount"))["total"] or 0
+    return handout.amount + spent
+
+
+def delegation_left(campaign, player):
+    """What ``player`` may still hand out in ``campaign``."""
+    rows = SparetimeEntry.objects.filter(campaign=campaign, player=player)
+    given = rows.filter(kind=SparetimeEntry.DELEGATE).aggregate(t=Sum("amount"))["t"] or 0
+    handed = rows.filter(kind=SparetimeEntry.HANDOUT).aggregate(t=Sum("amount"))["t"] or 0
+    return given - handed
+
+
+# Writes -------------------------------------------------------------------------------------------
+def sparetime_grant(*, character, amount, by, note=""):
+    """The GM grants ``character`` its starting sparetime."""
+    with transaction.atomic():
+        _check_pool(character.campaign)
+        _check_amount(amount)
+        _check_note(note)
+        return SparetimeEntry.objects.create(
+            campaign=character.campaign,
+            kind=SparetimeEntry.GRANT,
+            amount=amount,
+            character=character,
+            note=note,
+            created_by=by,
+        )
+
+
+def sparetime_award(*, campaign, characters, amount, by, note="", session=None):
+    """The GM awards ``amount`` to each of ``characters``: one row per character."""
+    with transaction.atomic():
+        _check_pool(campaign)
+        _check_amount(amount)
+        _check_note(note)
+        characters = list(characters)
+        if not characters:
+            raise Refused("There is no character to award.")
+        for character in characters:
+            _check_character(campaign, character)
+        if session is not None and session.campaign_id != campaign.id:
+            raise Refused("That session is not in this campaign.")
+        return [
+            SparetimeEntry.objects.create(
+                campaign=campaign,
+                kind=SparetimeEntry.AWARD,
+                amount=amount,
+                character=character,
+                session=session,
+                note=note,
+                created_by=by,
+            )
+            for character in characters
+        ]
+
+
+def sparetime_delegate(*, campaign, player, amount, by, note=""):
+    """The GM gives ``player`` an amount to hand out to other players' characters."""
+    with transaction.atomic():
+        _check_pool(campaign)
+        _check_amount(amount)
+        _check_note(note)
+        if player.pk not in _player_ids(campaign):
+            raise Refused(f"{player} is not a player in this campaign.")
+        return SparetimeEntry.objects.create(
+            campaign=campaign,
+            kind=SparetimeEntry.DELEGATE,
+            amount=amount,
+            player=player,
+            note=note,
+            created_by=by,
+        )
+
+
+def sparetime_handout(*, campaign, giver, character, amount, targets, note=""):
+    """``giver`` hands ``amount`` of their delegation to another player's ``character``,
+    earmarked for ``targets`` (approved ratings of that character)."""
+    with transaction.atomic():
+        _check_pool(campaign)
+        _check_amount(amount)
+        _check_note(note)
+        _check_character(campaign, character)
+        if character.owner_id == giver.pk:
+            raise Refused("You cannot hand sparetime out to your own character.")
+        if character.owner_id not in _player_ids(campaign):
+            raise Refused(f"{character} is not a player's character.")
+        targets = list(targets)
+        if not targets:
+            raise Refused("Say what the sparetime is for: pick at least one rating.")
+        for target in targets:
+            if target.character_id != character.id:
+                raise Refused(f"{target.label} is not on {character}'s sheet.")
+            if target.status != Rating.APPROVED:
+                raise Refused(f"{target.label} is not an approved rating.")
+        # Lock the giver's membership, then read the balance: concurrent hand-outs by the same
+        # giver wait here, so together they can never overspend the delegation.
+        try:
+            Membership.objects.select_for_update().get(campaign=campaign, user=giver)
+        except Membership.DoesNotExist:
+            raise Refused("You are not in this campaign.") from None
+        left = delegation_left(campaign, giver)
+        if amount > left:
+            raise Refused(f"You have {left} sparetime left to hand out; {amount} is too much.")
+        entry = SparetimeEntry.objects.create(
+            campaign=campaign,
+            kind=SparetimeEntry.HANDOUT,
+            amount=amount,
+            character=character,
+            player=giver,
+            note=note,
+            created_by=giver,
+        )
+        entry.targets.set(targets)
+        return entry
+
+
+def sparetime_spend(*, character, rating, by, source=None):
+    """Raise ``rating`` of ``character`` by one point, paid from free sparetime or, with
+    ``source``, from that earmarked hand-out. Returns the spend row."""
+    with transaction.atomic():
+        campaign = character.campaign
+        _check_pool(campaign)
+        # Lock the character first: concurrent spends on it wait here, then see every row.
+        Character.objects.select_for_update().get(pk=character.pk)
+        rating = Rating.objects.select_for_update().filter(pk=rating.pk).first()
+        if rating is None or rating.character_id != character.id:
+            raise Refused(f"That rating is not on {character}'s sheet.")
+        if rating.status == Rating.PENDING:
+            raise Refused(f"{rating.label} is still waiting for the GM's approval.")
+        if rating.status != Rating.APPROVED:
+            raise Refused(f"{rating.label} was not approved by the GM.")
+        cost = raise_cost(campaign, rating)
+        raising = f"raising {rating.label} {rating.value} → {rating.value + 1} costs {cost}"
+        if source is None:
+            have = free_sparetime(character)
+            if cost > have:
+                raise Refused(f"Not enough sparetime: {raising}, you have {have}.")
+        else:
+            source = SparetimeEntry.objects.filter(pk=source.pk).first()
+            if source is None or source.kind != SparetimeEntry.HANDOUT:
+                raise Refused("That is not a handed-out portion of sparetime.")
+            if source.character_id != character.id:
+                raise Refused(f"That portion was not handed out to {character}.")
+            if not source.targets.filter(pk=rating.pk).exists():
+                raise Refused(f"That portion is not earmarked for {rating.label}.")
+            have = portion_left(source)
+            if cost > have:
+                raise Refused(
+                    f"Not enough sparetime in that portion: {raising}, it has {have} left."
+                )
+        from_value = rating.value
+        rating.value = from_value + 1
+        rating.save(update_fields=["value"])
+        return SparetimeEntry.objects.create(
+            campaign=campaign,
+            kind=SparetimeEntry.SPEND,
+            amount=-cost,
+            character=character,
+            source=source,
+            rating=rating,
+            from_value=from_value,
+            to_value=rating.value,
+            created_by=by,
+        )

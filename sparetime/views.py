@@ -1,0 +1,312 @@
+"""Sparetime views: a character's balances and raises, the GM's grants, awards and delegations,
+and a player's hand-outs.
+
+A GET answers htmx with its fragment and a browser without htmx with the page around it
+(``sparetime/page.html``). A write is answered by ``campaigns.writes.answer``: htmx gets its
+fragment again, with a notice or (422) with the refused form; a plain form post is redirected to
+the fragment's page with the notice as a message, or gets that page with the refused form.
+
+A raise changes the sheet's ratings (and its HP, through Endurance): its htmx answer sends the
+event ``SHEET_CHANGED``, on which the sheet page's Pool section (``sheets/_sheet_pool.html``)
+reloads itself.
+"""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.db.models import prefetch_related_objects
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from campaigns.access import campaign_for, can_edit, character_for
+from campaigns.models import Campaign, Membership
+from campaigns.writes import answer, attempt
+from rolls.views import session_award_answer
+from sheets.models import Rating
+
+from . import services
+from .forms import AwardForm, DelegateForm, GrantForm, HandoutForm, SpendForm
+
+#: The htmx event a raise sends: the sheet's ratings or HP changed.
+SHEET_CHANGED = "sheet-changed"
+#: Sparetime is the Pool system's: its pages are 404 in a Mana campaign.
+POOL = Campaign.POOL
+#: The ledger tables show at most this many rows (latest first), with the total count.
+LEDGER_CAP = 200
+PAGE = "sparetime/page.html"
+CHARACTER_PARTIAL = "sparetime/_character.html"
+GM_PARTIAL = "sparetime/_gm.html"
+DELEGATION_PARTIAL = "sparetime/_delegation.html"
+#: What the room's session panel (``templates/rolls/_session.html``) posts as ``from`` with its
+#: award, to be answered with that panel.
+FROM_ROOM = "room"
+
+
+def _ledger(rows):
+    rows = rows.select_related(
+        "created_by", "character", "player", "rating", "session", "source__player"
+    ).prefetch_related("targets")
+    return {"rows": list(rows[:LEDGER_CAP]), "total": rows.count(), "cap": LEDGER_CAP}
+
+
+def _raises(campaign, ratings):
+    return [(rating, services.raise_cost(campaign, rating)) for rating in ratings]
+
+
+def _page(request, partial, context):
+    """The page around a fragment, for a browser without htmx."""
+    return render(request, PAGE, {**context, "partial": partial})
+
+
+def _fragment_or_page(request, partial, context):
+    if request.htmx:
+        return render(request, partial, context)
+    return _page(request, partial, context)
+
+
+def _pieces(request, partial, context, url, *, notice="", refusal="", refused=()):
+    """What ``answer`` takes for a write shown in ``partial``: the fragment, the page around it,
+    ``url`` and ``notice``. ``context()`` builds the fragment's context; ``refusal`` shows on the
+    ``refused`` forms."""
+    if refusal:
+        for form in refused:
+            form.add_error(None, refusal)
+    return {
+        "fragment": lambda: render_to_string(partial, context(), request=request),
+        "page": lambda: _page(request, partial, context()),
+        "url": url,
+        "notice": notice,
+    }
+
+
+# A character's sparetime -------------------------------------------------------------------------
+def _character_context(request, campaign, character, *, spend_form=None, notice=""):
+    earmarked = services.earmarked_sparetime(character)
+    prefetch_related_objects([handout for handout, _ in earmarked], "player")
+    portions = [
+        {"entry": handout, "left": left, "raises": _raises(campaign, handout.targets.all())}
+        for handout, left in earmarked
+    ]
+    return {
+        "campaign": campaign,
+        "character": character,
+        "section_id": "sparetime",
+        "title": f"{character} · sparetime",
+        "can_spend": can_edit(campaign, character),
+        "free": services.free_sparetime(character),
+        "portions": portions,
+        "raises": _raises(campaign, character.ratings.filter(status=Rating.APPROVED)),
+        "spend_form": spend_form,
+        "notice": notice,
+        "ledger": _ledger(character.sparetime.all()),
+    }
+
+
+def _character_pieces(request, campaign, character, *, notice="", refusal="", form=None):
+    """``answer``'s pieces for a character's sparetime: fresh with ``notice`` after a raise, or
+    with the refused ``form``."""
+    return _pieces(
+        request,
+        CHARACTER_PARTIAL,
+        lambda: _character_context(request, campaign, character, spend_form=form, notice=notice),
+        reverse("character_sparetime", args=[campaign.id, character.id]),
+        notice=notice,
+        refusal=refusal,
+        refused=[form] if form else [],
+    )
+
+
+@login_required
+@require_GET
+def character_sparetime(request, campaign_id, character_id):
+    campaign, character = character_for(request, campaign_id, character_id, system=POOL)
+    context = _character_context(request, campaign, character)
+    return _fragment_or_page(request, CHARACTER_PARTIAL, context)
+
+
+@login_required
+@require_POST
+def sparetime_spend(request, campaign_id, character_id):
+    """The character's player or the GM raises one of its ratings by a point."""
+    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
+    form = SpendForm(character, request.POST)
+    ok, entry = attempt(
+        lambda: services.sparetime_spend(character=character, by=request.user, **form.cleaned_data),
+        form=form,
+    )
+    if ok:
+        notice = f"{entry.rating.label} raised to {entry.to_value}."
+        pieces = _character_pieces(request, campaign, character, notice=notice)
+    else:
+        pieces = _character_pieces(request, campaign, character, refusal=entry, form=form)
+    response = answer(request, ok=ok, **pieces)
+    if ok:
+        response["HX-Trigger"] = SHEET_CHANGED
+    return response
+
+
+# The GM's card -----------------------------------------------------------------------------------
+def _gm_context(campaign, *, notice="", **bound_forms):
+    forms = {
+        "grant_form": GrantForm(campaign),
+        "award_form": AwardForm(campaign),
+        "delegate_form": DelegateForm(campaign),
+        **bound_forms,
+    }
+    characters = campaign.characters.select_related("owner")
+    players = get_user_model().objects.filter(
+        memberships__campaign=campaign, memberships__role=Membership.PLAYER
+    )
+    return {
+        "campaign": campaign,
+        "section_id": "gm-sparetime",
+        "title": "Sparetime",
+        "notice": notice,
+        **forms,
+        "character_balances": [
+            (
+                c,
+                services.free_sparetime(c),
+                sum(left for _, left in services.earmarked_sparetime(c)),
+            )
+            for c in characters
+        ],
+        "player_balances": [
+            (p, services.delegation_left(campaign, p)) for p in players.order_by("username")
+        ],
+        "ledger": _ledger(campaign.sparetime.all()),
+    }
+
+
+def _gm_pieces(request, campaign, *, notice="", refusal="", **refused):
+    """``answer``'s pieces for the GM's card: fresh forms and ``notice`` after a write, or the
+    refused form (``grant_form=...`` and the like) in its place."""
+    return _pieces(
+        request,
+        GM_PARTIAL,
+        lambda: _gm_context(campaign, notice=notice, **refused),
+        reverse("gm_sparetime", args=[campaign.id]),
+        notice=notice,
+        refusal=refusal,
+        refused=refused.values(),
+    )
+
+
+@login_required
+@require_GET
+def gm_sparetime(request, campaign_id):
+    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    return _fragment_or_page(request, GM_PARTIAL, _gm_context(campaign))
+
+
+@login_required
+@require_POST
+def sparetime_grant(request, campaign_id):
+    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    form = GrantForm(campaign, request.POST)
+    ok, entry = attempt(
+        lambda: services.sparetime_grant(by=request.user, **form.cleaned_data), form=form
+    )
+    if ok:
+        notice = f"Granted {entry.amount} sparetime to {entry.character}."
+        pieces = _gm_pieces(request, campaign, notice=notice)
+    else:
+        pieces = _gm_pieces(request, campaign, refusal=entry, grant_form=form)
+    return answer(request, ok=ok, **pieces)
+
+
+@login_required
+@require_POST
+def sparetime_award(request, campaign_id):
+    """The GM awards sparetime to the characters ticked. The room's session panel posts its
+    award here too, with ``from=room``, and is answered with that panel."""
+    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    form = AwardForm(campaign, request.POST)
+    ok, entries = attempt(
+        lambda: services.sparetime_award(campaign=campaign, by=request.user, **form.cleaned_data),
+        form=form,
+    )
+    if request.POST.get("from") == FROM_ROOM:
+        return session_award_answer(request, campaign, ok=ok, result=entries, form=form)
+    if ok:
+        names = ", ".join(str(entry.character) for entry in entries)
+        notice = f"Awarded {form.cleaned_data['amount']} sparetime to {names}."
+        pieces = _gm_pieces(request, campaign, notice=notice)
+    else:
+        pieces = _gm_pieces(request, campaign, refusal=entries, award_form=form)
+    return answer(request, ok=ok, **pieces)
+
+
+@login_required
+@require_POST
+def sparetime_delegate(request, campaign_id):
+    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    form = DelegateForm(campaign, request.POST)
+    ok, entry = attempt(
+        lambda: services.sparetime_delegate(
+            campaign=campaign, by=request.user, **form.cleaned_data
+        ),
+        form=form,
+    )
+    if ok:
+        notice = f"{entry.player} may now hand out {entry.amount} more sparetime."
+        pieces = _gm_pieces(request, campaign, notice=notice)
+    else:
+        pieces = _gm_pieces(request, campaign, refusal=entry, delegate_form=form)
+    return answer(request, ok=ok, **pieces)
+
+
+# A player's delegation ---------------------------------------------------------------------------
+def _delegation_context(request, campaign, *, form=None, notice=""):
+    return {
+        "campaign": campaign,
+        "section_id": "sparetime-delegation",
+        "title": "Hand out sparetime",
+        "notice": notice,
+        "left": services.delegation_left(campaign, request.user),
+        "form": form or HandoutForm(campaign, request.user),
+        "ledger": _ledger(campaign.sparetime.filter(player=request.user)),
+    }
+
+
+def _delegation_pieces(request, campaign, *, notice="", refusal="", form=None):
+    """``answer``'s pieces for a player's delegation: a fresh form and ``notice`` after a
+    hand-out, or the refused ``form``."""
+    return _pieces(
+        request,
+        DELEGATION_PARTIAL,
+        lambda: _delegation_context(request, campaign, form=form, notice=notice),
+        reverse("sparetime_delegation", args=[campaign.id]),
+        notice=notice,
+        refusal=refusal,
+        refused=[form] if form else [],
+    )
+
+
+@login_required
+@require_GET
+def sparetime_delegation(request, campaign_id):
+    campaign = campaign_for(request, campaign_id, system=POOL)
+    context = _delegation_context(request, campaign)
+    return _fragment_or_page(request, DELEGATION_PARTIAL, context)
+
+
+@login_required
+@require_POST
+def sparetime_handout(request, campaign_id):
+    """A player hands some of their delegation out to another player's character."""
+    campaign = campaign_for(request, campaign_id, system=POOL)
+    form = HandoutForm(campaign, request.user, request.POST)
+    ok, entry = attempt(
+        lambda: services.sparetime_handout(
+            campaign=campaign, giver=request.user, **form.cleaned_data
+        ),
+        form=form,
+    )
+    if ok:
+        notice = f"Handed {entry.amount} sparetime to {entry.character}."
+        pieces = _delegation_pieces(request, campaign, notice=notice)
+    else:
+        pieces = _delegation_pieces(request, campaign, refusal=entry, form=form)
+    return answer(request, ok=ok, **pieces)

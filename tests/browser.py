@@ -1,0 +1,85 @@
+"""What the browser tests share: Debian's Chromium through playwright, against a live Daphne that
+serves the app as in production (``BrowserTestCase``)."""
+
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from asgiref.sync import SyncToAsync
+from channels.layers import channel_layers
+from channels.testing import ChannelsLiveServerTestCase
+from daphne.testing import DaphneProcess
+from django.test import Client
+
+CHROMIUM = shutil.which("chromium")
+TIMEOUT = 10_000  # ms
+
+#: ``pytestmark = BROWSER`` in a module of browser tests.
+BROWSER = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium"),
+]
+
+
+def settled(page):
+    """Wait until htmx has no request in flight and has processed what it swapped in (new
+    content gets its behaviour a moment after it appears)."""
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-added, .htmx-settling')"
+    )
+
+
+class FreshDaphne(DaphneProcess):
+    """The live server, forked from this test process: it starts with asgiref's sync thread
+    and the channel layer of its own (the parent's, after async tests, would hang it). It keeps
+    the test database settings it inherits: channels' own setup would prefix ``test_`` to the
+    already prefixed PostgreSQL name."""
+
+    def __init__(self, host, get_application, **kwargs):
+        kwargs["setup"] = None
+        super().__init__(host, get_application, **kwargs)
+
+    def run(self):
+        SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
+        channel_layers.backends.clear()
+        super().run()
+
+
+class BrowserTestCase(ChannelsLiveServerTestCase):
+    """A live server for Chromium: ``log_in(*users)`` in ``setUp`` (once the test's rows are
+    written), then ``launch(playwright)`` and ``open_page(browser, username, path)``."""
+
+    ProtocolServerProcess = FreshDaphne
+
+    def log_in(self, *users):
+        """Session cookies for ``users``; done with the ORM, so playwright may start after."""
+        self.cookies = {}
+        for user in users:
+            client = Client()
+            client.force_login(user)
+            self.cookies[user.username] = client.cookies["sessionid"].value
+        # playwright's sync API runs an event loop in this thread; the ORM is done by now.
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+        self.addCleanup(os.environ.pop, "DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+    @staticmethod
+    def launch(playwright):
+        return playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+
+    def logged_in_page(self, browser, username):
+        """A new page (in a context of its own) with ``username``'s session cookie."""
+        context = browser.new_context()
+        context.add_cookies(
+            [{"name": "sessionid", "value": self.cookies[username], "url": self.live_server_url}]
+        )
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT)
+        return page
+
+    def open_page(self, browser, username, path):
+        page = self.logged_in_page(browser, username)
+        page.goto(f"{self.live_server_url}{path}")
+        return page

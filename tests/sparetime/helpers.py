@@ -1,0 +1,59 @@
+"""Helpers for the sparetime tests (fixtures are in conftest.py)."""
+
+from sheets.models import Character, Rating
+from sparetime.models import SparetimeEntry
+from sparetime.services import delegation_left, earmarked_sparetime, free_sparetime
+
+#: The ratings of a sparetime test character (character_with_ratings): (attribute, skill, value).
+SHEET = [("Strength", "", 2), ("Strength", "Climb", 2), ("Agility", "", 1), ("Agility", "Dodge", 0)]
+
+
+def character_with_ratings(campaign, owner, name):
+    """A character with just the SHEET ratings (no default sheet, no mana)."""
+    character = Character.objects.create(campaign=campaign, owner=owner, name=name)
+    for attribute, skill, value in SHEET:
+        Rating.objects.create(character=character, attribute=attribute, skill=skill, value=value)
+    return character
+
+
+def rating(character, label):
+    """The character's rating called ``label`` (an attribute or a skill)."""
+    if label in {attribute for attribute, _, _ in SHEET}:
+        return Rating.objects.get(character=character, attribute=label, skill="")
+    return Rating.objects.get(character=character, skill=label)
+
+
+def sparetime_snapshot():
+    """Everything a sparetime action may change."""
+    return (
+        list(SparetimeEntry.objects.order_by("id").values_list("id", "kind", "amount")),
+        list(Rating.objects.order_by("id").values_list("id", "value")),
+    )
+
+
+def assert_ledger_matches_balances(campaign):
+    """Recompute every balance from the raw rows and compare with the services' derived ones."""
+    rows = list(SparetimeEntry.objects.filter(campaign=campaign).prefetch_related("targets"))
+    free, portions, delegations = {}, {}, {}
+    for row in rows:
+        if row.kind in (SparetimeEntry.GRANT, SparetimeEntry.AWARD):
+            free[row.character_id] = free.get(row.character_id, 0) + row.amount
+        elif row.kind == SparetimeEntry.DELEGATE:
+            delegations[row.player_id] = delegations.get(row.player_id, 0) + row.amount
+        elif row.kind == SparetimeEntry.HANDOUT:
+            delegations[row.player_id] = delegations.get(row.player_id, 0) - row.amount
+            portions[row.id] = portions.get(row.id, 0) + row.amount
+        else:
+            assert row.amount <= 0 and row.to_value == row.from_value + 1
+            if row.source_id is None:
+                free[row.character_id] = free.get(row.character_id, 0) + row.amount
+            else:
+                assert row.rating in row.source.targets.all()
+                portions[row.source_id] = portions.get(row.source_id, 0) + row.amount
+    for character in campaign.characters.all():
+        assert free_sparetime(character) == free.get(character.id, 0) >= 0
+        for handout, left in earmarked_sparetime(character):
+            assert left == portions[handout.id] >= 0
+    for membership in campaign.memberships.all():
+        left = delegation_left(campaign, membership.user)
+        assert left == delegations.get(membership.user_id, 0) >= 0

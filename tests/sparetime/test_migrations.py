@@ -1,0 +1,62 @@
+"""The ledger moved from the sheets app to its own: a database migrated from before the move keeps
+every row, read through the new model."""
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from sparetime.models import SparetimeEntry
+from sparetime.services import earmarked_sparetime, free_sparetime
+
+BEFORE = [("sheets", "0001_initial")]
+AFTER = [("sheets", "0002_sparetimeentry_moves_to_sparetime"), ("sparetime", "0001_initial")]
+
+
+def migrate(targets):
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+    return executor.loader.project_state(targets).apps
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_written_before_the_move_are_the_ledgers_after_it():
+    old = migrate(BEFORE)
+    try:
+        User = old.get_model("auth", "User")
+        Campaign = old.get_model("campaigns", "Campaign")
+        Character = old.get_model("sheets", "Character")
+        Rating = old.get_model("sheets", "Rating")
+        Entry = old.get_model("sheets", "SparetimeEntry")
+        gm = User.objects.create(username="gm")
+        ana = User.objects.create(username="ana")
+        campaign = Campaign.objects.create(name="The Marches", system="pool")
+        aria = Character.objects.create(campaign=campaign, owner=ana, name="Aria")
+        climb = Rating.objects.create(character=aria, attribute="Strength", skill="Climb")
+        Entry.objects.create(
+            campaign=campaign, kind="grant", amount=3, character=aria, created_by=gm
+        )
+        handout = Entry.objects.create(
+            campaign=campaign, kind="handout", amount=2, character=aria, player=gm, created_by=gm
+        )
+        handout.targets.set([climb])
+        Entry.objects.create(
+            campaign=campaign,
+            kind="spend",
+            amount=-1,
+            character=aria,
+            source=handout,
+            rating=climb,
+            from_value=0,
+            to_value=1,
+            created_by=ana,
+        )
+    finally:
+        migrate(AFTER)
+
+    entries = SparetimeEntry.objects.order_by("id")
+    assert [(e.kind, e.amount) for e in entries] == [("grant", 3), ("handout", 2), ("spend", -1)]
+    aria = entries[0].character
+    assert free_sparetime(aria) == 3
+    [(portion, left)] = earmarked_sparetime(aria)
+    assert left == 1 and [t.label for t in portion.targets.all()] == ["Climb"]
