@@ -154,9 +154,7 @@ class CampaignCreateForm(CampaignFieldsForm):
     )
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault(
-            "initial", {f: Campaign._meta.get_field(f).default for f in POOL_FIELDS}
-        )
+        kwargs.setdefault("initial", {f: Campaign._meta.get_field(f).default for f in POOL_FIELDS})
         super().__init__(*args, **kwargs)
 
     def clean_palette(self):
@@ -192,9 +190,7 @@ class CampaignSettingsForm(CampaignFieldsForm):
     )
 
     def __init__(self, *args, campaign, **kwargs):
-        kwargs.setdefault(
-            "initial", {f: getattr(campaign, f) for f in ("name", *POOL_FIELDS)}
-        )
+        kwargs.setdefault("initial", {f: getattr(campaign, f) for f in ("name", *POOL_FIELDS)})
         super().__init__(*args, **kwargs)
         self.campaign = campaign
         if campaign.is_mana:

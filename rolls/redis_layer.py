@@ -5,8 +5,8 @@ channels_redis (4.3.0, pinned) drops a push in two places, and says so at most a
 
 - ``group_send``: the sockets of one process share one queue in Redis, of ``capacity``
   messages; a push to a group skips the processes whose queue is full (the process fell
-  behind, or stopped reading). channels_redis logs only how many queues, at INFO. Here its script returns which
-  queues were full, and the warning names their channels.
+  behind, or stopped reading). channels_redis logs only how many queues, at INFO. Here its
+  script returns which queues were full, and the warning names their channels.
 - ``receive``: the process keeps each socket's pushes in a buffer of ``capacity`` messages,
   which drops its oldest message to take one more (this socket stopped reading, or its
   consumer is gone without leaving its groups), silently. Here the buffer logs the drop.

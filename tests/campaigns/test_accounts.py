@@ -55,9 +55,11 @@ def test_home_lists_only_own_campaigns(as_user, pool_campaign, outsider):
     from tests.conftest import make_campaign
 
     make_campaign(outsider, name="Secret Table")
-    content = as_user(pool_campaign.memberships.get(role="player", user__username="ana").user).get(
-        reverse("home")
-    ).content.decode()
+    content = (
+        as_user(pool_campaign.memberships.get(role="player", user__username="ana").user)
+        .get(reverse("home"))
+        .content.decode()
+    )
     assert "The Marches" in content
     assert "Secret Table" not in content
 

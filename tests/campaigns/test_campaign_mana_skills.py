@@ -145,9 +145,7 @@ def test_edit_keeps_own_name(as_user, gm, gather):
         ({"name": "JUMP"}, "already a skill"),
     ],
 )
-def test_bad_edit_changes_nothing(
-    as_user, mana_campaign, gm, gather, db_state, change, message
-):
+def test_bad_edit_changes_nothing(as_user, mana_campaign, gm, gather, db_state, change, message):
     ManaSkill.objects.create(campaign=mana_campaign, name="Jump", color_a="red", color_b="green")
     before = db_state()
     client = as_user(gm)

@@ -246,8 +246,9 @@ def test_gm_sets_the_number(
     requested.refresh_from_db()
     assert (requested.status, requested.target) == (Check.OPEN, 4)
     [message] = pushes.checks()
-    assert f'<article id="check-{requested.id}" class="check open" hx-swap-oob="outerHTML">' in (
-        message["gm"]
+    assert (
+        f'<article id="check-{requested.id}" class="check open" hx-swap-oob="outerHTML">'
+        in (message["gm"])
     )
     owner_html = message["users"][str(player.id)]
     assert f'<article id="check-{requested.id}" class="check open" hx-swap-oob="outerHTML">' in (
