@@ -20,8 +20,8 @@ def admin_client_(client, db):
 
 
 @pytest.fixture
-def entry(mana_campaign, gm, player, make_character):
-    character = make_character(mana_campaign, player, "Ilse", pools={"blue": (1, 2)})
+def entry(mana_campaign, gm, player, character_with_pools):
+    character = character_with_pools(mana_campaign, player, "Ilse", pools={"blue": (1, 2)})
     Rating.objects.create(character=character, attribute="Agility", skill="Jump", value=2)
     GameSession.objects.create(campaign=mana_campaign, number=1)
     ManaSkill.objects.create(campaign=mana_campaign, name="Jump", color_a="red", color_b="blue")

@@ -4,6 +4,7 @@ from django.urls import reverse
 from campaigns import services
 from campaigns.models import DEFAULT_PALETTE, Campaign, Membership
 from campaigns.writes import Refused
+from tests.helpers import db_snapshot
 
 URL = "/campaigns/new/"
 
@@ -120,12 +121,12 @@ def test_mana_campaign_without_skills_and_with_bad_pool_fields(as_user, outsider
         ({**MANA, "skills": "Jump | red | blue\njump | white | blue"}, "already a skill"),
     ],
 )
-def test_bad_input_changes_nothing(as_user, outsider, db_state, data, message):
-    before = db_state()
+def test_bad_input_changes_nothing(as_user, outsider, data, message):
+    before = db_snapshot()
     response = as_user(outsider).post(URL, data)
     assert response.status_code == 200
     assert message in response.content.decode()
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 def test_skill_errors_name_the_line(as_user, outsider):
@@ -134,11 +135,11 @@ def test_skill_errors_name_the_line(as_user, outsider):
     assert "Line 2: A skill has two different colors." in content
 
 
-def test_service_refuses_unknown_system(outsider, db_state):
-    before = db_state()
+def test_service_refuses_unknown_system(outsider):
+    before = db_snapshot()
     with pytest.raises(Refused, match="Unknown system"):
         services.campaign_create(user=outsider, name="X", system="dice")
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 def test_service_keeps_model_defaults(outsider):

@@ -26,10 +26,10 @@ def test_post_is_not_allowed(as_user, pool_campaign, gm):
 
 
 def test_player_sees_members_and_only_own_characters(
-    as_user, mana_campaign, player, other_player, make_character
+    as_user, mana_campaign, player, other_player, character_with_pools
 ):
-    mine = make_character(mana_campaign, player, "Ilse")
-    make_character(mana_campaign, other_player, "Bram")
+    mine = character_with_pools(mana_campaign, player, "Ilse")
+    character_with_pools(mana_campaign, other_player, "Bram")
     response = as_user(player).get(detail(mana_campaign))
     content = response.content.decode()
     assert response.status_code == 200
@@ -44,33 +44,33 @@ def test_player_sees_members_and_only_own_characters(
 
 
 def test_gm_sees_all_characters_with_owners_and_the_panel_link(
-    as_user, pool_campaign, gm, player, other_player, make_character
+    as_user, pool_campaign, gm, player, other_player, character_with_pools
 ):
-    make_character(pool_campaign, player, "Ilse")
-    make_character(pool_campaign, other_player, "Bram")
+    character_with_pools(pool_campaign, player, "Ilse")
+    character_with_pools(pool_campaign, other_player, "Bram")
     content = as_user(gm).get(detail(pool_campaign)).content.decode()
     assert "Ilse" in content and "(ana)" in content
     assert "Bram" in content and "(ben)" in content
     assert f'href="{reverse("gm_panel", args=[pool_campaign.id])}"' in content
 
 
-def test_other_campaigns_characters_are_not_shown(as_user, pool_campaign, gm, make_character):
+def test_other_campaigns_characters_are_not_shown(as_user, pool_campaign, gm, character_with_pools):
     other = make_campaign(gm, name="Elsewhere")
-    make_character(other, gm, "Stranger")
+    character_with_pools(other, gm, "Stranger")
     assert "Stranger" not in as_user(gm).get(detail(pool_campaign)).content.decode()
 
 
 def test_query_count_does_not_grow_with_members_and_characters(
-    as_user, pool_campaign, gm, player, make_character, django_assert_max_num_queries
+    as_user, pool_campaign, gm, player, character_with_pools, django_assert_max_num_queries
 ):
     client = as_user(gm)
-    make_character(pool_campaign, player, "Ilse")
+    character_with_pools(pool_campaign, player, "Ilse")
     with CaptureQueriesContext(connection) as small:
         client.get(detail(pool_campaign))
     for index in range(12):
         user = make_user(f"extra{index}")
         Membership.objects.create(campaign=pool_campaign, user=user)
-        make_character(pool_campaign, user, f"Hero {index}")
+        character_with_pools(pool_campaign, user, f"Hero {index}")
     with django_assert_max_num_queries(len(small.captured_queries)):
         response = client.get(detail(pool_campaign))
     assert "Hero 11" in response.content.decode()

@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from campaigns.models import Membership
 from tests.conftest import PASSWORD
+from tests.helpers import db_snapshot
 
 NEWBIE = {
     "username": "newbie",
@@ -34,10 +35,10 @@ def test_anonymous_is_sent_to_login_and_back(client, pool_campaign, outsider):
     assert response["Location"] == link
 
 
-def test_anonymous_post_joins_nobody(client, pool_campaign, db_state):
-    before = db_state()
+def test_anonymous_post_joins_nobody(client, pool_campaign):
+    before = db_snapshot()
     assert client.post(join(pool_campaign)).status_code == 302
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 def test_signup_honours_next_to_the_join_link(client, pool_campaign):
@@ -50,14 +51,14 @@ def test_signup_honours_next_to_the_join_link(client, pool_campaign):
     assert client.get(link).status_code == 200
 
 
-def test_confirm_page_changes_nothing(as_user, mana_campaign, outsider, db_state):
-    before = db_state()
+def test_confirm_page_changes_nothing(as_user, mana_campaign, outsider):
+    before = db_snapshot()
     response = as_user(outsider).get(join(mana_campaign))
     content = response.content.decode()
     assert response.status_code == 200
     assert "Join Blue Harbor as a player" in content
     assert "run by gm" in content
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 def test_post_joins_as_player(as_user, mana_campaign, outsider):
@@ -89,14 +90,14 @@ def test_members_are_redirected_and_gm_stays_gm(as_user, pool_campaign, gm, play
 
 
 @pytest.mark.parametrize("method", ["get", "post"])
-def test_bad_or_old_token_is_404(as_user, pool_campaign, outsider, db_state, method):
+def test_bad_or_old_token_is_404(as_user, pool_campaign, outsider, method):
     old = join(pool_campaign)
     pool_campaign.renew_invite()
-    before = db_state()
+    before = db_snapshot()
     client = as_user(outsider)
     assert getattr(client, method)(old).status_code == 404
     assert getattr(client, method)("/join/not-a-token/").status_code == 404
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 def test_put_is_not_allowed(as_user, pool_campaign, outsider):

@@ -2,8 +2,8 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import ManaSkill
-from tests.campaigns.conftest import HTMX
 from tests.conftest import make_campaign
+from tests.helpers import HTMX, db_snapshot
 
 NEW = {
     "new-skill-name": "Jump",
@@ -63,7 +63,7 @@ def test_gm_adds_skill(as_user, mana_campaign, gm):
 
 
 def test_gm_adds_skill_with_htmx(as_user, mana_campaign, gm, gather):
-    response = as_user(gm).post(add_url(mana_campaign), NEW, headers=HTMX)
+    response = as_user(gm).post(add_url(mana_campaign), NEW, **HTMX)
     content = response.content.decode()
     assert response.status_code == 200
     assert content.startswith('<section id="gm-skills"')
@@ -95,22 +95,22 @@ def test_skill_uses_a_renamed_palette(as_user, mana_campaign, gm):
         ({"new-skill-trait": "t" * 61}, "at most 60 characters"),
     ],
 )
-def test_bad_skill_changes_nothing(as_user, mana_campaign, gm, gather, db_state, change, message):
-    before = db_state()
+def test_bad_skill_changes_nothing(as_user, mana_campaign, gm, gather, change, message):
+    before = db_snapshot()
     client = as_user(gm)
-    response = client.post(add_url(mana_campaign), {**NEW, **change}, headers=HTMX)
+    response = client.post(add_url(mana_campaign), {**NEW, **change}, **HTMX)
     assert response.status_code == 422
     assert message in response.content.decode()
     response = client.post(add_url(mana_campaign), {**NEW, **change})
     assert response.status_code == 200
     assert message in response.content.decode()
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
-def test_pool_campaign_has_no_mana_skills(as_user, pool_campaign, gm, db_state):
-    before = db_state()
+def test_pool_campaign_has_no_mana_skills(as_user, pool_campaign, gm):
+    before = db_snapshot()
     assert as_user(gm).post(add_url(pool_campaign), NEW).status_code == 404
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 # Edit ------------------------------------------------------------------------------------------
@@ -118,7 +118,7 @@ def test_pool_campaign_has_no_mana_skills(as_user, pool_campaign, gm, db_state):
 
 def test_gm_edits_skill(as_user, gm, gather):
     data = edit_data(gather, name="Gather Rumours", color_a="black", trait="Nosy")
-    response = as_user(gm).post(edit_url(gather), data, headers=HTMX)
+    response = as_user(gm).post(edit_url(gather), data, **HTMX)
     assert response.status_code == 200
     gather.refresh_from_db()
     assert (gather.name, gather.color_a, gather.color_b, gather.trait) == (
@@ -145,24 +145,24 @@ def test_edit_keeps_own_name(as_user, gm, gather):
         ({"name": "JUMP"}, "already a skill"),
     ],
 )
-def test_bad_edit_changes_nothing(as_user, mana_campaign, gm, gather, db_state, change, message):
+def test_bad_edit_changes_nothing(as_user, mana_campaign, gm, gather, change, message):
     ManaSkill.objects.create(campaign=mana_campaign, name="Jump", color_a="red", color_b="green")
-    before = db_state()
+    before = db_snapshot()
     client = as_user(gm)
-    response = client.post(edit_url(gather), edit_data(gather, **change), headers=HTMX)
+    response = client.post(edit_url(gather), edit_data(gather, **change), **HTMX)
     assert response.status_code == 422
     assert message in response.content.decode()
     response = client.post(edit_url(gather), edit_data(gather, **change))
     assert response.status_code == 200
     assert message in response.content.decode()
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 # Delete ----------------------------------------------------------------------------------------
 
 
 def test_gm_deletes_skill(as_user, mana_campaign, gm, gather):
-    response = as_user(gm).post(delete_url(gather), headers=HTMX)
+    response = as_user(gm).post(delete_url(gather), **HTMX)
     assert response.status_code == 200
     assert "No skills yet." in response.content.decode()
     assert not mana_campaign.mana_skills.exists()
@@ -181,12 +181,12 @@ def requests_for(skill):
 
 @pytest.mark.parametrize("index", range(3))
 @pytest.mark.parametrize(("who", "status"), [("player", 403), ("outsider", 404), (None, 302)])
-def test_access(as_user, request, gather, db_state, index, who, status):
+def test_access(as_user, request, gather, index, who, status):
     url, data = requests_for(gather)[index]
-    before = db_state()
+    before = db_snapshot()
     user = request.getfixturevalue(who) if who else None
     assert as_user(user).post(url, data).status_code == status
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize("index", range(3))
@@ -195,10 +195,8 @@ def test_get_is_not_allowed(as_user, gm, gather, index):
     assert as_user(gm).get(url).status_code == 405
 
 
-def test_another_campaigns_or_unknown_skill_is_404(
-    as_user, mana_campaign, gm, foreign_skill, db_state
-):
-    before = db_state()
+def test_another_campaigns_or_unknown_skill_is_404(as_user, mana_campaign, gm, foreign_skill):
+    before = db_snapshot()
     client = as_user(gm)
     foreign = [
         f"/campaigns/{mana_campaign.id}/gm/skills/{foreign_skill.id}/",
@@ -210,4 +208,4 @@ def test_another_campaigns_or_unknown_skill_is_404(
         assert client.post(url, edit_data(foreign_skill, trait="X")).status_code == 404
     # The GM of one campaign reaching the other campaign's own URLs: not a member, 404.
     assert client.post(delete_url(foreign_skill)).status_code == 404
-    assert db_state() == before
+    assert db_snapshot() == before

@@ -2,8 +2,8 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
-from tests.campaigns.conftest import HTMX
 from tests.conftest import make_campaign
+from tests.helpers import HTMX, db_snapshot
 
 
 def panel(campaign):
@@ -90,7 +90,7 @@ def test_gm_renews_invite(as_user, pool_campaign, gm):
 
 
 def test_gm_renews_invite_with_htmx(as_user, pool_campaign, gm):
-    response = as_user(gm).post(renew(pool_campaign), headers=HTMX)
+    response = as_user(gm).post(renew(pool_campaign), **HTMX)
     pool_campaign.refresh_from_db()
     content = response.content.decode()
     assert response.status_code == 200
@@ -100,28 +100,28 @@ def test_gm_renews_invite_with_htmx(as_user, pool_campaign, gm):
 
 
 @pytest.mark.parametrize(("who", "status"), [("player", 403), ("outsider", 404)])
-def test_renew_refused(as_user, pool_campaign, request, db_state, who, status):
-    before = db_state()
+def test_renew_refused(as_user, pool_campaign, request, who, status):
+    before = db_snapshot()
     assert as_user(request.getfixturevalue(who)).post(renew(pool_campaign)).status_code == status
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
-def test_renew_needs_post_and_login(client, as_user, pool_campaign, gm, db_state):
-    before = db_state()
+def test_renew_needs_post_and_login(client, as_user, pool_campaign, gm):
+    before = db_snapshot()
     assert client.post(renew(pool_campaign)).status_code == 302
     assert as_user(gm).get(renew(pool_campaign)).status_code == 405
     unknown = f"/campaigns/{pool_campaign.id + 999}/gm/invite/renew/"
     assert as_user(gm).post(unknown).status_code == 404
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 # Removing a player -----------------------------------------------------------------------------
 
 
 def test_gm_removes_player_whose_characters_stay(
-    as_user, pool_campaign, gm, player, make_character
+    as_user, pool_campaign, gm, player, character_with_pools
 ):
-    ilse = make_character(pool_campaign, player, "Ilse")
+    ilse = character_with_pools(pool_campaign, player, "Ilse")
     response = as_user(gm).post(remove(pool_campaign, player))
     assert response.status_code == 302
     assert response["Location"] == panel(pool_campaign)
@@ -134,61 +134,57 @@ def test_gm_removes_player_whose_characters_stay(
 
 
 def test_gm_removes_player_with_htmx(as_user, pool_campaign, gm, player):
-    response = as_user(gm).post(remove(pool_campaign, player), headers=HTMX)
+    response = as_user(gm).post(remove(pool_campaign, player), **HTMX)
     content = response.content.decode()
     assert response.status_code == 200
     assert content.startswith('<section id="gm-members"')
     assert "ana" not in content and "ben" in content
 
 
-def test_gm_cannot_be_removed(as_user, pool_campaign, gm, db_state):
-    before = db_state()
+def test_gm_cannot_be_removed(as_user, pool_campaign, gm):
+    before = db_snapshot()
     client = as_user(gm)
-    response = client.post(remove(pool_campaign, gm), headers=HTMX)
+    response = client.post(remove(pool_campaign, gm), **HTMX)
     assert response.status_code == 422
     assert "The GM can&#x27;t be removed" in response.content.decode()
     response = client.post(remove(pool_campaign, gm))
     assert response.status_code == 200
     assert "The GM can&#x27;t be removed" in response.content.decode()
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
-def test_remove_user_of_another_campaign_or_unknown_is_404(
-    as_user, pool_campaign, gm, outsider, db_state
-):
+def test_remove_user_of_another_campaign_or_unknown_is_404(as_user, pool_campaign, gm, outsider):
     make_campaign(outsider, name="Elsewhere")
-    before = db_state()
+    before = db_snapshot()
     client = as_user(gm)
     assert client.post(remove(pool_campaign, outsider)).status_code == 404
     unknown = f"/campaigns/{pool_campaign.id}/gm/members/999999/remove/"
     assert client.post(unknown).status_code == 404
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
-def test_gm_of_another_campaign_cannot_remove_here(
-    as_user, pool_campaign, player, other_player, db_state
-):
+def test_gm_of_another_campaign_cannot_remove_here(as_user, pool_campaign, player, other_player):
     other_gm_campaign = make_campaign(player, name="Ana's table")
-    before = db_state()
+    before = db_snapshot()
     # ana is GM elsewhere but only a player here.
     response = as_user(player).post(remove(pool_campaign, other_player))
     assert response.status_code == 403
     assert other_gm_campaign.member(player).is_gm
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize(("who", "status"), [("player", 403), ("outsider", 404)])
-def test_remove_refused(as_user, pool_campaign, other_player, request, db_state, who, status):
-    before = db_state()
+def test_remove_refused(as_user, pool_campaign, other_player, request, who, status):
+    before = db_snapshot()
     client = as_user(request.getfixturevalue(who))
     assert client.post(remove(pool_campaign, other_player)).status_code == status
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
-def test_remove_needs_post_and_login(client, as_user, pool_campaign, gm, player, db_state):
-    before = db_state()
+def test_remove_needs_post_and_login(client, as_user, pool_campaign, gm, player):
+    before = db_snapshot()
     assert client.post(remove(pool_campaign, player)).status_code == 302
     assert as_user(gm).get(remove(pool_campaign, player)).status_code == 405
-    assert db_state() == before
+    assert db_snapshot() == before
     assert Membership.objects.filter(campaign=pool_campaign).count() == 3
     assert Campaign.objects.count() == 1

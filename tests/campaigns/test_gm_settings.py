@@ -5,8 +5,8 @@ from campaigns import services
 from campaigns.models import ManaSkill
 from campaigns.writes import Refused
 from sheets.models import ManaPool
-from tests.campaigns.conftest import HTMX
 from tests.conftest import make_campaign
+from tests.helpers import HTMX, db_snapshot
 
 POOL = {
     "name": "The Far Marches",
@@ -34,15 +34,15 @@ def pools(character):
 
 
 @pytest.fixture
-def harbor(mana_campaign, player, other_player, make_character):
+def harbor(mana_campaign, player, other_player, character_with_pools):
     """The mana campaign with two skills and two characters with pools."""
     ManaSkill.objects.create(
         campaign=mana_campaign, name="Gather Information", color_a="blue", color_b="white"
     )
     ManaSkill.objects.create(campaign=mana_campaign, name="Jump", color_a="red", color_b="blue")
     full = {color: (1, 3) for color in [*mana_campaign.palette, "colorless"]}
-    make_character(mana_campaign, player, "Ilse", pools=full)
-    make_character(mana_campaign, other_player, "Bram", pools={"white": (0, 1)})
+    character_with_pools(mana_campaign, player, "Ilse", pools=full)
+    character_with_pools(mana_campaign, other_player, "Bram", pools={"white": (0, 1)})
     return mana_campaign
 
 
@@ -63,7 +63,7 @@ def test_gm_changes_pool_settings(as_user, pool_campaign, gm):
 
 
 def test_gm_changes_pool_settings_with_htmx(as_user, pool_campaign, gm):
-    response = as_user(gm).post(settings_url(pool_campaign), POOL, headers=HTMX)
+    response = as_user(gm).post(settings_url(pool_campaign), POOL, **HTMX)
     assert response.status_code == 200
     assert response.content.decode().startswith('<section id="gm-settings"')
     pool_campaign.refresh_from_db()
@@ -84,34 +84,34 @@ def test_gm_changes_pool_settings_with_htmx(as_user, pool_campaign, gm):
         ({"hp_per_endurance": ""}, "This field is required"),
     ],
 )
-def test_bad_pool_settings_change_nothing(as_user, pool_campaign, gm, db_state, change, message):
-    before = db_state()
+def test_bad_pool_settings_change_nothing(as_user, pool_campaign, gm, change, message):
+    before = db_snapshot()
     client = as_user(gm)
     response = client.post(settings_url(pool_campaign), {**POOL, **change})
     assert response.status_code == 200
     assert message in response.content.decode()
-    response = client.post(settings_url(pool_campaign), {**POOL, **change}, headers=HTMX)
+    response = client.post(settings_url(pool_campaign), {**POOL, **change}, **HTMX)
     assert response.status_code == 422
     assert message in response.content.decode()
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize(("who", "status"), [("player", 403), ("outsider", 404)])
-def test_settings_refused(as_user, pool_campaign, request, db_state, who, status):
-    before = db_state()
+def test_settings_refused(as_user, pool_campaign, request, who, status):
+    before = db_snapshot()
     client = as_user(request.getfixturevalue(who))
     assert client.post(settings_url(pool_campaign), POOL).status_code == status
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
-def test_settings_need_post_login_and_known_campaign(client, as_user, pool_campaign, gm, db_state):
-    before = db_state()
+def test_settings_need_post_login_and_known_campaign(client, as_user, pool_campaign, gm):
+    before = db_snapshot()
     assert client.post(settings_url(pool_campaign), POOL).status_code == 302
     client = as_user(gm)
     assert client.get(settings_url(pool_campaign)).status_code == 405
     unknown = f"/campaigns/{pool_campaign.id + 999}/gm/settings/"
     assert client.post(unknown, POOL).status_code == 404
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
 # Mana settings: the palette --------------------------------------------------------------------
@@ -124,9 +124,9 @@ def test_mana_settings_ignore_pool_fields(as_user, harbor, gm):
     assert harbor.attribute_cost == 1
 
 
-def test_rename_color_everywhere(as_user, harbor, gm, outsider, make_character):
+def test_rename_color_everywhere(as_user, harbor, gm, outsider, character_with_pools):
     elsewhere = make_campaign(outsider, system="mana", name="Elsewhere")
-    stranger = make_character(elsewhere, outsider, "Stranger", pools={"blue": (2, 2)})
+    stranger = character_with_pools(elsewhere, outsider, "Stranger", pools={"blue": (2, 2)})
     ManaSkill.objects.create(campaign=elsewhere, name="Jump", color_a="blue", color_b="red")
     response = as_user(gm).post(settings_url(harbor), {**MANA, "color_1": "azure"})
     assert response.status_code == 302
@@ -171,7 +171,7 @@ def test_add_colors_creates_empty_pools(as_user, harbor, gm):
 
 def test_rename_and_add_in_one_go_with_htmx(as_user, harbor, gm):
     data = {**MANA, "color_0": "ivory", "add_colors": "gold"}
-    response = as_user(gm).post(settings_url(harbor), data, headers=HTMX)
+    response = as_user(gm).post(settings_url(harbor), data, **HTMX)
     assert response.status_code == 200
     assert 'name="color_5" value="gold"' in response.content.decode()
     harbor.refresh_from_db()
@@ -198,27 +198,27 @@ def test_rename_and_add_in_one_go_with_htmx(as_user, harbor, gm):
         ({"color_1": "azure", "add_colors": "blue"}, "appears twice"),
     ],
 )
-def test_bad_palette_changes_nothing(as_user, harbor, gm, db_state, change, message):
-    before = db_state()
+def test_bad_palette_changes_nothing(as_user, harbor, gm, change, message):
+    before = db_snapshot()
     client = as_user(gm)
     response = client.post(settings_url(harbor), {**MANA, **change})
     assert response.status_code == 200
     assert message in response.content.decode()
-    response = client.post(settings_url(harbor), {**MANA, **change}, headers=HTMX)
+    response = client.post(settings_url(harbor), {**MANA, **change}, **HTMX)
     assert response.status_code == 422
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
-def test_missing_color_field_is_refused(as_user, harbor, gm, db_state):
-    before = db_state()
+def test_missing_color_field_is_refused(as_user, harbor, gm):
+    before = db_snapshot()
     data = {key: value for key, value in MANA.items() if key != "color_4"}
     response = as_user(gm).post(settings_url(harbor), data)
     assert response.status_code == 200
-    assert db_state() == before
+    assert db_snapshot() == before
 
 
-def test_palette_service_refuses_removal(harbor, db_state):
-    before = db_state()
+def test_palette_service_refuses_removal(harbor):
+    before = db_snapshot()
     with pytest.raises(Refused, match="not removed"):
         services.campaign_palette_update(campaign=harbor, palette=["white", "blue"])
-    assert db_state() == before
+    assert db_snapshot() == before

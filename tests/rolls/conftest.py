@@ -6,19 +6,19 @@ from campaigns.models import Campaign, ManaSkill
 from rolls import services
 from sheets.services import character_create
 from tests.conftest import make_campaign
-from tests.rolls.room_setup import mana_table, pool_table, record_pushes
+from tests.rolls.room_setup import build_mana_table, build_pool_table, record_pushes
 
 
 @pytest.fixture
-def t(mana_campaign, gm, player, other_player):
-    """The Mana table (room_setup.mana_table)."""
-    return mana_table(mana_campaign, gm, player, other_player)
+def mana_table(mana_campaign, gm, player, other_player):
+    """The Mana table (room_setup.build_mana_table)."""
+    return build_mana_table(mana_campaign, gm, player, other_player)
 
 
 @pytest.fixture
-def p(pool_campaign, gm, player, other_player):
-    """The Pool table (room_setup.pool_table)."""
-    return pool_table(pool_campaign, gm, player, other_player)
+def pool_table(pool_campaign, gm, player, other_player):
+    """The Pool table (room_setup.build_pool_table)."""
+    return build_pool_table(pool_campaign, gm, player, other_player)
 
 
 @pytest.fixture

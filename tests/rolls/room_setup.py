@@ -8,12 +8,10 @@ from django.urls import reverse
 
 from campaigns.models import ManaSkill
 from rolls import push, services
-from rolls.models import Check, LogEntry
 from sheets.models import ManaPool, Rating
 from sheets.services import character_create
+from tests.helpers import HTMX, db_snapshot
 from tests.rolls.scripted_rng import ScriptedRng
-
-HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def script_dice(monkeypatch, *faces):
@@ -39,41 +37,41 @@ def rate(character, attribute, skill="", value=0, status=Rating.APPROVED):
     return rating
 
 
-def mana_table(campaign, gm, player, other_player):
-    t = SimpleNamespace(campaign=campaign, gm=gm, player=player, other_player=other_player)
-    t.gather = ManaSkill.objects.create(
+def build_mana_table(campaign, gm, player, other_player):
+    table = SimpleNamespace(campaign=campaign, gm=gm, player=player, other_player=other_player)
+    table.gather = ManaSkill.objects.create(
         campaign=campaign, name="Gather Information", color_a="blue", color_b="white"
     )
-    t.jump = ManaSkill.objects.create(
+    table.jump = ManaSkill.objects.create(
         campaign=campaign, name="Jump", color_a="red", color_b="green", trait="Athletic"
     )
-    t.mira = character_create(campaign=campaign, owner=player, name="Mira")
-    fill(t.mira, blue=3, white=2, red=1, colorless=4)
-    t.bo = character_create(campaign=campaign, owner=other_player, name="Bo")
-    fill(t.bo, blue=5, white=5)
-    t.npc = character_create(campaign=campaign, owner=gm, name="The Warden")
-    fill(t.npc, blue=2, white=2)
-    return t
+    table.mira = character_create(campaign=campaign, owner=player, name="Mira")
+    fill(table.mira, blue=3, white=2, red=1, colorless=4)
+    table.bo = character_create(campaign=campaign, owner=other_player, name="Bo")
+    fill(table.bo, blue=5, white=5)
+    table.npc = character_create(campaign=campaign, owner=gm, name="The Warden")
+    fill(table.npc, blue=2, white=2)
+    return table
 
 
-def pool_table(campaign, gm, player, other_player):
-    t = SimpleNamespace(campaign=campaign, gm=gm, player=player, other_player=other_player)
-    t.ilse = character_create(campaign=campaign, owner=player, name="Ilse")
-    t.strength = rate(t.ilse, "Strength", value=3)
-    t.jump = rate(t.ilse, "Strength", "Jump", value=2)
-    t.agility = rate(t.ilse, "Agility", value=1)
-    t.parkour = rate(t.ilse, "Agility", "Parkour", value=4, status=Rating.PENDING)
-    t.tor = character_create(campaign=campaign, owner=other_player, name="Tor")
-    t.tor_strength = rate(t.tor, "Strength", value=2)
-    t.npc = character_create(campaign=campaign, owner=gm, name="The Ogre")
-    rate(t.npc, "Strength", value=4)
-    return t
+def build_pool_table(campaign, gm, player, other_player):
+    table = SimpleNamespace(campaign=campaign, gm=gm, player=player, other_player=other_player)
+    table.ilse = character_create(campaign=campaign, owner=player, name="Ilse")
+    table.strength = rate(table.ilse, "Strength", value=3)
+    table.jump = rate(table.ilse, "Strength", "Jump", value=2)
+    table.agility = rate(table.ilse, "Agility", value=1)
+    table.parkour = rate(table.ilse, "Agility", "Parkour", value=4, status=Rating.PENDING)
+    table.tor = character_create(campaign=campaign, owner=other_player, name="Tor")
+    table.tor_strength = rate(table.tor, "Strength", value=2)
+    table.npc = character_create(campaign=campaign, owner=gm, name="The Ogre")
+    rate(table.npc, "Strength", value=4)
+    return table
 
 
-def ask(t, character, target=3, **kwargs):
+def ask(table, character, target=3, **kwargs):
     """A check asked by the GM (services, no view)."""
     return services.check_ask(
-        campaign=t.campaign, character=character, by=t.gm, target=target, **kwargs
+        campaign=table.campaign, character=character, by=table.gm, target=target, **kwargs
     )
 
 
@@ -92,34 +90,8 @@ def roll_mana(check, by, skill, faces, *, spend_a=1, spend_b=1, colorless=0, **k
     )
 
 
-def url(name, t, *args):
-    return reverse(name, args=[t.campaign.id, *args])
-
-
-def snapshot(campaign):
-    """Everything a refused POST must leave as it was."""
-    return {
-        "log": list(LogEntry.objects.filter(campaign=campaign).values_list("seq", "hash")),
-        "checks": list(
-            Check.objects.filter(campaign=campaign)
-            .order_by("pk")
-            .values_list(
-                "pk", "status", "target", "intent", "shift_d6", "shift_d10", "bonus_effect"
-            )
-        ),
-        "mana": list(
-            ManaPool.objects.filter(character__campaign=campaign)
-            .order_by("pk")
-            .values_list("pk", "current", "maximum")
-        ),
-        "ratings": list(
-            Rating.objects.filter(character__campaign=campaign)
-            .order_by("pk")
-            .values_list("pk", "value", "status")
-        ),
-        "sessions": list(campaign.game_sessions.values_list("number", "ended_at")),
-        "sparetime": list(campaign.sparetime.values_list("pk", flat=True)),
-    }
+def url(name, table, *args):
+    return reverse(name, args=[table.campaign.id, *args])
 
 
 class PushRecorder:
@@ -149,10 +121,10 @@ def refused(client, path, data, campaign, pushes, capture):
     """POST ``data`` with htmx (``capture``: pytest-django's
     ``django_capture_on_commit_callbacks``), check the refusal changed and pushed nothing and
     return its HTML."""
-    before = snapshot(campaign)
+    before = db_snapshot()
     with capture(execute=True) as callbacks:
         response = client.post(path, data, **HTMX)
     assert response.status_code == 422, response.content.decode()
-    assert snapshot(campaign) == before
+    assert db_snapshot() == before
     assert callbacks == [] and pushes.sent == []
     return response.content.decode()

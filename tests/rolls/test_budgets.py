@@ -16,10 +16,10 @@ from tests.rolls.room_setup import ask, url
 from tests.rolls.scripted_rng import ScriptedRng
 
 
-def grow_log(t, count):
+def grow_log(mana_table, count):
     """Append ``count`` public rolls to the log in bulk (the hash chain is not what is measured)."""
-    t.campaign.refresh_from_db()
-    last = t.campaign.last_seq
+    mana_table.campaign.refresh_from_db()
+    last = mana_table.campaign.last_seq
     data = {
         "system": "pool",
         "attribute": "Strength",
@@ -41,10 +41,10 @@ def grow_log(t, count):
     LogEntry.objects.bulk_create(
         (
             LogEntry(
-                campaign=t.campaign,
+                campaign=mana_table.campaign,
                 seq=last + i,
-                actor=t.player,
-                character=t.ilse,
+                actor=mana_table.player,
+                character=mana_table.ilse,
                 data=data,
                 prev_hash="0" * 64,
                 hash="0" * 64,
@@ -53,8 +53,8 @@ def grow_log(t, count):
         ),
         batch_size=2000,
     )
-    t.campaign.last_seq = last + count
-    t.campaign.save(update_fields=["last_seq"])
+    mana_table.campaign.last_seq = last + count
+    mana_table.campaign.save(update_fields=["last_seq"])
 
 
 def queries(callable_, status):
@@ -64,13 +64,13 @@ def queries(callable_, status):
     return len(captured)
 
 
-def room_and_roll_queries(t, client):
-    room = queries(lambda: client.get(url("room", t)), 200)
-    check = ask(t, t.ilse)
+def room_and_roll_queries(mana_table, client):
+    room = queries(lambda: client.get(url("room", mana_table)), 200)
+    check = ask(mana_table, mana_table.ilse)
     roll = queries(
         lambda: client.post(
-            url("check_roll", t, check.id),
-            {"attribute": t.strength.id, "skill": t.jump.id},
+            url("check_roll", mana_table, check.id),
+            {"attribute": mana_table.strength.id, "skill": mana_table.jump.id},
             HTTP_HX_REQUEST="true",
         ),
         204,  # rolled: the card and the entry arrive on the sockets
@@ -79,20 +79,20 @@ def room_and_roll_queries(t, client):
 
 
 def test_room_page_and_check_post_queries_stay_fixed_from_10_to_100000_entries(
-    p, as_user, player, monkeypatch
+    pool_table, as_user, player, monkeypatch
 ):
     monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
     client = as_user(player)
-    grow_log(p, 10)
-    small = room_and_roll_queries(p, client)
-    grow_log(p, 100_000)
-    large = room_and_roll_queries(p, client)
-    assert LogEntry.objects.filter(campaign=p.campaign).count() > 100_000
+    grow_log(pool_table, 10)
+    small = room_and_roll_queries(pool_table, client)
+    grow_log(pool_table, 100_000)
+    large = room_and_roll_queries(pool_table, client)
+    assert LogEntry.objects.filter(campaign=pool_table.campaign).count() > 100_000
     assert large == small
 
 
-def test_room_first_load_with_static_files_is_under_100_kb_compressed(p, as_user, player):
-    html = as_user(player).get(url("room", p)).content
+def test_room_first_load_with_static_files_is_under_100_kb_compressed(pool_table, as_user, player):
+    html = as_user(player).get(url("room", pool_table)).content
     assets = re.findall(rb'(?:src|href)="/static/([^"]+)"', html)
     assert any(a.endswith(b"htmx-2.min.js") for a in assets)
     total = len(gzip.compress(html))
@@ -104,15 +104,15 @@ def test_room_first_load_with_static_files_is_under_100_kb_compressed(p, as_user
     assert total < 100 * 1024, total
 
 
-def test_pushed_roll_fragment_is_under_2_kb(p, player):
+def test_pushed_roll_fragment_is_under_2_kb(pool_table, player):
     from rolls import services
 
-    check = ask(p, p.ilse, note="The ogre swings at the bridge rope")
+    check = ask(pool_table, pool_table.ilse, note="The ogre swings at the bridge rope")
     entry = services.check_roll_pool(
         check=check,
         by=player,
-        attribute=p.strength,
-        skill=p.jump,
+        attribute=pool_table.strength,
+        skill=pool_table.jump,
         intent="I leap across the gap before the rope snaps",
         rng=ScriptedRng(6, 6, 3, 2, 4, 10, 7, 5),
     )
@@ -121,7 +121,12 @@ def test_pushed_roll_fragment_is_under_2_kb(p, player):
 
 
 def test_a_pool_roll_and_its_pushes_run_twelve_statements(
-    p, as_user, player, django_assert_num_queries, django_capture_on_commit_callbacks, monkeypatch
+    pool_table,
+    as_user,
+    player,
+    django_assert_num_queries,
+    django_capture_on_commit_callbacks,
+    monkeypatch,
 ):
     """The session's user, access (with the GM's id), the check, the two ratings sent; then the
     transaction (two savepoints and their releases here, inside the test's transaction): the
@@ -131,12 +136,12 @@ def test_a_pool_roll_and_its_pushes_run_twelve_statements(
     session = 0 if settings.SESSION_ENGINE.endswith("cached_db") else 1
     monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
     client = as_user(player)
-    check = ask(p, p.ilse)
+    check = ask(pool_table, pool_table.ilse)
     capture = django_capture_on_commit_callbacks(execute=True)
     with django_assert_num_queries(12 + session), capture as run:
         response = client.post(
-            url("check_roll", p, check.id),
-            {"attribute": p.strength.id, "skill": p.jump.id},
+            url("check_roll", pool_table, check.id),
+            {"attribute": pool_table.strength.id, "skill": pool_table.jump.id},
             HTTP_HX_REQUEST="true",
         )
     assert response.status_code == 204 and len(run) == 1

@@ -7,15 +7,16 @@ from django.urls import reverse
 from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, Check
 from tests.conftest import make_user
-from tests.rolls.room_setup import HTMX, ask, refused, roll_mana, script_dice, snapshot, url
+from tests.helpers import HTMX, db_snapshot
+from tests.rolls.room_setup import ask, refused, roll_mana, script_dice, url
 
 # check_ask --------------------------------------------------------------------------------------
 
 
-def ask_data(t, **overrides):
+def ask_data(mana_table, **overrides):
     data = {
-        "character": t.mira.id,
-        "mana_skill": t.gather.id,
+        "character": mana_table.mira.id,
+        "mana_skill": mana_table.gather.id,
         "target": 3,
         "note": "Find the smuggler",
         "visibility": PUBLIC,
@@ -23,13 +24,19 @@ def ask_data(t, **overrides):
     return {**data, **overrides}
 
 
-def test_gm_asks_a_check(t, as_user, gm, player, pushes, django_capture_on_commit_callbacks):
+def test_gm_asks_a_check(
+    mana_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(gm).post(url("check_ask", t), ask_data(t), **HTMX)
+        response = as_user(gm).post(url("check_ask", mana_table), ask_data(mana_table), **HTMX)
     assert response.status_code == 200
     check = Check.objects.get()
-    assert (check.character, check.created_by, check.status) == (t.mira, gm, Check.OPEN)
-    assert (check.target, check.mana_skill, check.note) == (3, t.gather, "Find the smuggler")
+    assert (check.character, check.created_by, check.status) == (mana_table.mira, gm, Check.OPEN)
+    assert (check.target, check.mana_skill, check.note) == (
+        3,
+        mana_table.gather,
+        "Find the smuggler",
+    )
     html = response.content.decode()
     assert 'id="ask"' in html and "Asked" in html
     assert 'value="Find the smuggler"' not in html  # a fresh form
@@ -37,42 +44,44 @@ def test_gm_asks_a_check(t, as_user, gm, player, pushes, django_capture_on_commi
     # Pushed on commit to the GM and to Mira's player only, each in their variant.
     [message] = pushes.checks()
     assert set(message) == {"gm", "users"} and set(message["users"]) == {str(player.id)}
-    assert reverse("check_cancel", args=[t.campaign.id, check.id]) in message["gm"]
-    assert reverse("check_roll", args=[t.campaign.id, check.id]) not in message["gm"]
+    assert reverse("check_cancel", args=[mana_table.campaign.id, check.id]) in message["gm"]
+    assert reverse("check_roll", args=[mana_table.campaign.id, check.id]) not in message["gm"]
     owner_html = message["users"][str(player.id)]
-    assert reverse("check_roll", args=[t.campaign.id, check.id]) in owner_html
-    assert reverse("check_cancel", args=[t.campaign.id, check.id]) not in owner_html
+    assert reverse("check_roll", args=[mana_table.campaign.id, check.id]) in owner_html
+    assert reverse("check_cancel", args=[mana_table.campaign.id, check.id]) not in owner_html
     assert owner_html.startswith('<div hx-swap-oob="afterbegin:#checks">')
     assert pushes.entries() == []
 
 
-def test_gm_asks_for_a_pool_check_with_a_suggestion(p, as_user, gm):
-    data = {"character": p.ilse.id, "suggestion": "Strength + Jump", "target": 8}
+def test_gm_asks_for_a_pool_check_with_a_suggestion(pool_table, as_user, gm):
+    data = {"character": pool_table.ilse.id, "suggestion": "Strength + Jump", "target": 8}
     data.update(note="", visibility=PRIVATE)
-    response = as_user(gm).post(url("check_ask", p), data, **HTMX)
+    response = as_user(gm).post(url("check_ask", pool_table), data, **HTMX)
     assert response.status_code == 200
     check = Check.objects.get()
     assert (check.suggestion, check.target, check.visibility) == ("Strength + Jump", 8, PRIVATE)
 
 
-def test_gm_secret_check_for_own_npc(t, as_user, gm, pushes, django_capture_on_commit_callbacks):
-    data = ask_data(t, character=t.npc.id, visibility=SECRET)
+def test_gm_secret_check_for_own_npc(
+    mana_table, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    data = ask_data(mana_table, character=mana_table.npc.id, visibility=SECRET)
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(gm).post(url("check_ask", t), data, **HTMX)
+        response = as_user(gm).post(url("check_ask", mana_table), data, **HTMX)
     assert response.status_code == 200
     assert Check.objects.get().visibility == SECRET
     [message] = pushes.checks()
     assert set(message) == {"gm"}  # the owner is the GM: nobody else hears of it
 
 
-def test_ask_without_htmx_redirects_to_the_room(t, as_user, gm):
-    response = as_user(gm).post(url("check_ask", t), ask_data(t))
-    assert response.status_code == 302 and response.url == url("room", t)
+def test_ask_without_htmx_redirects_to_the_room(mana_table, as_user, gm):
+    response = as_user(gm).post(url("check_ask", mana_table), ask_data(mana_table))
+    assert response.status_code == 302 and response.url == url("room", mana_table)
     assert Check.objects.count() == 1
 
 
-def test_refused_ask_without_htmx_shows_the_room_with_the_error(t, as_user, gm):
-    response = as_user(gm).post(url("check_ask", t), ask_data(t, target="lots"))
+def test_refused_ask_without_htmx_shows_the_room_with_the_error(mana_table, as_user, gm):
+    response = as_user(gm).post(url("check_ask", mana_table), ask_data(mana_table, target="lots"))
     assert response.status_code == 200
     html = response.content.decode()
     assert "<html" in html and "Enter a whole number." in html
@@ -100,14 +109,14 @@ def test_refused_ask_without_htmx_shows_the_room_with_the_error(t, as_user, gm):
     ],
 )
 def test_bad_asks_are_refused(
-    t, as_user, gm, pushes, django_capture_on_commit_callbacks, overrides, message
+    mana_table, as_user, gm, pushes, django_capture_on_commit_callbacks, overrides, message
 ):
     client = as_user(gm)
     html = refused(
         client,
-        url("check_ask", t),
-        ask_data(t, **overrides),
-        t.campaign,
+        url("check_ask", mana_table),
+        ask_data(mana_table, **overrides),
+        mana_table.campaign,
         pushes,
         capture=django_capture_on_commit_callbacks,
     )
@@ -116,82 +125,98 @@ def test_bad_asks_are_refused(
 
 
 def test_ask_for_another_campaigns_character_or_skill(
-    t, as_user, gm, pushes, elsewhere, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, pushes, elsewhere, django_capture_on_commit_callbacks
 ):
     _campaign, character, skill, _check = elsewhere
     client = as_user(gm)
-    for data in (ask_data(t, character=character.id), ask_data(t, mana_skill=skill.id)):
+    for data in (
+        ask_data(mana_table, character=character.id),
+        ask_data(mana_table, mana_skill=skill.id),
+    ):
         html = refused(
             client,
-            url("check_ask", t),
+            url("check_ask", mana_table),
             data,
-            t.campaign,
+            mana_table.campaign,
             pushes,
             capture=django_capture_on_commit_callbacks,
         )
         assert "of this campaign" in html
 
 
-def test_player_cannot_ask(t, as_user, player):
-    assert as_user(player).post(url("check_ask", t), ask_data(t), **HTMX).status_code == 403
+def test_player_cannot_ask(mana_table, as_user, player):
+    assert (
+        as_user(player).post(url("check_ask", mana_table), ask_data(mana_table), **HTMX).status_code
+        == 403
+    )
     assert Check.objects.count() == 0
 
 
-def test_outsider_and_anonymous_cannot_ask(t, as_user, outsider):
-    assert as_user(outsider).post(url("check_ask", t), ask_data(t)).status_code == 404
-    response = as_user(None).post(url("check_ask", t), ask_data(t))
+def test_outsider_and_anonymous_cannot_ask(mana_table, as_user, outsider):
+    assert (
+        as_user(outsider).post(url("check_ask", mana_table), ask_data(mana_table)).status_code
+        == 404
+    )
+    response = as_user(None).post(url("check_ask", mana_table), ask_data(mana_table))
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
     assert Check.objects.count() == 0
 
 
-def test_ask_is_post_only(t, as_user, gm):
-    assert as_user(gm).get(url("check_ask", t)).status_code == 405
+def test_ask_is_post_only(mana_table, as_user, gm):
+    assert as_user(gm).get(url("check_ask", mana_table)).status_code == 405
 
 
 # check_request ----------------------------------------------------------------------------------
 
 
-def request_url(t, character):
-    return reverse("check_request", args=[t.campaign.id, character.id])
+def request_url(mana_table, character):
+    return reverse("check_request", args=[mana_table.campaign.id, character.id])
 
 
 def test_player_requests_a_check(
-    t, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
 ):
-    data = {"mana_skill": t.jump.id, "note": "Over the wall", "visibility": PRIVATE}
+    data = {"mana_skill": mana_table.jump.id, "note": "Over the wall", "visibility": PRIVATE}
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(player).post(request_url(t, t.mira), data, **HTMX)
+        response = as_user(player).post(request_url(mana_table, mana_table.mira), data, **HTMX)
     assert response.status_code == 200
     check = Check.objects.get()
     assert (check.status, check.target, check.created_by) == (Check.REQUESTED, None, player)
-    assert (check.mana_skill, check.visibility, check.note) == (t.jump, PRIVATE, "Over the wall")
+    assert (check.mana_skill, check.visibility, check.note) == (
+        mana_table.jump,
+        PRIVATE,
+        "Over the wall",
+    )
     html = response.content.decode()
-    assert f'id="request-{t.mira.id}"' in html and "Requested" in html
+    assert f'id="request-{mana_table.mira.id}"' in html and "Requested" in html
     assert f'id="check-{check.id}"' not in html  # the card comes once, on the socket
     [message] = pushes.checks()
     assert set(message["users"]) == {str(player.id)}
     # The GM gets the form to set the number; the player waits for it.
-    assert reverse("check_set_target", args=[t.campaign.id, check.id]) in message["gm"]
+    assert reverse("check_set_target", args=[mana_table.campaign.id, check.id]) in message["gm"]
     assert "the GM sets the difficulty" in message["users"][str(player.id)]
 
 
-def test_player_requests_a_pool_check(p, as_user, player):
+def test_player_requests_a_pool_check(pool_table, as_user, player):
     data = {"suggestion": "Climb", "note": "", "visibility": PUBLIC}
-    response = as_user(player).post(request_url(p, p.ilse), data, **HTMX)
+    response = as_user(player).post(request_url(pool_table, pool_table.ilse), data, **HTMX)
     assert response.status_code == 200
     assert Check.objects.get().suggestion == "Climb"
 
 
-def test_request_for_another_players_character_is_403(t, as_user, player):
+def test_request_for_another_players_character_is_403(mana_table, as_user, player):
     data = {"note": "", "visibility": PUBLIC}
-    assert as_user(player).post(request_url(t, t.bo), data, **HTMX).status_code == 403
+    assert (
+        as_user(player).post(request_url(mana_table, mana_table.bo), data, **HTMX).status_code
+        == 403
+    )
     assert Check.objects.count() == 0
 
 
-def test_request_for_another_campaigns_character_is_404(t, as_user, player, elsewhere):
+def test_request_for_another_campaigns_character_is_404(mana_table, as_user, player, elsewhere):
     _campaign, character, _skill, _check = elsewhere
     data = {"note": "", "visibility": PUBLIC}
-    path = reverse("check_request", args=[t.campaign.id, character.id])
+    path = reverse("check_request", args=[mana_table.campaign.id, character.id])
     assert as_user(player).post(path, data, **HTMX).status_code == 404
 
 
@@ -204,23 +229,23 @@ def test_request_for_another_campaigns_character_is_404(t, as_user, player, else
     ],
 )
 def test_bad_requests_are_refused(
-    t, as_user, player, pushes, django_capture_on_commit_callbacks, data, message
+    mana_table, as_user, player, pushes, django_capture_on_commit_callbacks, data, message
 ):
     html = refused(
         as_user(player),
-        request_url(t, t.mira),
+        request_url(mana_table, mana_table.mira),
         data,
-        t.campaign,
+        mana_table.campaign,
         pushes,
         capture=django_capture_on_commit_callbacks,
     )
     assert message in html
 
 
-def test_request_access(t, as_user, outsider):
+def test_request_access(mana_table, as_user, outsider):
     data = {"note": "", "visibility": PUBLIC}
-    assert as_user(outsider).post(request_url(t, t.mira), data).status_code == 404
-    response = as_user(None).post(request_url(t, t.mira), data)
+    assert as_user(outsider).post(request_url(mana_table, mana_table.mira), data).status_code == 404
+    response = as_user(None).post(request_url(mana_table, mana_table.mira), data)
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
     assert Check.objects.count() == 0
 
@@ -229,19 +254,21 @@ def test_request_access(t, as_user, outsider):
 
 
 @pytest.fixture
-def requested(t, player):
-    return services.check_request(campaign=t.campaign, character=t.mira, by=player)
+def requested(mana_table, player):
+    return services.check_request(
+        campaign=mana_table.campaign, character=mana_table.mira, by=player
+    )
 
 
-def target_url(t, check):
-    return reverse("check_set_target", args=[t.campaign.id, check.id])
+def target_url(mana_table, check):
+    return reverse("check_set_target", args=[mana_table.campaign.id, check.id])
 
 
 def test_gm_sets_the_number(
-    t, as_user, gm, player, requested, pushes, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, player, requested, pushes, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(gm).post(target_url(t, requested), {"target": 4}, **HTMX)
+        response = as_user(gm).post(target_url(mana_table, requested), {"target": 4}, **HTMX)
     assert (response.status_code, response.content) == (204, b"")  # the card comes on the socket
     requested.refresh_from_db()
     assert (requested.status, requested.target) == (Check.OPEN, 4)
@@ -254,18 +281,18 @@ def test_gm_sets_the_number(
     assert f'<article id="check-{requested.id}" class="check open" hx-swap-oob="outerHTML">' in (
         owner_html
     )
-    assert reverse("check_roll", args=[t.campaign.id, requested.id]) in owner_html
+    assert reverse("check_roll", args=[mana_table.campaign.id, requested.id]) in owner_html
 
 
 @pytest.mark.parametrize("target", [0, -1, 1001, "x", "", "1e3", "9" * 30])
 def test_bad_numbers_are_refused(
-    t, as_user, gm, requested, pushes, django_capture_on_commit_callbacks, target
+    mana_table, as_user, gm, requested, pushes, django_capture_on_commit_callbacks, target
 ):
     html = refused(
         as_user(gm),
-        target_url(t, requested),
+        target_url(mana_table, requested),
         {"target": target},
-        t.campaign,
+        mana_table.campaign,
         pushes,
         capture=django_capture_on_commit_callbacks,
     )
@@ -274,14 +301,14 @@ def test_bad_numbers_are_refused(
 
 
 def test_number_of_an_open_check_cannot_be_set_again(
-    t, as_user, gm, pushes, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, pushes, django_capture_on_commit_callbacks
 ):
-    check = ask(t, t.mira)
+    check = ask(mana_table, mana_table.mira)
     html = refused(
         as_user(gm),
-        target_url(t, check),
+        target_url(mana_table, check),
         {"target": 5},
-        t.campaign,
+        mana_table.campaign,
         pushes,
         capture=django_capture_on_commit_callbacks,
     )
@@ -299,42 +326,46 @@ GM_ACTIONS = [
 
 
 @pytest.mark.parametrize("name, data", GM_ACTIONS)
-def test_players_cannot_answer_checks(t, as_user, player, requested, name, data):
-    before = snapshot(t.campaign)
-    path = reverse(name, args=[t.campaign.id, requested.id])
+def test_players_cannot_answer_checks(mana_table, as_user, player, requested, name, data):
+    before = db_snapshot()
+    path = reverse(name, args=[mana_table.campaign.id, requested.id])
     assert as_user(player).post(path, data, **HTMX).status_code == 403
-    assert snapshot(t.campaign) == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize("name, data", GM_ACTIONS)
-def test_outsiders_and_anonymous_cannot_answer_checks(t, as_user, outsider, requested, name, data):
-    path = reverse(name, args=[t.campaign.id, requested.id])
+def test_outsiders_and_anonymous_cannot_answer_checks(
+    mana_table, as_user, outsider, requested, name, data
+):
+    path = reverse(name, args=[mana_table.campaign.id, requested.id])
     assert as_user(outsider).post(path, data, **HTMX).status_code == 404
     response = as_user(None).post(path, data)
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
 
 
 @pytest.mark.parametrize("name, data", GM_ACTIONS)
-def test_another_campaigns_check_is_404(t, as_user, gm, elsewhere, name, data):
+def test_another_campaigns_check_is_404(mana_table, as_user, gm, elsewhere, name, data):
     _campaign, _character, _skill, check = elsewhere
-    before = snapshot(check.campaign)
-    path = reverse(name, args=[t.campaign.id, check.id])
+    before = db_snapshot()
+    path = reverse(name, args=[mana_table.campaign.id, check.id])
     assert as_user(gm).post(path, data, **HTMX).status_code == 404
-    assert snapshot(check.campaign) == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize("name, data", GM_ACTIONS)
-def test_gm_actions_are_post_only(t, as_user, gm, requested, name, data):
-    path = reverse(name, args=[t.campaign.id, requested.id])
+def test_gm_actions_are_post_only(mana_table, as_user, gm, requested, name, data):
+    path = reverse(name, args=[mana_table.campaign.id, requested.id])
     assert as_user(gm).get(path).status_code == 405
 
 
 # check_cancel -----------------------------------------------------------------------------------
 
 
-def test_gm_cancels_a_check(t, as_user, gm, player, pushes, django_capture_on_commit_callbacks):
-    check = ask(t, t.mira)
-    path = reverse("check_cancel", args=[t.campaign.id, check.id])
+def test_gm_cancels_a_check(
+    mana_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(mana_table, mana_table.mira)
+    path = reverse("check_cancel", args=[mana_table.campaign.id, check.id])
     with django_capture_on_commit_callbacks(execute=True):
         response = as_user(gm).post(path, **HTMX)
     assert response.status_code == 204
@@ -346,22 +377,22 @@ def test_gm_cancels_a_check(t, as_user, gm, player, pushes, django_capture_on_co
     assert pushes.entries() == []
 
 
-def test_cancel_without_htmx_redirects(t, as_user, gm):
-    check = ask(t, t.mira)
-    response = as_user(gm).post(reverse("check_cancel", args=[t.campaign.id, check.id]))
-    assert response.status_code == 302 and response.url == url("room", t)
+def test_cancel_without_htmx_redirects(mana_table, as_user, gm):
+    check = ask(mana_table, mana_table.mira)
+    response = as_user(gm).post(reverse("check_cancel", args=[mana_table.campaign.id, check.id]))
+    assert response.status_code == 302 and response.url == url("room", mana_table)
 
 
 def test_a_closed_check_cannot_be_cancelled(
-    t, as_user, gm, pushes, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, pushes, django_capture_on_commit_callbacks
 ):
-    check = ask(t, t.mira)
+    check = ask(mana_table, mana_table.mira)
     services.check_cancel(check=check)
     html = refused(
         as_user(gm),
-        reverse("check_cancel", args=[t.campaign.id, check.id]),
+        reverse("check_cancel", args=[mana_table.campaign.id, check.id]),
         {},
-        t.campaign,
+        mana_table.campaign,
         pushes,
         capture=django_capture_on_commit_callbacks,
     )
@@ -372,18 +403,18 @@ def test_a_closed_check_cannot_be_cancelled(
 
 
 @pytest.fixture
-def failed(t, player):
-    check = ask(t, t.mira, target=3)
-    roll_mana(check, player, t.gather, (7, 10, 4, 2))
+def failed(mana_table, player):
+    check = ask(mana_table, mana_table.mira, target=3)
+    roll_mana(check, player, mana_table.gather, (7, 10, 4, 2))
     check.refresh_from_db()
     assert check.status == Check.FAILED
     return check
 
 
 def test_gm_allows_a_reattempt(
-    t, as_user, gm, player, failed, pushes, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, player, failed, pushes, django_capture_on_commit_callbacks
 ):
-    path = reverse("check_allow_reattempt", args=[t.campaign.id, failed.id])
+    path = reverse("check_allow_reattempt", args=[mana_table.campaign.id, failed.id])
     with django_capture_on_commit_callbacks(execute=True):
         response = as_user(gm).post(path, **HTMX)
     assert response.status_code == 204
@@ -397,24 +428,24 @@ def test_gm_allows_a_reattempt(
     assert "A re-attempt must spend at least one new mana unit." in owner_html
 
 
-def test_failed_check_shows_the_outcome_and_the_gm_button(t, as_user, gm, player, failed):
-    gm_html = as_user(gm).get(url("room", t)).content.decode()
+def test_failed_check_shows_the_outcome_and_the_gm_button(mana_table, as_user, gm, player, failed):
+    gm_html = as_user(gm).get(url("room", mana_table)).content.decode()
     assert "Attempt 1: 2 successes vs difficulty 3" in gm_html
-    assert reverse("check_allow_reattempt", args=[t.campaign.id, failed.id]) in gm_html
-    html = as_user(player).get(url("room", t)).content.decode()
+    assert reverse("check_allow_reattempt", args=[mana_table.campaign.id, failed.id]) in gm_html
+    html = as_user(player).get(url("room", mana_table)).content.decode()
     assert "The GM may allow a re-attempt." in html
-    assert reverse("check_allow_reattempt", args=[t.campaign.id, failed.id]) not in html
+    assert reverse("check_allow_reattempt", args=[mana_table.campaign.id, failed.id]) not in html
 
 
 def test_only_a_failed_check_can_be_reattempted(
-    t, as_user, gm, pushes, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, pushes, django_capture_on_commit_callbacks
 ):
-    check = ask(t, t.mira)
+    check = ask(mana_table, mana_table.mira)
     html = refused(
         as_user(gm),
-        reverse("check_allow_reattempt", args=[t.campaign.id, check.id]),
+        reverse("check_allow_reattempt", args=[mana_table.campaign.id, check.id]),
         {},
-        t.campaign,
+        mana_table.campaign,
         pushes,
         capture=django_capture_on_commit_callbacks,
     )
@@ -425,14 +456,14 @@ def test_only_a_failed_check_can_be_reattempted(
 
 
 @pytest.fixture
-def shifted(p, player):
-    check = ask(p, p.ilse, target=5, note="The gap")
+def shifted(pool_table, player):
+    check = ask(pool_table, pool_table.ilse, target=5, note="The gap")
     assert (
         services.check_roll_pool(
             check=check,
             by=player,
-            attribute=p.strength,
-            skill=p.jump,
+            attribute=pool_table.strength,
+            skill=pool_table.jump,
             shift_d6=1,
             shift_d10=0,
             bonus_effect="land silently",
@@ -445,12 +476,12 @@ def shifted(p, player):
     return check
 
 
-def shift_url(p, check):
-    return reverse("check_answer_shift", args=[p.campaign.id, check.id])
+def shift_url(pool_table, check):
+    return reverse("check_answer_shift", args=[pool_table.campaign.id, check.id])
 
 
-def test_gm_sees_the_shift_proposal(p, as_user, gm, shifted):
-    html = as_user(gm).get(url("room", p)).content.decode()
+def test_gm_sees_the_shift_proposal(pool_table, as_user, gm, shifted):
+    html = as_user(gm).get(url("room", pool_table)).content.decode()
     assert "Shift proposed: Strength 3 + Jump 2" in html
     assert "roll 2d6 + 2d10 (1d6 shifted)" in html
     assert "land silently" in html
@@ -458,11 +489,18 @@ def test_gm_sees_the_shift_proposal(p, as_user, gm, shifted):
 
 
 def test_gm_approves_a_shift_and_the_check_is_rolled(
-    p, as_user, gm, player, shifted, pushes, monkeypatch, django_capture_on_commit_callbacks
+    pool_table,
+    as_user,
+    gm,
+    player,
+    shifted,
+    pushes,
+    monkeypatch,
+    django_capture_on_commit_callbacks,
 ):
     script_dice(monkeypatch, 6, 2, 3, 1, 4)  # d6: 6+2 = 8, 3; d10: 1, 4
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(gm).post(shift_url(p, shifted), {"answer": "approve"}, **HTMX)
+        response = as_user(gm).post(shift_url(pool_table, shifted), {"answer": "approve"}, **HTMX)
     assert response.status_code == 204
     shifted.refresh_from_db()
     assert shifted.status == Check.DONE
@@ -481,10 +519,10 @@ def test_gm_approves_a_shift_and_the_check_is_rolled(
 
 
 def test_gm_declines_a_shift(
-    p, as_user, gm, player, shifted, pushes, django_capture_on_commit_callbacks
+    pool_table, as_user, gm, player, shifted, pushes, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(gm).post(shift_url(p, shifted), {"answer": "decline"}, **HTMX)
+        response = as_user(gm).post(shift_url(pool_table, shifted), {"answer": "decline"}, **HTMX)
     assert response.status_code == 204
     shifted.refresh_from_db()
     assert (shifted.status, shifted.shift_d6, shifted.bonus_effect) == (Check.OPEN, 0, "")
@@ -493,54 +531,56 @@ def test_gm_declines_a_shift(
     [message] = pushes.checks()
     owner_html = message["users"][str(player.id)]
     # The player chooses anew, from the attribute and skill proposed before.
-    assert f'<option value="{p.strength.id}" selected>Strength 3d6</option>' in owner_html
-    assert f'<option value="{p.jump.id}" selected>Jump 2d10</option>' in owner_html
+    assert f'<option value="{pool_table.strength.id}" selected>Strength 3d6</option>' in owner_html
+    assert f'<option value="{pool_table.jump.id}" selected>Jump 2d10</option>' in owner_html
 
 
 @pytest.mark.parametrize("data", [{}, {"answer": "maybe"}, {"answer": ""}])
 def test_a_shift_needs_a_clear_answer(
-    p, as_user, gm, shifted, pushes, django_capture_on_commit_callbacks, data
+    pool_table, as_user, gm, shifted, pushes, django_capture_on_commit_callbacks, data
 ):
     html = refused(
         as_user(gm),
-        shift_url(p, shifted),
+        shift_url(pool_table, shifted),
         data,
-        p.campaign,
+        pool_table.campaign,
         pushes,
         capture=django_capture_on_commit_callbacks,
     )
     assert "Approve or decline the shift." in html
 
 
-def test_no_shift_to_answer(p, as_user, gm, pushes, django_capture_on_commit_callbacks):
-    check = ask(p, p.ilse)
+def test_no_shift_to_answer(pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks):
+    check = ask(pool_table, pool_table.ilse)
     html = refused(
         as_user(gm),
-        shift_url(p, check),
+        shift_url(pool_table, check),
         {"answer": "approve"},
-        p.campaign,
+        pool_table.campaign,
         pushes,
         capture=django_capture_on_commit_callbacks,
     )
     assert "No shift awaits an answer on this check." in html
 
 
-def test_player_sees_own_shift_waiting(p, as_user, player, other_player, shifted):
-    html = as_user(player).get(url("room", p)).content.decode()
+def test_player_sees_own_shift_waiting(pool_table, as_user, player, other_player, shifted):
+    html = as_user(player).get(url("room", pool_table)).content.decode()
     assert "Waiting for the GM to agree to the shift." in html
     assert 'name="answer"' not in html
-    assert "land silently" not in as_user(other_player).get(url("room", p)).content.decode()
+    assert (
+        "land silently" not in as_user(other_player).get(url("room", pool_table)).content.decode()
+    )
 
 
-def test_another_players_check_is_not_in_the_room_of_a_third(t, as_user, other_player):
-    ask(t, t.mira, note="Only for ana")
+def test_another_players_check_is_not_in_the_room_of_a_third(mana_table, as_user, other_player):
+    ask(mana_table, mana_table.mira, note="Only for ana")
     make_user("cy")
-    assert "Only for ana" not in as_user(other_player).get(url("room", t)).content.decode()
+    assert "Only for ana" not in as_user(other_player).get(url("room", mana_table)).content.decode()
 
 
-def test_refused_action_on_a_closed_check_without_htmx_shows_why(t, as_user, gm):
-    check = ask(t, t.mira)
+def test_refused_action_on_a_closed_check_without_htmx_shows_why(mana_table, as_user, gm):
+    check = ask(mana_table, mana_table.mira)
     services.check_cancel(check=check)
-    response = as_user(gm).post(reverse("check_cancel", args=[t.campaign.id, check.id]))
+    response = as_user(gm).post(reverse("check_cancel", args=[mana_table.campaign.id, check.id]))
     assert response.status_code == 200
     assert "This check is already closed." in response.content.decode()

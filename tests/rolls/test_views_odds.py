@@ -10,7 +10,8 @@ from rolls.models import Check
 from rolls.rules import mana, pool
 from rolls.templatetags.dice import percent
 from sheets.services import character_create
-from tests.rolls.room_setup import HTMX, ask, roll_mana, snapshot, url
+from tests.helpers import HTMX, db_snapshot
+from tests.rolls.room_setup import ask, roll_mana, url
 
 
 def odds(client, table, check, **params):
@@ -19,8 +20,8 @@ def odds(client, table, check, **params):
     return response.content.decode()
 
 
-def mana_params(t, with_skill=None, **overrides):
-    skill = with_skill or t.gather
+def mana_params(mana_table, with_skill=None, **overrides):
+    skill = with_skill or mana_table.gather
     params = {"skill": skill.id, "color_a": skill.color_a, "color_b": skill.color_b}
     return {**params, "spend_a": 0, "spend_b": 0, "colorless": 0, **overrides}
 
@@ -28,20 +29,23 @@ def mana_params(t, with_skill=None, **overrides):
 # Mana -------------------------------------------------------------------------------------------
 
 
-def test_mana_odds_part_by_part_with_the_exact_chance(t, as_user, player):
-    check = ask(t, t.mira, target=3)
-    html = odds(as_user(player), t, check, **mana_params(t, spend_a=1, spend_b=1))
+def test_mana_odds_part_by_part_with_the_exact_chance(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira, target=3)
+    html = odds(as_user(player), mana_table, check, **mana_params(mana_table, spend_a=1, spend_b=1))
     assert "1 free + 2 mana + 1 synergy = 4d10" in html
     assert f'<b class="chance">{percent(mana.success_probability(4, 3))}</b>' in html
     assert "Mana: blue 3/3 · white 2/2 · colorless 4/4" in html
     assert "<html" not in html
 
 
-def test_mana_odds_count_colorless_pairs_and_traits(t, as_user, player):
-    t.mira.set_traits(["Athletic"])
-    check = ask(t, t.mira, target=2)
+def test_mana_odds_count_colorless_pairs_and_traits(mana_table, as_user, player):
+    mana_table.mira.set_traits(["Athletic"])
+    check = ask(mana_table, mana_table.mira, target=2)
     html = odds(
-        as_user(player), t, check, **mana_params(t, t.jump, spend_a=1, spend_b=0, colorless=4)
+        as_user(player),
+        mana_table,
+        check,
+        **mana_params(mana_table, mana_table.jump, spend_a=1, spend_b=0, colorless=4),
     )
     # 1 red + 2 colorless pairs = 3 units; no synergy (no green); trait: ceil(3 / 2) = 2.
     assert "1 free + 3 mana + 2 trait = 6d10" in html
@@ -49,11 +53,11 @@ def test_mana_odds_count_colorless_pairs_and_traits(t, as_user, player):
     assert "Mana: red 1/1 · green 0/0 · colorless 4/4" in html
 
 
-def test_reattempt_odds_add_the_reroll_dice(t, as_user, player):
-    check = ask(t, t.mira, target=3)
-    roll_mana(check, player, t.gather, (7, 10, 4, 2))
+def test_reattempt_odds_add_the_reroll_dice(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira, target=3)
+    roll_mana(check, player, mana_table.gather, (7, 10, 4, 2))
     services.check_allow_reattempt(check=check)
-    html = odds(as_user(player), t, check, **mana_params(t, spend_a=1, spend_b=1))
+    html = odds(as_user(player), mana_table, check, **mana_params(mana_table, spend_a=1, spend_b=1))
     assert "1 free + 2 mana + 1 synergy + 1 reroll = 5d10" in html
     assert "Mana: blue 2/3 · white 1/2" in html
 
@@ -70,52 +74,66 @@ def test_reattempt_odds_add_the_reroll_dice(t, as_user, player):
         ({"skill": 12345}, "Skill: Choose one of this campaign&#x27;s skills."),
     ],
 )
-def test_mana_odds_say_why_a_spend_would_be_refused(t, as_user, player, overrides, message):
-    check = ask(t, t.mira, target=3)
-    html = odds(as_user(player), t, check, **mana_params(t, **overrides))
+def test_mana_odds_say_why_a_spend_would_be_refused(
+    mana_table, as_user, player, overrides, message
+):
+    check = ask(mana_table, mana_table.mira, target=3)
+    html = odds(as_user(player), mana_table, check, **mana_params(mana_table, **overrides))
     assert message in html
     assert 'class="chance"' not in html
 
 
-def test_the_room_shows_the_first_odds(t, as_user, player):
-    ask(t, t.mira, target=1, mana_skill=t.jump)
-    html = as_user(player).get(url("room", t)).content.decode()
-    assert f'<option value="{t.jump.id}" selected>' in html  # the GM's suggestion
+def test_the_room_shows_the_first_odds(mana_table, as_user, player):
+    ask(mana_table, mana_table.mira, target=1, mana_skill=mana_table.jump)
+    html = as_user(player).get(url("room", mana_table)).content.decode()
+    assert f'<option value="{mana_table.jump.id}" selected>' in html  # the GM's suggestion
     assert "1 free = 1d10" in html
     assert percent(mana.success_probability(1, 1)) in html  # 30.0%
     assert 'hx-trigger="input changed delay:120ms, change"' in html
 
 
-def test_odds_change_nothing(t, as_user, player):
-    check = ask(t, t.mira, target=3)
-    before = snapshot(t.campaign)
-    odds(as_user(player), t, check, **mana_params(t, spend_a=3, spend_b=2, colorless=4))
-    assert snapshot(t.campaign) == before
+def test_odds_change_nothing(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira, target=3)
+    before = db_snapshot()
+    odds(
+        as_user(player),
+        mana_table,
+        check,
+        **mana_params(mana_table, spend_a=3, spend_b=2, colorless=4),
+    )
+    assert db_snapshot() == before
 
 
 # Pool -------------------------------------------------------------------------------------------
 
 
-def pool_params(p, **overrides):
-    params = {"attribute": p.strength.id, "skill": p.jump.id, "shift_d6": 0, "shift_d10": 0}
+def pool_params(pool_table, **overrides):
+    params = {
+        "attribute": pool_table.strength.id,
+        "skill": pool_table.jump.id,
+        "shift_d6": 0,
+        "shift_d10": 0,
+    }
     return {**params, "bonus_effect": "", **overrides}
 
 
-def test_pool_odds(p, as_user, player):
-    check = ask(p, p.ilse, target=8)
-    html = odds(as_user(player), p, check, **pool_params(p))
+def test_pool_odds(pool_table, as_user, player):
+    check = ask(pool_table, pool_table.ilse, target=8)
+    html = odds(as_user(player), pool_table, check, **pool_params(pool_table))
     assert "3d6 + 2d10" in html
     assert percent(pool.success_probability(3, 2, 8)) in html
 
 
-def test_pool_odds_with_a_shift(p, as_user, player):
-    check = ask(p, p.ilse, target=8)
+def test_pool_odds_with_a_shift(pool_table, as_user, player):
+    check = ask(pool_table, pool_table.ilse, target=8)
     client = as_user(player)
-    html = odds(client, p, check, **pool_params(p, shift_d6=2))
+    html = odds(client, pool_table, check, **pool_params(pool_table, shift_d6=2))
     assert "1d6 + 2d10 (2d6 shifted)" in html
     assert percent(pool.success_probability(1, 2, 8)) in html
     assert "Name the bonus effect the shifted dice are for." in html
-    html = odds(client, p, check, **pool_params(p, shift_d6=2, bonus_effect="quietly"))
+    html = odds(
+        client, pool_table, check, **pool_params(pool_table, shift_d6=2, bonus_effect="quietly")
+    )
     assert "The GM agrees to the shift (or not) before the dice are rolled." in html
 
 
@@ -128,15 +146,20 @@ def test_pool_odds_with_a_shift(p, as_user, player):
         ({"shift_d6": "lots"}, "Shift d6: Enter a whole number."),
     ],
 )
-def test_pool_odds_say_why_a_roll_would_be_refused(p, as_user, player, overrides, message):
-    check = ask(p, p.ilse, target=8)
-    html = odds(as_user(player), p, check, **pool_params(p, **overrides))
+def test_pool_odds_say_why_a_roll_would_be_refused(pool_table, as_user, player, overrides, message):
+    check = ask(pool_table, pool_table.ilse, target=8)
+    html = odds(as_user(player), pool_table, check, **pool_params(pool_table, **overrides))
     assert message in html
 
 
-def test_pool_odds_refuse_a_skill_of_another_attribute(p, as_user, player):
-    check = ask(p, p.ilse, target=8)
-    html = odds(as_user(player), p, check, **pool_params(p, attribute=p.agility.id))
+def test_pool_odds_refuse_a_skill_of_another_attribute(pool_table, as_user, player):
+    check = ask(pool_table, pool_table.ilse, target=8)
+    html = odds(
+        as_user(player),
+        pool_table,
+        check,
+        **pool_params(pool_table, attribute=pool_table.agility.id),
+    )
     assert "Jump is a skill of Strength, not of Agility." in html
 
 
@@ -144,27 +167,27 @@ def test_pool_odds_refuse_a_skill_of_another_attribute(p, as_user, player):
 
 
 @pytest.mark.parametrize("name", ["check_odds", "check_form"])
-def test_only_the_owner_gets_odds_and_forms(t, as_user, gm, other_player, outsider, name):
-    check = ask(t, t.mira)
-    path = reverse(name, args=[t.campaign.id, check.id])
-    assert as_user(other_player).get(path, mana_params(t)).status_code == 403
-    assert as_user(gm).get(path, mana_params(t)).status_code == 403
-    assert as_user(outsider).get(path, mana_params(t)).status_code == 404
-    response = as_user(None).get(path, mana_params(t))
+def test_only_the_owner_gets_odds_and_forms(mana_table, as_user, gm, other_player, outsider, name):
+    check = ask(mana_table, mana_table.mira)
+    path = reverse(name, args=[mana_table.campaign.id, check.id])
+    assert as_user(other_player).get(path, mana_params(mana_table)).status_code == 403
+    assert as_user(gm).get(path, mana_params(mana_table)).status_code == 403
+    assert as_user(outsider).get(path, mana_params(mana_table)).status_code == 404
+    response = as_user(None).get(path, mana_params(mana_table))
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
 
 
 @pytest.mark.parametrize("name", ["check_odds", "check_form"])
-def test_another_campaigns_check_is_404(t, as_user, player, elsewhere, name):
+def test_another_campaigns_check_is_404(mana_table, as_user, player, elsewhere, name):
     _campaign, _character, _skill, check = elsewhere
-    path = reverse(name, args=[t.campaign.id, check.id])
+    path = reverse(name, args=[mana_table.campaign.id, check.id])
     assert as_user(player).get(path).status_code == 404
 
 
-def test_odds_of_a_check_that_cannot_be_rolled(t, as_user, player):
-    check = ask(t, t.mira)
+def test_odds_of_a_check_that_cannot_be_rolled(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira)
     Check.objects.filter(pk=check.pk).update(status=Check.DONE)
-    assert "This check cannot be rolled now." in odds(as_user(player), t, check)
+    assert "This check cannot be rolled now." in odds(as_user(player), mana_table, check)
 
 
 # The form again after another skill or attribute ------------------------------------------------
@@ -177,13 +200,13 @@ def form(client, table, check, **params):
     return response.content.decode()
 
 
-def test_another_mana_skill_brings_its_two_colors(t, as_user, player):
-    check = ask(t, t.mira, target=2)
+def test_another_mana_skill_brings_its_two_colors(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira, target=2)
     html = form(
         as_user(player),
-        t,
+        mana_table,
         check,
-        skill=t.jump.id,
+        skill=mana_table.jump.id,
         color_a="blue",
         color_b="white",
         spend_a=2,
@@ -201,14 +224,14 @@ def test_another_mana_skill_brings_its_two_colors(t, as_user, player):
     assert "1 free + 1 mana = 2d10" in html  # the odds of the new form
 
 
-def test_a_color_both_skills_share_keeps_its_amount(t, as_user, player, mana_campaign):
+def test_a_color_both_skills_share_keeps_its_amount(mana_table, as_user, player, mana_campaign):
     sneak = ManaSkill.objects.create(
         campaign=mana_campaign, name="Sneak", color_a="black", color_b="blue"
     )
-    check = ask(t, t.mira)
+    check = ask(mana_table, mana_table.mira)
     html = form(
         as_user(player),
-        t,
+        mana_table,
         check,
         skill=sneak.id,
         color_a="blue",
@@ -219,18 +242,18 @@ def test_a_color_both_skills_share_keeps_its_amount(t, as_user, player, mana_cam
     assert f'name="spend_b" id="roll-{check.id}-spend_b" min="0" value="2"' in html  # blue
 
 
-def test_another_attribute_brings_its_skills(p, as_user, player):
-    check = ask(p, p.ilse, suggestion="Jump")
+def test_another_attribute_brings_its_skills(pool_table, as_user, player):
+    check = ask(pool_table, pool_table.ilse, suggestion="Jump")
     html = form(
         as_user(player),
-        p,
+        pool_table,
         check,
-        attribute=p.agility.id,
-        skill=p.jump.id,
+        attribute=pool_table.agility.id,
+        skill=pool_table.jump.id,
         shift_d6=1,
         bonus_effect="quietly",
     )
-    assert f'<option value="{p.agility.id}" selected>Agility 1d6</option>' in html
+    assert f'<option value="{pool_table.agility.id}" selected>Agility 1d6</option>' in html
     assert "Jump" not in html  # Strength's skill is gone, and not selected
     assert "Parkour" not in html  # pending
     assert "— Agility alone —" in html
@@ -238,10 +261,10 @@ def test_another_attribute_brings_its_skills(p, as_user, player):
     assert "At least one die must stay in the pool." in html  # 1d6, shifted 1
 
 
-def test_the_form_of_a_check_that_cannot_be_rolled(t, as_user, player):
-    check = ask(t, t.mira)
+def test_the_form_of_a_check_that_cannot_be_rolled(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira)
     Check.objects.filter(pk=check.pk).update(status=Check.FAILED)
-    assert "This check cannot be rolled now." in form(as_user(player), t, check)
+    assert "This check cannot be rolled now." in form(as_user(player), mana_table, check)
 
 
 def test_a_campaign_without_skills(mana_campaign, gm, player, as_user):

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from config.asgi import application
 from rolls.models import PRIVATE, Check
-from tests.rolls.room_setup import HTMX
+from tests.helpers import HTMX
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -30,21 +30,21 @@ def empty_channel_layer():
 
 
 @pytest.fixture
-def table(t, gm, player, other_player):
+def table(mana_table, gm, player, other_player):
     """The Mana table with a logged-in test client for each user."""
-    t.client = {}
+    mana_table.client = {}
     for user in (gm, player, other_player):
         client = Client()  # one client per user
         client.force_login(user)
-        t.client[user.username] = client
-    return t
+        mana_table.client[user.username] = client
+    return mana_table
 
 
-async def enter(stack, t, username):
-    cookie = t.client[username].cookies["sessionid"].value
+async def enter(stack, mana_table, username):
+    cookie = mana_table.client[username].cookies["sessionid"].value
     communicator = WebsocketCommunicator(
         application,
-        f"/ws/campaigns/{t.campaign.id}/",
+        f"/ws/campaigns/{mana_table.campaign.id}/",
         headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", f"sessionid={cookie}".encode())],
     )
     connected, _ = await communicator.connect(timeout=TIMEOUT)
@@ -63,23 +63,23 @@ async def frames(communicator):
     return got
 
 
-def post(t, username, name, data, *args):
-    path = reverse(name, args=[t.campaign.id, *args])
-    return t.client[username].post(path, data, **HTMX)
+def post(mana_table, username, name, data, *args):
+    path = reverse(name, args=[mana_table.campaign.id, *args])
+    return mana_table.client[username].post(path, data, **HTMX)
 
 
 async def test_check_and_private_roll_reach_only_who_may_see_them(table):
-    t = table
+    mana_table = table
     async with AsyncExitStack() as stack:
-        gm = await enter(stack, t, "gm")
-        ana = await enter(stack, t, "ana")
-        ben = await enter(stack, t, "ben")
+        gm = await enter(stack, mana_table, "gm")
+        ana = await enter(stack, mana_table, "ana")
+        ben = await enter(stack, mana_table, "ben")
         for communicator in (gm, ana, ben):
             await frames(communicator)
 
-        data = {"character": t.mira.id, "mana_skill": t.gather.id, "target": 3}
+        data = {"character": mana_table.mira.id, "mana_skill": mana_table.gather.id, "target": 3}
         data.update(note="SECRET-NOTE", visibility=PRIVATE)
-        response = await sync_to_async(post)(t, "gm", "check_ask", data)
+        response = await sync_to_async(post)(mana_table, "gm", "check_ask", data)
         assert response.status_code == 200
         check = await database_sync_to_async(Check.objects.get)()
 
@@ -87,13 +87,13 @@ async def test_check_and_private_roll_reach_only_who_may_see_them(table):
         [to_ana] = await frames(ana)
         assert await frames(ben) == []
         assert to_gm.startswith('<div hx-swap-oob="afterbegin:#checks">')
-        assert reverse("check_cancel", args=[t.campaign.id, check.id]) in to_gm
-        assert reverse("check_roll", args=[t.campaign.id, check.id]) in to_ana
+        assert reverse("check_cancel", args=[mana_table.campaign.id, check.id]) in to_gm
+        assert reverse("check_roll", args=[mana_table.campaign.id, check.id]) in to_ana
         assert "SECRET-NOTE" in to_ana
 
-        roll = {"skill": t.gather.id, "color_a": "blue", "color_b": "white", "spend_a": 1}
+        roll = {"skill": mana_table.gather.id, "color_a": "blue", "color_b": "white", "spend_a": 1}
         roll.update(spend_b=1, colorless=0, intent="INTENT-PRIVATE")
-        response = await sync_to_async(post)(t, "ana", "check_roll", roll, check.id)
+        response = await sync_to_async(post)(mana_table, "ana", "check_roll", roll, check.id)
         assert response.status_code == 204  # the card and the entry come on the sockets only
 
         gm_frames, ana_frames, ben_frames = [await frames(c) for c in (gm, ana, ben)]
@@ -110,18 +110,21 @@ async def test_check_and_private_roll_reach_only_who_may_see_them(table):
 
 
 async def test_a_refused_roll_reaches_nobody(table):
-    t = table
+    mana_table = table
     check = await database_sync_to_async(
         lambda: Check.objects.create(
-            campaign=t.campaign, character=t.mira, created_by=t.gm, target=3
+            campaign=mana_table.campaign,
+            character=mana_table.mira,
+            created_by=mana_table.gm,
+            target=3,
         )
     )()
     async with AsyncExitStack() as stack:
-        sockets = [await enter(stack, t, name) for name in ("gm", "ana", "ben")]
+        sockets = [await enter(stack, mana_table, name) for name in ("gm", "ana", "ben")]
         for communicator in sockets:
             await frames(communicator)
-        roll = {"skill": t.gather.id, "color_a": "blue", "color_b": "white", "spend_a": 9}
-        response = await sync_to_async(post)(t, "ana", "check_roll", roll, check.id)
+        roll = {"skill": mana_table.gather.id, "color_a": "blue", "color_b": "white", "spend_a": 9}
+        response = await sync_to_async(post)(mana_table, "ana", "check_roll", roll, check.id)
         assert response.status_code == 422
         for communicator in sockets:
             assert await frames(communicator) == []

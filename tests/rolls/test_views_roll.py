@@ -9,15 +9,16 @@ from rolls.models import Check, LogEntry
 from sheets.models import Rating
 from sheets.services import character_create
 from tests.conftest import make_campaign
-from tests.rolls.room_setup import HTMX, ask, rate, refused, roll_mana, script_dice, snapshot, url
+from tests.helpers import HTMX, db_snapshot
+from tests.rolls.room_setup import ask, rate, refused, roll_mana, script_dice, url
 
 
 def roll_url(table, check):
     return reverse("check_roll", args=[table.campaign.id, check.id])
 
 
-def mana_data(t, with_skill=None, **overrides):
-    skill = with_skill or t.gather
+def mana_data(mana_table, with_skill=None, **overrides):
+    skill = with_skill or mana_table.gather
     data = {
         "skill": skill.id,
         "color_a": skill.color_a,
@@ -30,10 +31,10 @@ def mana_data(t, with_skill=None, **overrides):
     return {**data, **overrides}
 
 
-def pool_data(p, **overrides):
+def pool_data(pool_table, **overrides):
     data = {
-        "attribute": p.strength.id,
-        "skill": p.jump.id,
+        "attribute": pool_table.strength.id,
+        "skill": pool_table.jump.id,
         "shift_d6": 0,
         "shift_d10": 0,
         "bonus_effect": "",
@@ -50,16 +51,16 @@ def mana_of(character):
 
 
 def test_player_rolls_a_mana_check(
-    t, as_user, gm, player, pushes, monkeypatch, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, player, pushes, monkeypatch, django_capture_on_commit_callbacks
 ):
-    check = ask(t, t.mira, target=3)
+    check = ask(mana_table, mana_table.mira, target=3)
     script_dice(monkeypatch, 1, 10, 9, 8)
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(player).post(roll_url(t, check), mana_data(t), **HTMX)
+        response = as_user(player).post(roll_url(mana_table, check), mana_data(mana_table), **HTMX)
     assert (response.status_code, response.content) == (204, b"")  # the card comes on the socket
     check.refresh_from_db()
-    assert check.status == Check.DONE and check.mana_skill == t.gather
-    assert mana_of(t.mira)["blue"] == 2 and mana_of(t.mira)["white"] == 1
+    assert check.status == Check.DONE and check.mana_skill == mana_table.gather
+    assert mana_of(mana_table.mira)["blue"] == 2 and mana_of(mana_table.mira)["white"] == 1
     entry = LogEntry.objects.get(check_ref=check)
     assert entry.data["faces"] == [1, 10, 9, 8] and entry.data["successes"] == 4
     assert entry.data["intent"] == "Ask around the docks"
@@ -74,53 +75,57 @@ def test_player_rolls_a_mana_check(
 
 
 def test_failed_mana_roll_then_reattempt_through_the_views(
-    t, as_user, gm, player, monkeypatch, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, player, monkeypatch, django_capture_on_commit_callbacks
 ):
     """The seed's worked example: 7 0 4 2 fails, the re-attempt's 1 0 9 8 6 succeeds."""
-    check = ask(t, t.mira, target=3)
+    check = ask(mana_table, mana_table.mira, target=3)
     client = as_user(player)
     script_dice(monkeypatch, 7, 10, 4, 2)
-    client.post(roll_url(t, check), mana_data(t), **HTMX)
+    client.post(roll_url(mana_table, check), mana_data(mana_table), **HTMX)
     check.refresh_from_db()
     assert check.status == Check.FAILED
-    as_user(gm).post(reverse("check_allow_reattempt", args=[t.campaign.id, check.id]), **HTMX)
+    as_user(gm).post(
+        reverse("check_allow_reattempt", args=[mana_table.campaign.id, check.id]), **HTMX
+    )
     script_dice(monkeypatch, 1, 10, 9, 8, 6)
-    response = as_user(player).post(roll_url(t, check), mana_data(t), **HTMX)
+    response = as_user(player).post(roll_url(mana_table, check), mana_data(mana_table), **HTMX)
     assert response.status_code == 204
     check.refresh_from_db()
     assert check.status == Check.DONE
     second = check.rolls.order_by("seq").last()
     assert second.data["parts"] == [["free", 1], ["mana", 2], ["synergy", 1], ["reroll", 1]]
     assert second.data["success"] is True
-    assert mana_of(t.mira)["blue"] == 1 and mana_of(t.mira)["white"] == 0
+    assert mana_of(mana_table.mira)["blue"] == 1 and mana_of(mana_table.mira)["white"] == 0
 
 
-def test_gm_rolls_own_npc_check(t, as_user, gm, pushes, django_capture_on_commit_callbacks):
-    check = ask(t, t.npc, target=1)
+def test_gm_rolls_own_npc_check(
+    mana_table, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(mana_table, mana_table.npc, target=1)
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(gm).post(roll_url(t, check), mana_data(t), **HTMX)
+        response = as_user(gm).post(roll_url(mana_table, check), mana_data(mana_table), **HTMX)
     assert response.status_code == 204
     assert LogEntry.objects.get(check_ref=check).actor == gm
     [check_message] = pushes.checks()
     assert set(check_message) == {"gm"}
 
 
-def test_roll_without_htmx_redirects(t, as_user, player):
-    check = ask(t, t.mira)
-    response = as_user(player).post(roll_url(t, check), mana_data(t))
-    assert response.status_code == 302 and response.url == url("room", t)
+def test_roll_without_htmx_redirects(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira)
+    response = as_user(player).post(roll_url(mana_table, check), mana_data(mana_table))
+    assert response.status_code == 302 and response.url == url("room", mana_table)
     assert LogEntry.objects.filter(check_ref=check).count() == 1
 
 
-def test_refused_roll_without_htmx_shows_the_room_with_the_error(t, as_user, player):
-    check = ask(t, t.mira)
-    before = snapshot(t.campaign)
-    response = as_user(player).post(roll_url(t, check), mana_data(t, spend_a=4))
+def test_refused_roll_without_htmx_shows_the_room_with_the_error(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira)
+    before = db_snapshot()
+    response = as_user(player).post(roll_url(mana_table, check), mana_data(mana_table, spend_a=4))
     assert response.status_code == 200
     html = response.content.decode()
     assert "<html" in html
     assert "Not enough blue mana: you spend 4, the pool has 3." in html
-    assert snapshot(t.campaign) == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize(
@@ -145,14 +150,14 @@ def test_refused_roll_without_htmx_shows_the_room_with_the_error(t, as_user, pla
     ],
 )
 def test_bad_mana_rolls_change_nothing(
-    t, as_user, player, pushes, django_capture_on_commit_callbacks, overrides, message
+    mana_table, as_user, player, pushes, django_capture_on_commit_callbacks, overrides, message
 ):
-    check = ask(t, t.mira)
+    check = ask(mana_table, mana_table.mira)
     html = refused(
         as_user(player),
-        roll_url(t, check),
-        mana_data(t, **overrides),
-        t.campaign,
+        roll_url(mana_table, check),
+        mana_data(mana_table, **overrides),
+        mana_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
@@ -162,16 +167,16 @@ def test_bad_mana_rolls_change_nothing(
 
 
 def test_a_skill_of_another_campaign_is_refused(
-    t, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+    mana_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
 ):
     other = make_campaign(gm, system=Campaign.MANA, name="Elsewhere", players=[player])
     skill = ManaSkill.objects.create(campaign=other, name="Far", color_a="blue", color_b="white")
-    check = ask(t, t.mira)
+    check = ask(mana_table, mana_table.mira)
     html = refused(
         as_user(player),
-        roll_url(t, check),
-        mana_data(t, with_skill=skill),
-        t.campaign,
+        roll_url(mana_table, check),
+        mana_data(mana_table, with_skill=skill),
+        mana_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
@@ -179,76 +184,99 @@ def test_a_skill_of_another_campaign_is_refused(
 
 
 def test_a_reattempt_keeps_its_skill_and_spends_new_mana(
-    t, as_user, player, pushes, django_capture_on_commit_callbacks
+    mana_table, as_user, player, pushes, django_capture_on_commit_callbacks
 ):
-    check = ask(t, t.mira, target=3)
-    roll_mana(check, player, t.gather, (1, 1, 1), spend_b=0)
+    check = ask(mana_table, mana_table.mira, target=3)
+    roll_mana(check, player, mana_table.gather, (1, 1, 1), spend_b=0)
     services.check_allow_reattempt(check=check)
     client = as_user(player)
-    other_skill = mana_data(t, with_skill=t.jump, spend_a=1, spend_b=0)
+    other_skill = mana_data(mana_table, with_skill=mana_table.jump, spend_a=1, spend_b=0)
     html = refused(
         client,
-        roll_url(t, check),
+        roll_url(mana_table, check),
         other_skill,
-        t.campaign,
+        mana_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
     assert "Choose one of this campaign&#x27;s skills." in html
-    nothing = mana_data(t, spend_a=0, spend_b=0)
+    nothing = mana_data(mana_table, spend_a=0, spend_b=0)
     html = refused(
-        client, roll_url(t, check), nothing, t.campaign, pushes, django_capture_on_commit_callbacks
+        client,
+        roll_url(mana_table, check),
+        nothing,
+        mana_table.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
     )
     assert "A re-attempt must spend at least one new mana unit." in html
 
 
 @pytest.mark.parametrize("status", [Check.REQUESTED, Check.FAILED, Check.DONE])
 def test_a_check_that_is_not_open_cannot_be_rolled(
-    t, as_user, player, pushes, django_capture_on_commit_callbacks, status
+    mana_table, as_user, player, pushes, django_capture_on_commit_callbacks, status
 ):
-    check = ask(t, t.mira)
+    check = ask(mana_table, mana_table.mira)
     Check.objects.filter(pk=check.pk).update(status=status)
     html = refused(
         as_user(player),
-        roll_url(t, check),
-        mana_data(t),
-        t.campaign,
+        roll_url(mana_table, check),
+        mana_data(mana_table),
+        mana_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
     assert "This check cannot be rolled now." in html
 
 
-def test_roll_access(t, as_user, gm, other_player, outsider, player):
-    check = ask(t, t.mira)
-    before = snapshot(t.campaign)
+def test_roll_access(mana_table, as_user, gm, other_player, outsider, player):
+    check = ask(mana_table, mana_table.mira)
+    before = db_snapshot()
     # Another player's, and the GM's on a player's character: 403.
-    assert as_user(other_player).post(roll_url(t, check), mana_data(t), **HTMX).status_code == 403
-    assert as_user(gm).post(roll_url(t, check), mana_data(t), **HTMX).status_code == 403
-    assert as_user(outsider).post(roll_url(t, check), mana_data(t), **HTMX).status_code == 404
-    response = as_user(None).post(roll_url(t, check), mana_data(t))
+    assert (
+        as_user(other_player)
+        .post(roll_url(mana_table, check), mana_data(mana_table), **HTMX)
+        .status_code
+        == 403
+    )
+    assert (
+        as_user(gm).post(roll_url(mana_table, check), mana_data(mana_table), **HTMX).status_code
+        == 403
+    )
+    assert (
+        as_user(outsider)
+        .post(roll_url(mana_table, check), mana_data(mana_table), **HTMX)
+        .status_code
+        == 404
+    )
+    response = as_user(None).post(roll_url(mana_table, check), mana_data(mana_table))
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
-    assert as_user(player).get(roll_url(t, check)).status_code == 405
-    assert snapshot(t.campaign) == before
+    assert as_user(player).get(roll_url(mana_table, check)).status_code == 405
+    assert db_snapshot() == before
 
 
-def test_another_campaigns_check_is_404(t, as_user, player, elsewhere):
+def test_another_campaigns_check_is_404(mana_table, as_user, player, elsewhere):
     _campaign, _character, _skill, check = elsewhere
-    path = reverse("check_roll", args=[t.campaign.id, check.id])
-    assert as_user(player).post(path, mana_data(t), **HTMX).status_code == 404
+    path = reverse("check_roll", args=[mana_table.campaign.id, check.id])
+    assert as_user(player).post(path, mana_data(mana_table), **HTMX).status_code == 404
     assert not LogEntry.objects.exists()
 
 
 @pytest.mark.parametrize("count", [10, 300])
 def test_a_roll_runs_the_same_queries_whatever_the_log(
-    t, as_user, player, django_assert_max_num_queries, django_capture_on_commit_callbacks, count
+    mana_table,
+    as_user,
+    player,
+    django_assert_max_num_queries,
+    django_capture_on_commit_callbacks,
+    count,
 ):
     for _ in range(count):
-        services.log_append(campaign=t.campaign, kind=LogEntry.ROLL, actor=player, data={})
-    check = ask(t, t.mira)
+        services.log_append(campaign=mana_table.campaign, kind=LogEntry.ROLL, actor=player, data={})
+    check = ask(mana_table, mana_table.mira)
     client = as_user(player)
     with django_assert_max_num_queries(28), django_capture_on_commit_callbacks(execute=True):
-        response = client.post(roll_url(t, check), mana_data(t), **HTMX)
+        response = client.post(roll_url(mana_table, check), mana_data(mana_table), **HTMX)
     assert response.status_code == 204
 
 
@@ -256,12 +284,12 @@ def test_a_roll_runs_the_same_queries_whatever_the_log(
 
 
 def test_player_rolls_a_pool_check(
-    p, as_user, player, pushes, monkeypatch, django_capture_on_commit_callbacks
+    pool_table, as_user, player, pushes, monkeypatch, django_capture_on_commit_callbacks
 ):
-    check = ask(p, p.ilse, target=8)
+    check = ask(pool_table, pool_table.ilse, target=8)
     script_dice(monkeypatch, 4, 6, 3, 1, 2, 5)  # d6 4, 6→3 = 9, 1; d10 2, 5
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(player).post(roll_url(p, check), pool_data(p), **HTMX)
+        response = as_user(player).post(roll_url(pool_table, check), pool_data(pool_table), **HTMX)
     assert response.status_code == 204
     check.refresh_from_db()
     assert check.status == Check.DONE
@@ -273,11 +301,13 @@ def test_player_rolls_a_pool_check(
     assert "Highest 9 vs TN 8" in check_message["users"][str(player.id)]
 
 
-def test_attribute_alone(p, as_user, player, monkeypatch):
-    check = ask(p, p.ilse, target=2)
+def test_attribute_alone(pool_table, as_user, player, monkeypatch):
+    check = ask(pool_table, pool_table.ilse, target=2)
     script_dice(monkeypatch, 1)
     response = as_user(player).post(
-        roll_url(p, check), pool_data(p, attribute=p.agility.id, skill=""), **HTMX
+        roll_url(pool_table, check),
+        pool_data(pool_table, attribute=pool_table.agility.id, skill=""),
+        **HTMX,
     )
     assert response.status_code == 204
     entry = check.rolls.get()
@@ -286,12 +316,12 @@ def test_attribute_alone(p, as_user, player, monkeypatch):
 
 
 def test_a_shift_waits_for_the_gm(
-    p, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+    pool_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
 ):
-    check = ask(p, p.ilse, target=8)
-    data = pool_data(p, shift_d6=1, shift_d10=1, bonus_effect="land silently")
+    check = ask(pool_table, pool_table.ilse, target=8)
+    data = pool_data(pool_table, shift_d6=1, shift_d10=1, bonus_effect="land silently")
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(player).post(roll_url(p, check), data, **HTMX)
+        response = as_user(player).post(roll_url(pool_table, check), data, **HTMX)
     assert response.status_code == 204
     check.refresh_from_db()
     assert (check.status, check.shift_d6, check.shift_d10) == (Check.SHIFT, 1, 1)
@@ -324,14 +354,14 @@ def test_a_shift_waits_for_the_gm(
     ],
 )
 def test_bad_pool_rolls_change_nothing(
-    p, as_user, player, pushes, django_capture_on_commit_callbacks, overrides, message
+    pool_table, as_user, player, pushes, django_capture_on_commit_callbacks, overrides, message
 ):
-    check = ask(p, p.ilse)
+    check = ask(pool_table, pool_table.ilse)
     html = refused(
         as_user(player),
-        roll_url(p, check),
-        pool_data(p, **overrides),
-        p.campaign,
+        roll_url(pool_table, check),
+        pool_data(pool_table, **overrides),
+        pool_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
@@ -340,58 +370,75 @@ def test_bad_pool_rolls_change_nothing(
 
 
 def test_skill_of_another_attribute_pending_skill_and_others_ratings(
-    p, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+    pool_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
 ):
-    check = ask(p, p.ilse)
+    check = ask(pool_table, pool_table.ilse)
     other = make_campaign(gm, name="Elsewhere", players=[player])
     faraway = character_create(campaign=other, owner=player, name="Faraway")
     cases = [
-        (pool_data(p, attribute=p.agility.id), "Jump is a skill of Strength, not of Agility."),
         (
-            pool_data(p, attribute=p.agility.id, skill=p.parkour.id),
+            pool_data(pool_table, attribute=pool_table.agility.id),
+            "Jump is a skill of Strength, not of Agility.",
+        ),
+        (
+            pool_data(pool_table, attribute=pool_table.agility.id, skill=pool_table.parkour.id),
             "Parkour has not been greenlit by the GM.",
         ),
         (
-            pool_data(p, attribute=p.strength.id, skill=p.strength.id),
+            pool_data(pool_table, attribute=pool_table.strength.id, skill=pool_table.strength.id),
             "your character&#x27;s skills",
         ),
-        (pool_data(p, skill=p.agility.id), "Choose one of your character&#x27;s skills."),
-        (pool_data(p, attribute=p.tor_strength.id), "your character&#x27;s attributes"),
         (
-            pool_data(p, attribute=faraway.rating("Strength").id),
+            pool_data(pool_table, skill=pool_table.agility.id),
+            "Choose one of your character&#x27;s skills.",
+        ),
+        (
+            pool_data(pool_table, attribute=pool_table.tor_strength.id),
             "your character&#x27;s attributes",
         ),
-        (pool_data(p, skill=faraway.rating("Strength", "Jump").id), "your character&#x27;s skills"),
+        (
+            pool_data(pool_table, attribute=faraway.rating("Strength").id),
+            "your character&#x27;s attributes",
+        ),
+        (
+            pool_data(pool_table, skill=faraway.rating("Strength", "Jump").id),
+            "your character&#x27;s skills",
+        ),
     ]
     client = as_user(player)
     for data, message in cases:
         html = refused(
-            client, roll_url(p, check), data, p.campaign, pushes, django_capture_on_commit_callbacks
+            client,
+            roll_url(pool_table, check),
+            data,
+            pool_table.campaign,
+            pushes,
+            django_capture_on_commit_callbacks,
         )
         assert message in html
 
 
-def test_a_pool_of_no_dice(p, as_user, player, pushes, django_capture_on_commit_callbacks):
-    combat = p.ilse.rating("Combat")
-    check = ask(p, p.ilse)
+def test_a_pool_of_no_dice(pool_table, as_user, player, pushes, django_capture_on_commit_callbacks):
+    combat = pool_table.ilse.rating("Combat")
+    check = ask(pool_table, pool_table.ilse)
     html = refused(
         as_user(player),
-        roll_url(p, check),
-        pool_data(p, attribute=combat.id, skill=""),
-        p.campaign,
+        roll_url(pool_table, check),
+        pool_data(pool_table, attribute=combat.id, skill=""),
+        pool_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
     assert "This pool has no dice" in html
 
 
-def test_the_pool_form_lists_only_approved_skills_of_the_attribute(p, as_user, player):
-    ask(p, p.ilse, suggestion="Agility")
-    rate(p.ilse, "Agility", "Dodge", value=1)
-    rate(p.ilse, "Agility", "Wallrun", value=1, status=Rating.DECLINED)
-    html = as_user(player).get(url("room", p)).content.decode()
+def test_the_pool_form_lists_only_approved_skills_of_the_attribute(pool_table, as_user, player):
+    ask(pool_table, pool_table.ilse, suggestion="Agility")
+    rate(pool_table.ilse, "Agility", "Dodge", value=1)
+    rate(pool_table.ilse, "Agility", "Wallrun", value=1, status=Rating.DECLINED)
+    html = as_user(player).get(url("room", pool_table)).content.decode()
     form = html[html.index('<form class="roll"') :]
-    assert f'<option value="{p.agility.id}" selected>Agility 1d6</option>' in form
+    assert f'<option value="{pool_table.agility.id}" selected>Agility 1d6</option>' in form
     assert "Dodge 1d10" in form
     for hidden in ("Parkour", "Wallrun", "Jump 2d10"):
         assert hidden not in form

@@ -6,14 +6,14 @@ from django.urls import reverse
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry, Presence
 from tests.conftest import make_campaign, make_user
-from tests.rolls.room_setup import ask, pool_table, roll_mana, url
+from tests.rolls.room_setup import ask, build_pool_table, roll_mana, url
 from tests.rolls.scripted_rng import ScriptedRng
 
 
-def roll(t, character, owner, *, faces=(7, 10, 4, 2), note="", intent="", **ask_kwargs):
+def roll(mana_table, character, owner, *, faces=(7, 10, 4, 2), note="", intent="", **ask_kwargs):
     """A Mana roll of 1 blue + 1 white (4 dice) on a fresh check; returns its log entry."""
-    check = ask(t, character, note=note, **ask_kwargs)
-    return roll_mana(check, owner, t.gather, faces, intent=intent)
+    check = ask(mana_table, character, note=note, **ask_kwargs)
+    return roll_mana(check, owner, mana_table.gather, faces, intent=intent)
 
 
 def copy_entries(entry, count):
@@ -42,88 +42,90 @@ def copy_entries(entry, count):
 
 
 @pytest.mark.parametrize("name", ["room", "room_log", "room_checks"])
-def test_anonymous_is_sent_to_login(t, as_user, name):
-    response = as_user(None).get(url(name, t) + "?before=5")
+def test_anonymous_is_sent_to_login(mana_table, as_user, name):
+    response = as_user(None).get(url(name, mana_table) + "?before=5")
     assert response.status_code == 302
     assert response.url.startswith(reverse("login"))
 
 
 @pytest.mark.parametrize("name", ["room", "room_log", "room_checks"])
-def test_outsider_gets_404(t, as_user, outsider, name):
-    assert as_user(outsider).get(url(name, t) + "?before=5").status_code == 404
+def test_outsider_gets_404(mana_table, as_user, outsider, name):
+    assert as_user(outsider).get(url(name, mana_table) + "?before=5").status_code == 404
 
 
-def test_unknown_campaign_is_404(t, as_user, player):
-    assert as_user(player).get(reverse("room", args=[t.campaign.id + 99])).status_code == 404
+def test_unknown_campaign_is_404(mana_table, as_user, player):
+    assert (
+        as_user(player).get(reverse("room", args=[mana_table.campaign.id + 99])).status_code == 404
+    )
 
 
-def test_room_is_get_only(t, as_user, player):
-    assert as_user(player).post(url("room", t)).status_code == 405
+def test_room_is_get_only(mana_table, as_user, player):
+    assert as_user(player).post(url("room", mana_table)).status_code == 405
 
 
 # The page ---------------------------------------------------------------------------------------
 
 
-def test_player_page_has_log_presence_checks_and_characters(t, as_user, player):
-    entry = roll(t, t.mira, player, intent="Ask around the docks")
-    ask(t, t.mira, note="Look for the smuggler")
-    Presence.objects.create(campaign=t.campaign, user=player, channel_name="c1")
-    html = as_user(player).get(url("room", t)).content.decode()
-    assert f'ws-connect="/ws/campaigns/{t.campaign.id}/?after={entry.seq}"' in html
+def test_player_page_has_log_presence_checks_and_characters(mana_table, as_user, player):
+    entry = roll(mana_table, mana_table.mira, player, intent="Ask around the docks")
+    ask(mana_table, mana_table.mira, note="Look for the smuggler")
+    Presence.objects.create(campaign=mana_table.campaign, user=player, channel_name="c1")
+    html = as_user(player).get(url("room", mana_table)).content.decode()
+    assert f'ws-connect="/ws/campaigns/{mana_table.campaign.id}/?after={entry.seq}"' in html
     assert f'data-last-seq="{entry.seq}"' in html
     assert f'id="entry-{entry.seq}"' in html
     assert "Ask around the docks" in html
     assert '<ul id="presence" class="presence"><li>ana</li></ul>' in html
     assert "Look for the smuggler" in html
     assert 'name="spend_a"' in html  # the roll form of her open check
-    assert reverse("check_request", args=[t.campaign.id, t.mira.id]) in html
+    assert reverse("check_request", args=[mana_table.campaign.id, mana_table.mira.id]) in html
     assert "js/room.js" in html
     assert 'id="ask"' not in html and 'id="session"' not in html
 
 
-def test_gm_page_has_session_and_ask_controls(t, as_user, gm):
-    html = as_user(gm).get(url("room", t)).content.decode()
+def test_gm_page_has_session_and_ask_controls(mana_table, as_user, gm):
+    html = as_user(gm).get(url("room", mana_table)).content.decode()
     assert 'id="session"' in html and "Start session 1" in html
     assert 'id="ask"' in html
     assert "Mira (ana)" in html and "The Warden (gm)" in html
 
 
-def test_empty_log(t, as_user, player):
-    html = as_user(player).get(url("room", t)).content.decode()
+def test_empty_log(mana_table, as_user, player):
+    html = as_user(player).get(url("room", mana_table)).content.decode()
     assert "?after=0" in html
     assert "Nothing rolled yet." in html
     assert "Load older" not in html
 
 
-def test_player_sees_only_live_checks_of_own_characters(t, as_user, gm, player):
-    mine = ask(t, t.mira, note="mine")
-    ask(t, t.bo, note="bens note")
-    ask(t, t.npc, note="wardens note")
-    done = ask(t, t.mira, note="already closed")
+def test_player_sees_only_live_checks_of_own_characters(mana_table, as_user, gm, player):
+    mine = ask(mana_table, mana_table.mira, note="mine")
+    ask(mana_table, mana_table.bo, note="bens note")
+    ask(mana_table, mana_table.npc, note="wardens note")
+    done = ask(mana_table, mana_table.mira, note="already closed")
     services.check_cancel(check=done)
-    html = as_user(player).get(url("room", t)).content.decode()
+    html = as_user(player).get(url("room", mana_table)).content.decode()
     assert f'id="check-{mine.id}"' in html
     assert "bens note" not in html and "wardens note" not in html
     assert "already closed" not in html
-    gm_html = as_user(gm).get(url("room", t)).content.decode()
+    gm_html = as_user(gm).get(url("room", mana_table)).content.decode()
     for note in ("mine", "bens note", "wardens note"):
         assert note in gm_html
     assert "already closed" not in gm_html
 
 
-def test_gm_sees_own_npc_check_with_roll_form_and_players_checks_without(t, as_user, gm):
-    npc_check = ask(t, t.npc)
-    player_check = ask(t, t.mira)
-    html = as_user(gm).get(url("room", t)).content.decode()
-    assert reverse("check_roll", args=[t.campaign.id, npc_check.id]) in html
-    assert reverse("check_roll", args=[t.campaign.id, player_check.id]) not in html
+def test_gm_sees_own_npc_check_with_roll_form_and_players_checks_without(mana_table, as_user, gm):
+    npc_check = ask(mana_table, mana_table.npc)
+    player_check = ask(mana_table, mana_table.mira)
+    html = as_user(gm).get(url("room", mana_table)).content.decode()
+    assert reverse("check_roll", args=[mana_table.campaign.id, npc_check.id]) in html
+    assert reverse("check_roll", args=[mana_table.campaign.id, player_check.id]) not in html
     assert "Waiting for ana to roll." in html
 
 
-def test_room_checks_gives_the_viewer_live_checks(t, as_user, player):
-    mine = ask(t, t.mira)
-    theirs = ask(t, t.bo)
-    html = as_user(player).get(url("room_checks", t)).content.decode()
+def test_room_checks_gives_the_viewer_live_checks(mana_table, as_user, player):
+    mine = ask(mana_table, mana_table.mira)
+    theirs = ask(mana_table, mana_table.bo)
+    html = as_user(player).get(url("room_checks", mana_table)).content.decode()
     assert f'id="check-{mine.id}"' in html
     assert f'id="check-{theirs.id}"' not in html
     assert "<html" not in html
@@ -133,14 +135,19 @@ def test_room_checks_gives_the_viewer_live_checks(t, as_user, player):
 
 
 @pytest.fixture
-def hidden_rolls(t, gm, player):
+def hidden_rolls(mana_table, gm, player):
     """Ana's private roll (faces 7 0 4 2) and the GM's secret NPC roll (faces 9 9 8 0)."""
     private = roll(
-        t, t.mira, player, visibility=PRIVATE, note="NOTE-PRIVATE", intent="INTENT-PRIVATE"
+        mana_table,
+        mana_table.mira,
+        player,
+        visibility=PRIVATE,
+        note="NOTE-PRIVATE",
+        intent="INTENT-PRIVATE",
     )
     secret = roll(
-        t,
-        t.npc,
+        mana_table,
+        mana_table.npc,
         gm,
         faces=(9, 9, 8, 10),
         visibility=SECRET,
@@ -155,9 +162,9 @@ def entry_html(html, entry):
     return html[start : html.index("</article>", start)]
 
 
-def test_other_player_never_sees_hidden_rolls(t, as_user, other_player, hidden_rolls):
+def test_other_player_never_sees_hidden_rolls(mana_table, as_user, other_player, hidden_rolls):
     private, secret = hidden_rolls
-    html = as_user(other_player).get(url("room", t)).content.decode()
+    html = as_user(other_player).get(url("room", mana_table)).content.decode()
     for text in ("NOTE-PRIVATE", "INTENT-PRIVATE", "NOTE-SECRET", "INTENT-SECRET"):
         assert text not in html
     for entry in hidden_rolls:
@@ -169,17 +176,17 @@ def test_other_player_never_sees_hidden_rolls(t, as_user, other_player, hidden_r
     assert "gm</b> rolled in secret" in html
 
 
-def test_roller_sees_own_private_roll_but_not_the_secret(t, as_user, player, hidden_rolls):
+def test_roller_sees_own_private_roll_but_not_the_secret(mana_table, as_user, player, hidden_rolls):
     private, secret = hidden_rolls
-    html = as_user(player).get(url("room", t)).content.decode()
+    html = as_user(player).get(url("room", mana_table)).content.decode()
     assert "NOTE-PRIVATE" in html and "INTENT-PRIVATE" in html
     assert 'class="die' in entry_html(html, private)
     assert "NOTE-SECRET" not in html and "INTENT-SECRET" not in html
     assert 'class="die' not in entry_html(html, secret)
 
 
-def test_gm_sees_every_roll(t, as_user, gm, hidden_rolls):
-    html = as_user(gm).get(url("room", t)).content.decode()
+def test_gm_sees_every_roll(mana_table, as_user, gm, hidden_rolls):
+    html = as_user(gm).get(url("room", mana_table)).content.decode()
     for text in ("NOTE-PRIVATE", "INTENT-PRIVATE", "NOTE-SECRET", "INTENT-SECRET"):
         assert text in html
     private, secret = hidden_rolls
@@ -187,8 +194,8 @@ def test_gm_sees_every_roll(t, as_user, gm, hidden_rolls):
     assert "success" in entry_html(html, secret)
 
 
-def test_older_pages_hide_too(t, as_user, other_player, hidden_rolls):
-    response = as_user(other_player).get(url("room_log", t) + "?before=3")
+def test_older_pages_hide_too(mana_table, as_user, other_player, hidden_rolls):
+    response = as_user(other_player).get(url("room_log", mana_table) + "?before=3")
     html = response.content.decode()
     assert response.status_code == 200
     assert "NOTE-PRIVATE" not in html and "NOTE-SECRET" not in html
@@ -198,41 +205,41 @@ def test_older_pages_hide_too(t, as_user, other_player, hidden_rolls):
 # The log's pages --------------------------------------------------------------------------------
 
 
-def test_room_shows_the_latest_50_and_a_button_for_older(t, as_user, player):
-    entry = roll(t, t.mira, player)
+def test_room_shows_the_latest_50_and_a_button_for_older(mana_table, as_user, player):
+    entry = roll(mana_table, mana_table.mira, player)
     copy_entries(entry, 59)  # seq 1..60
-    html = as_user(player).get(url("room", t)).content.decode()
+    html = as_user(player).get(url("room", mana_table)).content.decode()
     assert html.count('<article id="entry-') == 50
     assert 'id="entry-11"' in html and 'id="entry-10"' not in html
     assert 'id="entry-60"' in html and "?after=60" in html
-    assert f"{url('room_log', t)}?before=11" in html
+    assert f"{url('room_log', mana_table)}?before=11" in html
 
 
-def test_load_older_gives_the_previous_page(t, as_user, player):
-    entry = roll(t, t.mira, player)
+def test_load_older_gives_the_previous_page(mana_table, as_user, player):
+    entry = roll(mana_table, mana_table.mira, player)
     copy_entries(entry, 119)  # seq 1..120
-    response = as_user(player).get(url("room_log", t) + "?before=71")
+    response = as_user(player).get(url("room_log", mana_table) + "?before=71")
     html = response.content.decode()
     assert html.count('<article id="entry-') == 50
     assert 'id="entry-21"' in html and 'id="entry-70"' in html
     assert 'id="entry-71"' not in html and 'id="entry-20"' not in html
     assert html.index('id="entry-21"') < html.index('id="entry-70"')  # oldest first
-    assert f"{url('room_log', t)}?before=21" in html
-    last = as_user(player).get(url("room_log", t) + "?before=21").content.decode()
+    assert f"{url('room_log', mana_table)}?before=21" in html
+    last = as_user(player).get(url("room_log", mana_table) + "?before=21").content.decode()
     assert last.count('<article id="entry-') == 20
     assert "Load older" not in last
     assert "<html" not in last
 
 
 @pytest.mark.parametrize("before", ["", "abc", "1.5", "0", "-5", "9" * 30, "9" * 30 + "x"])
-def test_load_older_refuses_a_bad_before(t, as_user, player, before):
-    response = as_user(player).get(url("room_log", t) + f"?before={before}")
+def test_load_older_refuses_a_bad_before(mana_table, as_user, player, before):
+    response = as_user(player).get(url("room_log", mana_table) + f"?before={before}")
     assert response.status_code == 400
 
 
-def test_load_older_of_another_campaign_shows_nothing_of_it(t, as_user, gm, player):
+def test_load_older_of_another_campaign_shows_nothing_of_it(mana_table, as_user, gm, player):
     other = make_campaign(gm, name="Elsewhere", players=[make_user("cy")])
-    roll(t, t.mira, player, note="HERE")
+    roll(mana_table, mana_table.mira, player, note="HERE")
     response = as_user(gm).get(reverse("room_log", args=[other.id]) + "?before=99")
     assert response.status_code == 200
     assert "HERE" not in response.content.decode()
@@ -244,16 +251,18 @@ def test_load_older_of_another_campaign_shows_nothing_of_it(t, as_user, gm, play
 @pytest.mark.parametrize("count", [10, 300])
 @pytest.mark.parametrize("who", ["gm", "player"])
 def test_room_page_queries_do_not_grow_with_the_log(
-    t, as_user, django_assert_max_num_queries, count, who, gm, player
+    mana_table, as_user, django_assert_max_num_queries, count, who, gm, player
 ):
-    entry = roll(t, t.mira, player, visibility=PRIVATE)
+    entry = roll(mana_table, mana_table.mira, player, visibility=PRIVATE)
     copy_entries(entry, count - 1)
-    ask(t, t.mira)
-    requested = services.check_request(campaign=t.campaign, character=t.mira, by=player)
+    ask(mana_table, mana_table.mira)
+    requested = services.check_request(
+        campaign=mana_table.campaign, character=mana_table.mira, by=player
+    )
     assert requested.status == Check.REQUESTED
     client = as_user(gm if who == "gm" else player)
     with django_assert_max_num_queries(16):
-        response = client.get(url("room", t))
+        response = client.get(url("room", mana_table))
     assert response.status_code == 200
     assert response.content.decode().count('<article id="entry-') == min(count, 50)
 
@@ -262,14 +271,18 @@ def test_room_page_queries_do_not_grow_with_the_log(
 def test_pool_room_page_queries_do_not_grow_with_the_log(
     pool_campaign, gm, player, other_player, as_user, django_assert_max_num_queries, count
 ):
-    p = pool_table(pool_campaign, gm, player, other_player)
-    check = ask(p, p.ilse, suggestion="Jump")
+    pool_table = build_pool_table(pool_campaign, gm, player, other_player)
+    check = ask(pool_table, pool_table.ilse, suggestion="Jump")
     entry = services.check_roll_pool(
-        check=check, by=player, attribute=p.strength, skill=p.jump, rng=ScriptedRng(1, 2, 3, 4, 5)
+        check=check,
+        by=player,
+        attribute=pool_table.strength,
+        skill=pool_table.jump,
+        rng=ScriptedRng(1, 2, 3, 4, 5),
     )
     copy_entries(entry, count - 1)
-    ask(p, p.ilse)
+    ask(pool_table, pool_table.ilse)
     client = as_user(player)
     with django_assert_max_num_queries(12):
-        response = client.get(url("room", p))
+        response = client.get(url("room", pool_table))
     assert response.status_code == 200

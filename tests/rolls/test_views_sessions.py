@@ -9,15 +9,16 @@ from rolls.models import LogEntry
 from sheets.services import character_create
 from sparetime.models import SparetimeEntry
 from tests.conftest import make_campaign
-from tests.rolls.room_setup import HTMX, ask, mana_table, refused, snapshot, url
+from tests.helpers import HTMX, db_snapshot
+from tests.rolls.room_setup import ask, build_mana_table, refused, url
 from tests.rolls.scripted_rng import ScriptedRng
 
 
-def test_gm_starts_a_session(p, as_user, gm, pushes, django_capture_on_commit_callbacks):
+def test_gm_starts_a_session(pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(gm).post(url("session_start", p), **HTMX)
+        response = as_user(gm).post(url("session_start", pool_table), **HTMX)
     assert response.status_code == 200
-    session = p.campaign.game_sessions.get()
+    session = pool_table.campaign.game_sessions.get()
     assert session.number == 1 and session.is_open
     html = response.content.decode()
     assert html.startswith('<section id="session"') and "End session 1" in html
@@ -28,26 +29,26 @@ def test_gm_starts_a_session(p, as_user, gm, pushes, django_capture_on_commit_ca
 
 
 def test_a_running_session_cannot_start_again(
-    p, as_user, gm, pushes, django_capture_on_commit_callbacks
+    pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks
 ):
-    services.session_start(campaign=p.campaign, by=gm)
+    services.session_start(campaign=pool_table.campaign, by=gm)
     html = refused(
         as_user(gm),
-        url("session_start", p),
+        url("session_start", pool_table),
         {},
-        p.campaign,
+        pool_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
     assert "A session is already running." in html
 
 
-def test_no_session_to_end(p, as_user, gm, pushes, django_capture_on_commit_callbacks):
+def test_no_session_to_end(pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks):
     html = refused(
         as_user(gm),
-        url("session_end", p),
+        url("session_end", pool_table),
         {},
-        p.campaign,
+        pool_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
@@ -55,68 +56,74 @@ def test_no_session_to_end(p, as_user, gm, pushes, django_capture_on_commit_call
 
 
 def test_ending_a_session_offers_the_award_to_those_who_rolled(
-    p, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+    pool_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
 ):
-    services.session_start(campaign=p.campaign, by=gm)
-    check = ask(p, p.ilse, target=2)
+    services.session_start(campaign=pool_table.campaign, by=gm)
+    check = ask(pool_table, pool_table.ilse, target=2)
     services.check_roll_pool(
-        check=check, by=player, attribute=p.strength, skill=None, rng=ScriptedRng(1, 2, 3)
+        check=check, by=player, attribute=pool_table.strength, skill=None, rng=ScriptedRng(1, 2, 3)
     )
     with django_capture_on_commit_callbacks(execute=True):
-        response = as_user(gm).post(url("session_end", p), **HTMX)
+        response = as_user(gm).post(url("session_end", pool_table), **HTMX)
     assert response.status_code == 200
-    assert not p.campaign.game_sessions.get().is_open
+    assert not pool_table.campaign.game_sessions.get().is_open
     html = response.content.decode()
     assert "Start session 2" in html
     assert "Sparetime for session 1" in html
-    assert f'action="{url("sparetime_award", p)}"' in html
+    assert f'action="{url("sparetime_award", pool_table)}"' in html
     assert '<input type="hidden" name="from" value="room">' in html
-    assert f'value="{p.ilse.id}" id="id_characters_0" checked> Ilse' in html
+    assert f'value="{pool_table.ilse.id}" id="id_characters_0" checked> Ilse' in html
     assert html.count(" checked>") == 1
     assert "Tor" in html  # offered, not ticked
     [message] = pushes.entries()
     assert "Session 1 ended" in message["all"]
     # The room keeps offering it until something was awarded for that session.
-    assert "Sparetime for session 1" in as_user(gm).get(url("room", p)).content.decode()
+    assert "Sparetime for session 1" in as_user(gm).get(url("room", pool_table)).content.decode()
 
 
-def test_session_without_htmx_redirects(p, as_user, gm):
-    response = as_user(gm).post(url("session_start", p))
-    assert response.status_code == 302 and response.url == url("room", p)
+def test_session_without_htmx_redirects(pool_table, as_user, gm):
+    response = as_user(gm).post(url("session_start", pool_table))
+    assert response.status_code == 302 and response.url == url("room", pool_table)
 
 
 @pytest.mark.parametrize("name", ["session_start", "session_end", "sparetime_award"])
-def test_session_access(p, as_user, player, outsider, name):
-    before = snapshot(p.campaign)
-    assert as_user(player).post(url(name, p), **HTMX).status_code == 403
-    assert as_user(outsider).post(url(name, p), **HTMX).status_code == 404
-    response = as_user(None).post(url(name, p))
+def test_session_access(pool_table, as_user, player, outsider, name):
+    before = db_snapshot()
+    assert as_user(player).post(url(name, pool_table), **HTMX).status_code == 403
+    assert as_user(outsider).post(url(name, pool_table), **HTMX).status_code == 404
+    response = as_user(None).post(url(name, pool_table))
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
-    assert snapshot(p.campaign) == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize("name", ["session_start", "session_end", "sparetime_award"])
-def test_session_controls_are_post_only(p, as_user, gm, name):
-    assert as_user(gm).get(url(name, p)).status_code == 405
+def test_session_controls_are_post_only(pool_table, as_user, gm, name):
+    assert as_user(gm).get(url(name, pool_table)).status_code == 405
 
 
 # The award, from the room -------------------------------------------------------------------------
 
 
 @pytest.fixture
-def ended(p, gm):
-    services.session_start(campaign=p.campaign, by=gm)
-    session, _entry = services.session_end(campaign=p.campaign, by=gm)
+def ended(pool_table, gm):
+    services.session_start(campaign=pool_table.campaign, by=gm)
+    session, _entry = services.session_end(campaign=pool_table.campaign, by=gm)
     return session
 
 
-def award_data(p, ended_session, **overrides):
-    data = {"session": ended_session.id, "characters": [p.ilse.id, p.tor.id], "amount": 2}
+def award_data(pool_table, ended_session, **overrides):
+    data = {
+        "session": ended_session.id,
+        "characters": [pool_table.ilse.id, pool_table.tor.id],
+        "amount": 2,
+    }
     return {**data, "note": "Good night", "from": "room", **overrides}
 
 
-def test_gm_awards_sparetime(p, as_user, gm, ended):
-    response = as_user(gm).post(url("sparetime_award", p), award_data(p, ended), **HTMX)
+def test_gm_awards_sparetime(pool_table, as_user, gm, ended):
+    response = as_user(gm).post(
+        url("sparetime_award", pool_table), award_data(pool_table, ended), **HTMX
+    )
     assert response.status_code == 200
     rows = SparetimeEntry.objects.filter(kind=SparetimeEntry.AWARD)
     assert sorted((r.character.name, r.amount, r.session_id, r.note) for r in rows) == [
@@ -126,12 +133,14 @@ def test_gm_awards_sparetime(p, as_user, gm, ended):
     html = response.content.decode()
     assert "Awarded 2 sparetime each to" in html and "Ilse" in html and "Tor" in html
     assert "Sparetime for session 1" not in html
-    assert "Sparetime for session 1" not in as_user(gm).get(url("room", p)).content.decode()
+    assert (
+        "Sparetime for session 1" not in as_user(gm).get(url("room", pool_table)).content.decode()
+    )
 
 
-def test_award_without_htmx_redirects(p, as_user, gm, ended):
-    response = as_user(gm).post(url("sparetime_award", p), award_data(p, ended))
-    assert response.status_code == 302 and response.url == url("room", p)
+def test_award_without_htmx_redirects(pool_table, as_user, gm, ended):
+    response = as_user(gm).post(url("sparetime_award", pool_table), award_data(pool_table, ended))
+    assert response.status_code == 302 and response.url == url("room", pool_table)
 
 
 @pytest.mark.parametrize(
@@ -152,13 +161,13 @@ def test_award_without_htmx_redirects(p, as_user, gm, ended):
     ],
 )
 def test_bad_awards_change_nothing(
-    p, as_user, gm, ended, pushes, django_capture_on_commit_callbacks, overrides, message
+    pool_table, as_user, gm, ended, pushes, django_capture_on_commit_callbacks, overrides, message
 ):
     html = refused(
         as_user(gm),
-        url("sparetime_award", p),
-        award_data(p, ended, **overrides),
-        p.campaign,
+        url("sparetime_award", pool_table),
+        award_data(pool_table, ended, **overrides),
+        pool_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
@@ -167,7 +176,7 @@ def test_bad_awards_change_nothing(
 
 
 def test_award_to_another_campaigns_character_or_session(
-    p, as_user, gm, player, ended, pushes, django_capture_on_commit_callbacks
+    pool_table, as_user, gm, player, ended, pushes, django_capture_on_commit_callbacks
 ):
     other = make_campaign(gm, name="Elsewhere", players=[player])
     faraway = character_create(campaign=other, owner=player, name="Faraway")
@@ -175,14 +184,17 @@ def test_award_to_another_campaigns_character_or_session(
     other_session, _entry = services.session_end(campaign=other, by=gm)
     client = as_user(gm)
     for data, message in [
-        (award_data(p, ended, characters=[faraway.id]), "Choose characters of this campaign."),
-        (award_data(p, other_session), "Choose an ended session."),
+        (
+            award_data(pool_table, ended, characters=[faraway.id]),
+            "Choose characters of this campaign.",
+        ),
+        (award_data(pool_table, other_session), "Choose an ended session."),
     ]:
         html = refused(
             client,
-            url("sparetime_award", p),
+            url("sparetime_award", pool_table),
             data,
-            p.campaign,
+            pool_table.campaign,
             pushes,
             django_capture_on_commit_callbacks,
         )
@@ -190,14 +202,14 @@ def test_award_to_another_campaigns_character_or_session(
 
 
 def test_a_running_session_cannot_be_awarded_yet(
-    p, as_user, gm, pushes, django_capture_on_commit_callbacks
+    pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks
 ):
-    session, _entry = services.session_start(campaign=p.campaign, by=gm)
+    session, _entry = services.session_start(campaign=pool_table.campaign, by=gm)
     html = refused(
         as_user(gm),
-        url("sparetime_award", p),
-        award_data(p, session),
-        p.campaign,
+        url("sparetime_award", pool_table),
+        award_data(pool_table, session),
+        pool_table.campaign,
         pushes,
         django_capture_on_commit_callbacks,
     )
@@ -205,13 +217,13 @@ def test_a_running_session_cannot_be_awarded_yet(
 
 
 def test_mana_campaigns_have_no_sparetime(mana_campaign, gm, player, other_player, as_user, pushes):
-    t = mana_table(mana_campaign, gm, player, other_player)
+    mana_table = build_mana_table(mana_campaign, gm, player, other_player)
     services.session_start(campaign=mana_campaign, by=gm)
     session, _entry = services.session_end(campaign=mana_campaign, by=gm)
-    room = as_user(gm).get(url("room", t)).content.decode()
+    room = as_user(gm).get(url("room", mana_table)).content.decode()
     assert "Sparetime for session" not in room
-    data = {"session": session.id, "characters": [t.mira.id], "amount": 1, "from": "room"}
-    before = snapshot(mana_campaign)
+    data = {"session": session.id, "characters": [mana_table.mira.id], "amount": 1, "from": "room"}
+    before = db_snapshot()
     # Sparetime's views do not exist in a Mana campaign.
-    assert as_user(gm).post(url("sparetime_award", t), data, **HTMX).status_code == 404
-    assert snapshot(mana_campaign) == before and pushes.sent == []
+    assert as_user(gm).post(url("sparetime_award", mana_table), data, **HTMX).status_code == 404
+    assert db_snapshot() == before and pushes.sent == []

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from sheets.models import Rating
 from sheets.services import skill_decide, skill_propose
-from tests.sheets.helpers import HTMX, unchanged
+from tests.helpers import HTMX, unchanged
 
 
 def approvals_url(campaign):

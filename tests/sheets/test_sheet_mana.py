@@ -5,7 +5,8 @@ from django.urls import reverse
 
 from sheets.models import COLORLESS, ManaPool
 from sheets.services import mana_refill, mana_set_maxima
-from tests.sheets.helpers import HTMX, sheet_url, unchanged
+from tests.helpers import HTMX, unchanged
+from tests.sheets.helpers import sheet_url
 
 HUGE = "9" * 30
 

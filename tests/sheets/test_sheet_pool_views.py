@@ -6,7 +6,8 @@ from django.urls import reverse
 
 from sheets.models import Rating
 from sheets.services import skill_propose
-from tests.sheets.helpers import HTMX, sheet_url, unchanged
+from tests.helpers import HTMX, unchanged
+from tests.sheets.helpers import sheet_url
 
 HUGE = "9" * 30
 

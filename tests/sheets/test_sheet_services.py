@@ -4,7 +4,7 @@ from campaigns.writes import Refused
 from rolls.rules import sheet as pool_sheet
 from sheets import services
 from sheets.models import COLORLESS, ManaPool, Rating
-from tests.sheets.helpers import unchanged
+from tests.helpers import unchanged
 
 # character_create ------------------------------------------------------------------------------
 

@@ -7,7 +7,8 @@ from django.urls import reverse
 
 from sheets.models import Character, Rating
 from sheets.services import mana_set_maxima, skill_propose
-from tests.sheets.helpers import HTMX, sheet_url, unchanged
+from tests.helpers import HTMX, unchanged
+from tests.sheets.helpers import sheet_url
 
 
 def create_url(campaign):

@@ -23,7 +23,7 @@ def rating(character, label):
     return Rating.objects.get(character=character, skill=label)
 
 
-def sparetime_snapshot():
+def db_snapshot():
     """Everything a sparetime action may change."""
     return (
         list(SparetimeEntry.objects.order_by("id").values_list("id", "kind", "amount")),

@@ -21,12 +21,8 @@ from sparetime.services import (
     sparetime_spend,
 )
 from tests.conftest import make_campaign, make_user
-from tests.sparetime.helpers import (
-    assert_ledger_matches_balances,
-    character_with_ratings,
-    rating,
-    sparetime_snapshot,
-)
+from tests.helpers import db_snapshot
+from tests.sparetime.helpers import assert_ledger_matches_balances, character_with_ratings, rating
 
 
 # Grants, awards, delegations ---------------------------------------------------------------------
@@ -60,7 +56,7 @@ def test_award_refuses_nobody_and_strangers(pool_campaign, hero, gm, outsider):
     other = make_campaign(gm, name="Elsewhere", players=[outsider])
     stranger = character_with_ratings(other, outsider, "Stranger")
     other_session = GameSession.objects.create(campaign=other, number=1)
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="no character"):
         sparetime_award(campaign=pool_campaign, characters=[], amount=1, by=gm)
     with pytest.raises(Refused, match="not in this campaign"):
@@ -69,7 +65,7 @@ def test_award_refuses_nobody_and_strangers(pool_campaign, hero, gm, outsider):
         sparetime_award(
             campaign=pool_campaign, characters=[hero], amount=1, by=gm, session=other_session
         )
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_delegate_to_a_player(pool_campaign, gm, player):
@@ -79,23 +75,23 @@ def test_delegate_to_a_player(pool_campaign, gm, player):
 
 
 def test_delegate_only_to_players(pool_campaign, gm, outsider):
-    before = sparetime_snapshot()
+    before = db_snapshot()
     for user in (gm, outsider):
         with pytest.raises(Refused, match="not a player"):
             sparetime_delegate(campaign=pool_campaign, player=user, amount=3, by=gm)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize("amount", [0, -1, 10_001, 10**12, 2.5, "3", True, None])
 def test_bad_amounts_are_refused(pool_campaign, hero, gm, player, amount):
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="amount"):
         sparetime_grant(character=hero, amount=amount, by=gm)
     with pytest.raises(Refused, match="amount"):
         sparetime_award(campaign=pool_campaign, characters=[hero], amount=amount, by=gm)
     with pytest.raises(Refused, match="amount"):
         sparetime_delegate(campaign=pool_campaign, player=player, amount=amount, by=gm)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_largest_amount_is_accepted(hero, gm):
@@ -152,21 +148,21 @@ def test_spend_uses_the_campaigns_costs(pool_campaign, hero, gm):
 
 
 def test_spend_refused_when_short_changes_nothing(hero, player):
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused) as refused:
         sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player)
     assert str(refused.value) == "Not enough sparetime: raising Climb 2 → 3 costs 1, you have 0."
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_spend_refused_when_cost_exceeds_balance(pool_campaign, hero, gm):
     Campaign.objects.filter(pk=pool_campaign.pk).update(attribute_cost=3)
     hero.refresh_from_db()
     sparetime_grant(character=hero, amount=2, by=gm)
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="Strength 2 → 3 costs 3, you have 2"):
         sparetime_spend(character=hero, rating=rating(hero, "Strength"), by=gm)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize(
@@ -178,18 +174,18 @@ def test_unapproved_custom_skill_cannot_be_raised(hero, gm, status, message):
     custom = Rating.objects.create(
         character=hero, attribute="Strength", skill="Wrestling", custom=True, status=status
     )
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match=message):
         sparetime_spend(character=hero, rating=custom, by=gm)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_spend_refuses_another_characters_rating(hero, bens, gm):
     sparetime_grant(character=hero, amount=3, by=gm)
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="not on Aria's sheet"):
         sparetime_spend(character=hero, rating=rating(bens, "Climb"), by=gm)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_spend_reads_the_current_value_not_a_stale_one(hero, gm):
@@ -235,7 +231,7 @@ def test_earmarked_sparetime_is_spent_on_its_targets(pool_campaign, delegated, p
 
 def test_earmarked_sparetime_is_not_spent_elsewhere(pool_campaign, delegated, player, bens):
     portion = handout(pool_campaign, player, bens, 5, "Climb")
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="not earmarked for Dodge"):
         sparetime_spend(
             character=bens,
@@ -247,7 +243,7 @@ def test_earmarked_sparetime_is_not_spent_elsewhere(pool_campaign, delegated, pl
         sparetime_spend(character=bens, rating=rating(bens, "Dodge"), by=bens.owner)
     with pytest.raises(Refused, match="you have 0"):  # not even on the target
         sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=bens.owner)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_earmarked_portion_runs_out(pool_campaign, delegated, player, bens, gm):
@@ -255,10 +251,10 @@ def test_earmarked_portion_runs_out(pool_campaign, delegated, player, bens, gm):
     portion = handout(pool_campaign, player, bens, 1, "Climb")
     climb = rating(bens, "Climb")
     sparetime_spend(character=bens, rating=climb, by=gm, source=portion)
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="in that portion: raising Climb 3 → 4 costs 1"):
         sparetime_spend(character=bens, rating=climb, by=gm, source=portion)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
     assert free_sparetime(bens) == 5  # free sparetime untouched by earmarked spends
     assert_ledger_matches_balances(pool_campaign)
 
@@ -274,32 +270,32 @@ def test_portion_of_another_character_is_refused(pool_campaign, delegated, playe
 
 
 def test_handout_to_own_character_refused(pool_campaign, delegated, player, hero):
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="your own character"):
         handout(pool_campaign, player, hero, 1)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_handout_to_gm_npc_refused(pool_campaign, delegated, player, npc):
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="not a player's character"):
         handout(pool_campaign, player, npc, 1)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_handout_beyond_delegation_refused(pool_campaign, delegated, player, bens):
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="You have 5 sparetime left to hand out; 6 is too"):
         handout(pool_campaign, player, bens, 6)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_same_points_cannot_be_handed_out_twice(pool_campaign, delegated, player, bens):
     handout(pool_campaign, player, bens, 4)
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="You have 1 sparetime left"):
         handout(pool_campaign, player, bens, 4)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
     handout(pool_campaign, player, bens, 1)
     with pytest.raises(Refused, match="You have 0 sparetime left"):
         handout(pool_campaign, player, bens, 1)
@@ -319,7 +315,7 @@ def test_handout_target_checks(pool_campaign, delegated, player, bens, hero):
     pending = Rating.objects.create(
         character=bens, attribute="Strength", skill="Wrestling", custom=True, status="pending"
     )
-    before = sparetime_snapshot()
+    before = db_snapshot()
     cases = [
         ([], "at least one rating"),
         ([rating(hero, "Climb")], "not on Bram's sheet"),
@@ -333,7 +329,7 @@ def test_handout_target_checks(pool_campaign, delegated, player, bens, hero):
     for amount in (0, -2, 10_001, "1"):
         with pytest.raises(Refused, match="amount"):
             handout(pool_campaign, player, bens, amount)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_handout_to_another_campaigns_character_refused(
@@ -341,10 +337,10 @@ def test_handout_to_another_campaigns_character_refused(
 ):
     other = make_campaign(gm, name="Elsewhere", players=[outsider])
     stranger = character_with_ratings(other, outsider, "Stranger")
-    before = sparetime_snapshot()
+    before = db_snapshot()
     with pytest.raises(Refused, match="not in this campaign"):
         handout(pool_campaign, player, stranger, 1)
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_ledger_and_balances_agree_throughout(pool_campaign, gm, player, other_player):

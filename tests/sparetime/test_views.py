@@ -18,13 +18,8 @@ from sparetime.services import (
     sparetime_handout,
 )
 from tests.conftest import make_campaign
-from tests.sheets.helpers import HTMX
-from tests.sparetime.helpers import (
-    assert_ledger_matches_balances,
-    character_with_ratings,
-    rating,
-    sparetime_snapshot,
-)
+from tests.helpers import HTMX, db_snapshot
+from tests.sparetime.helpers import assert_ledger_matches_balances, character_with_ratings, rating
 
 BAD_AMOUNTS = ["-1", "0", "abc", "", "2.5", "10001", "99999999999999999999999"]
 
@@ -213,17 +208,17 @@ def test_earmarked_spend_through_the_view(as_user, pool_campaign, gm, player, ot
     data = {"rating": rating(bens, "Climb").id, "source": portion.id}
     assert client.post(spend_url(bens), data, **HTMX).status_code == 200
     assert earmarked_sparetime(bens) == [(portion, 1)]
-    before = sparetime_snapshot()
+    before = db_snapshot()
     data = {"rating": rating(bens, "Dodge").id, "source": portion.id}
     response = client.post(spend_url(bens), data, **HTMX)
     assert response.status_code == 422
     assert "not earmarked for Dodge" in response.content.decode()
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
     assert_ledger_matches_balances(pool_campaign)
 
 
 def test_short_spend_is_refused_with_the_reason(as_user, player, hero):
-    before = sparetime_snapshot()
+    before = db_snapshot()
     client = as_user(player)
     response = client.post(spend_url(hero), {"rating": rating(hero, "Climb").id}, **HTMX)
     assert response.status_code == 422
@@ -232,7 +227,7 @@ def test_short_spend_is_refused_with_the_reason(as_user, player, hero):
     response = client.post(spend_url(hero), {"rating": rating(hero, "Climb").id})
     assert response.status_code == 200
     assert message in response.content.decode() and "<html" in response.content.decode()
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_pending_skill_spend_is_refused(as_user, player, gm, hero):
@@ -240,11 +235,11 @@ def test_pending_skill_spend_is_refused(as_user, player, gm, hero):
     pending = Rating.objects.create(
         character=hero, attribute="Strength", skill="Wrestling", custom=True, status="pending"
     )
-    before = sparetime_snapshot()
+    before = db_snapshot()
     response = as_user(player).post(spend_url(hero), {"rating": pending.id}, **HTMX)
     assert response.status_code == 422
     assert "Wrestling is still waiting for the GM" in response.content.decode()
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize(
@@ -271,23 +266,23 @@ def test_bad_spend_input_changes_nothing(as_user, player, gm, hero, bens, strang
         "grant": grant.id,
     }
     data = {key: names.get(value, value) for key, value in data.items()}
-    before = sparetime_snapshot()
+    before = db_snapshot()
     response = as_user(player).post(spend_url(hero), data, **HTMX)
     assert response.status_code == 422
     assert 'class="errorlist"' in response.content.decode()
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_spend_access(as_user, player, other_player, outsider, gm, hero, mage):
     sparetime_grant(character=hero, amount=3, by=gm)
     data = {"rating": rating(hero, "Climb").id}
-    before = sparetime_snapshot()
+    before = db_snapshot()
     assert as_user(other_player).post(spend_url(hero), data).status_code == 403
     assert as_user(outsider).post(spend_url(hero), data).status_code == 404
     assert_login_redirect(as_user(None).post(spend_url(hero), data))
     assert as_user(player).get(spend_url(hero)).status_code == 405
     assert as_user(player).post(spend_url(mage), {"rating": "1"}).status_code == 404
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 # The GM's card -----------------------------------------------------------------------------------
@@ -542,12 +537,12 @@ def test_handout_without_htmx_redirects(as_user, player, bens, delegated, pool_c
 def test_handout_beyond_delegation_is_refused(as_user, player, bens, delegated, pool_campaign):
     client = as_user(player)
     client.post(url("sparetime_handout", pool_campaign), handout_data(rating(bens, "Climb")))
-    before = sparetime_snapshot()
+    before = db_snapshot()
     data = handout_data(rating(bens, "Climb"), amount="4")
     response = client.post(url("sparetime_handout", pool_campaign), data, **HTMX)
     assert response.status_code == 422
     assert "You have 3 sparetime left to hand out; 4 is too much." in response.content.decode()
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize(
@@ -582,20 +577,20 @@ def test_handout_refuses_bad_targets(
         "cara-climb": rating(cara, "Climb").id,
     }
     data = {"targets": [names.get(t, t) for t in targets], "amount": "1"}
-    before = sparetime_snapshot()
+    before = db_snapshot()
     response = as_user(player).post(url("sparetime_handout", pool_campaign), data, **HTMX)
     assert response.status_code == 422
     assert error in response.content.decode()
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 @pytest.mark.parametrize("amount", BAD_AMOUNTS)
 def test_handout_refuses_bad_amounts(as_user, player, bens, delegated, pool_campaign, amount):
-    before = sparetime_snapshot()
+    before = db_snapshot()
     data = handout_data(rating(bens, "Climb"), amount=amount)
     response = as_user(player).post(url("sparetime_handout", pool_campaign), data, **HTMX)
     assert response.status_code == 422
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_handout_without_delegation_is_refused(as_user, other_player, gm, hero, pool_campaign):
@@ -609,12 +604,12 @@ def test_handout_without_delegation_is_refused(as_user, other_player, gm, hero, 
 
 def test_handout_access(as_user, outsider, player, bens, delegated, pool_campaign, mana_campaign):
     data = handout_data(rating(bens, "Climb"))
-    before = sparetime_snapshot()
+    before = db_snapshot()
     assert as_user(outsider).post(url("sparetime_handout", pool_campaign), data).status_code == 404
     assert as_user(player).post(url("sparetime_handout", mana_campaign), data).status_code == 404
     assert as_user(player).get(url("sparetime_handout", pool_campaign)).status_code == 405
     assert_login_redirect(as_user(None).post(url("sparetime_handout", pool_campaign), data))
-    assert sparetime_snapshot() == before
+    assert db_snapshot() == before
 
 
 def test_the_gms_npc_sparetime_is_hidden_from_players(as_user, gm, player, pool_campaign):

@@ -1,0 +1,29 @@
+"""Helpers shared by every test package (fixtures are in tests/conftest.py and each package's
+conftest.py)."""
+
+from contextlib import contextmanager
+
+from django.apps import apps
+
+#: Extra headers that make the test client's request an htmx request.
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+#: The apps whose rows a refused write must leave as they were.
+OUR_APPS = ("campaigns", "sheets", "sparetime", "rolls")
+
+
+def db_snapshot():
+    """Every row of the project's own tables, to compare before and after a write."""
+    return {
+        model._meta.label: list(model.objects.order_by("pk").values())
+        for app in OUR_APPS
+        for model in apps.get_app_config(app).get_models()
+    }
+
+
+@contextmanager
+def unchanged():
+    """``with unchanged(): ...`` fails if the block changed any row of the project's tables."""
+    before = db_snapshot()
+    yield
+    assert db_snapshot() == before
