@@ -45,13 +45,13 @@ SECTIONS = {
 
 
 def _skill_order(seed_skills):
-    """Sort key: the seed's skills in the seed's order, then taken and custom ones by name."""
+    """Sort key: the rules' skills in the rules' order, then taken and custom ones by name."""
     position = {skill: i for i, skill in enumerate(seed_skills)}
     return lambda r: (position.get(r.skill, len(position)), r.skill.casefold())
 
 
 def _pool_attributes(ratings):
-    """[{"name", "rating", "skills", "templates"}] per attribute, in the seed's order."""
+    """[{"name", "rating", "skills", "templates"}] per attribute, in the rules' order."""
     rows, skills = {}, {attribute: [] for attribute in pool_sheet.ATTRIBUTES}
     for rating in ratings:
         if rating.is_attribute:

@@ -17,7 +17,7 @@ from tests.rolls.scripted_rng import ScriptedRng
 PROPERTIES = settings(database=None, max_examples=150, deadline=None)
 
 
-# --- the seed's worked example --------------------------------------------------------------------
+# --- the rules' worked example --------------------------------------------------------------------
 
 
 def test_worked_example_first_attempt():

@@ -18,7 +18,7 @@ PROPERTIES = settings(database=None, max_examples=150, deadline=None)
 CAP = pool.MAX_EXPLOSIONS
 
 
-# --- the seed's worked example --------------------------------------------------------------------
+# --- the rules' worked example --------------------------------------------------------------------
 
 
 def test_worked_example_evaluated():
