@@ -77,7 +77,7 @@ def test_player_rolls_a_mana_check(
 def test_failed_mana_roll_then_reattempt_through_the_views(
     mana_table, as_user, gm, player, monkeypatch, django_capture_on_commit_callbacks
 ):
-    """The rules' worked example (the /rules/ page): 7 0 4 2 fails, the re-attempt's 1 0 9 8 6 succeeds."""
+    """The rules' worked example: 7 0 4 2 fails, the re-attempt's 1 0 9 8 6 succeeds."""
     check = ask(mana_table, mana_table.mira, target=3)
     client = as_user(player)
     script_dice(monkeypatch, 7, 10, 4, 2)
