@@ -32,11 +32,15 @@ def settings_in_subprocess(env, expr):
 
 def test_defaults_are_sqlite_and_in_memory_layer():
     out = settings_in_subprocess(
-        {}, "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'], s.DEBUG"
+        {}, "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']"
     ).stdout
     assert "sqlite3" in out
     assert "rolls.layers.RoomChannelLayer" in out
-    assert "True" in out
+
+
+def test_debug_is_off_unless_asked_for():
+    assert settings_in_subprocess({}, "s.DEBUG").stdout.strip() == "False"
+    assert settings_in_subprocess({"DJANGO_DEBUG": "1"}, "s.DEBUG").stdout.strip() == "True"
 
 
 def test_sqlite_uses_wal_and_immediate():
@@ -57,22 +61,82 @@ def test_environment_selects_postgres_and_redis():
     assert "rolls.redis_layer.RoomRedisChannelLayer" in out
 
 
-def test_production_needs_a_secret_key():
-    result = settings_in_subprocess({"DJANGO_DEBUG": "0"}, "s.DEBUG")
+def test_a_secret_key_is_made_on_first_run_readable_by_its_user_only(tmp_path):
+    key_file = tmp_path / "data" / "secret_key"
+    env = {"DJANGO_SECRET_KEY_FILE": str(key_file)}
+    first = settings_in_subprocess(env, "s.SECRET_KEY")
+    assert first.returncode == 0, first.stderr
+    key = first.stdout.strip()
+    assert len(key) >= 50
+    assert key_file.read_text().strip() == key
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    assert key_file.parent.stat().st_mode & 0o077 == 0
+    assert [p.name for p in key_file.parent.iterdir()] == ["secret_key"]  # no draft left
+    # Kept: the next start (and the next process) signs with the same key.
+    assert settings_in_subprocess(env, "s.SECRET_KEY").stdout.strip() == key
+    assert key_file.stat().st_mode & 0o777 == 0o600
+
+
+def test_processes_starting_together_agree_on_one_key(tmp_path):
+    key_file = tmp_path / "secret_key"
+    code = "import config.settings as s; print(s.SECRET_KEY)"
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_"))
+    }
+    env["DJANGO_SECRET_KEY_FILE"] = str(key_file)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", code],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=settings.BASE_DIR,
+        )
+        for _ in range(4)
+    ]
+    keys = {process.communicate()[0].strip() for process in processes}
+    assert keys == {key_file.read_text().strip()}
+
+
+def test_the_secret_key_from_the_environment_wins_and_no_file_is_made(tmp_path):
+    key_file = tmp_path / "secret_key"
+    env = {"DJANGO_SECRET_KEY": "k" * 50, "DJANGO_SECRET_KEY_FILE": str(key_file)}
+    assert settings_in_subprocess(env, "s.SECRET_KEY").stdout.strip() == "k" * 50
+    assert not key_file.exists()
+
+
+def test_an_empty_secret_key_file_is_refused(tmp_path):
+    key_file = tmp_path / "secret_key"
+    key_file.write_text("\n")
+    result = settings_in_subprocess({"DJANGO_SECRET_KEY_FILE": str(key_file)}, "s.SECRET_KEY")
     assert result.returncode != 0
-    assert "DJANGO_SECRET_KEY" in result.stderr
+    assert f"The secret key file {key_file} is empty" in result.stderr
+
+
+def test_plain_http_unless_a_proxy_terminates_https():
+    """DEBUG off is not HTTPS: a friend at http://192.168.1.5:8000 must be able to log in."""
+    expr = (
+        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
+        "s.SECURE_PROXY_SSL_HEADER"
+    )
+    assert settings_in_subprocess({}, expr).stdout.strip() == "False False False None"
 
 
 def test_production_settings_are_hardened_and_hosts_read():
     out = settings_in_subprocess(
         {
-            "DJANGO_DEBUG": "0",
             "DJANGO_SECRET_KEY": "x" * 50,
             "DJANGO_ALLOWED_HOSTS": "roll.example",
+            "DJANGO_SECURE": "1",
         },
         "s.DEBUG, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.ALLOWED_HOSTS",
     ).stdout
     assert out.strip() == "False True True ['roll.example']"
+
+
+def test_allowed_hosts_default_to_this_computer():
+    out = settings_in_subprocess({}, "s.ALLOWED_HOSTS").stdout
+    assert out.strip() == "['localhost', '127.0.0.1', '[::1]']"
 
 
 def test_daphne_is_first_app():
