@@ -256,6 +256,22 @@ SECURE_SSL_REDIRECT = SECURE
 SESSION_COOKIE_SECURE = SECURE
 CSRF_COOKIE_SECURE = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
+# HSTS: a browser that reached the site over HTTPS keeps to HTTPS for DJANGO_HSTS_SECONDS (a
+# year), on the subdomains too. DJANGO_HSTS_SECONDS=0 when the proxy already sends
+# Strict-Transport-Security: `check --deploy` then leaves it to the proxy. Preloading (browsers
+# shipping the name as HTTPS-only, hard to undo) is for whoever owns the domain to ask for: off,
+# and its check silenced.
+try:
+    HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", "") or 31536000)
+except ValueError:
+    raise ImproperlyConfigured("DJANGO_HSTS_SECONDS: a number of seconds (0: not sent).") from None
+SECURE_HSTS_SECONDS = HSTS_SECONDS if SECURE else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = False
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+if SECURE and not HSTS_SECONDS:
+    SILENCED_SYSTEM_CHECKS.append("security.W004")
+# --- end of safe by default ---
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 

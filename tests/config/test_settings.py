@@ -323,3 +323,65 @@ def test_the_readme_documents_every_variable_the_settings_read():
     documented = variables_in_the_readme()
     assert read - documented == set(), "read by config/settings.py, not in the README's table"
     assert documented - read == set(), "in the README's table, not read by config/settings.py"
+
+
+def production_exports():
+    """The ``export`` lines of the README's production setup (its "Scale out" section)."""
+    readme = (settings.BASE_DIR / "README.md").read_text()
+    section = readme.split("## Scale out", 1)[1].split("\n## ", 1)[0]
+    exports = [line.strip() for line in section.splitlines() if line.strip().startswith("export ")]
+    assert any("DJANGO_SECURE=1" in line for line in exports)
+    return exports
+
+
+def deploy_check(*exports):
+    """``manage.py check --deploy --fail-level WARNING`` after the shell lines ``exports``."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "SQLITE_"))
+    }
+    command = " && ".join(
+        [*exports, f"{sys.executable} manage.py check --deploy --fail-level WARNING"]
+    )
+    return subprocess.run(
+        ["bash", "-c", command], env=clean, capture_output=True, text=True, cwd=settings.BASE_DIR
+    )
+
+
+def test_the_deploy_check_passes_with_the_readmes_production_settings():
+    result = deploy_check(*production_exports())
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_the_deploy_check_passes_when_the_proxy_sends_hsts():
+    result = deploy_check(*production_exports(), "export DJANGO_HSTS_SECONDS=0")
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_deploy_check_names_a_forgotten_djangos_secure():
+    result = deploy_check(*production_exports(), "export DJANGO_SECURE=0")
+    assert result.returncode != 0
+    for check in ("W004", "W008", "W012", "W016"):  # HSTS, redirect, both cookies
+        assert f"security.{check}" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"DJANGO_SECURE": "1"}, "31536000 True False"),
+        ({"DJANGO_SECURE": "1", "DJANGO_HSTS_SECONDS": "600"}, "600 True False"),
+        ({"DJANGO_SECURE": "1", "DJANGO_HSTS_SECONDS": "0"}, "0 True False"),
+        ({}, "0 True False"),  # plain HTTP: no HSTS (browsers ignore it there anyway)
+    ],
+)
+def test_hsts_goes_with_https(env, expected):
+    expr = "s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_INCLUDE_SUBDOMAINS, s.SECURE_HSTS_PRELOAD"
+    assert settings_in_subprocess(env, expr).stdout.strip() == expected
+
+
+def test_hsts_seconds_must_be_a_number():
+    result = settings_in_subprocess({"DJANGO_HSTS_SECONDS": "a year"}, "s.SECURE_HSTS_SECONDS")
+    assert result.returncode != 0
+    assert "DJANGO_HSTS_SECONDS: a number of seconds" in result.stderr
