@@ -1,12 +1,14 @@
 """Rollroom settings: one file, read from the environment.
 
 With nothing set it runs on a SQLite file beside manage.py and the in-memory channel layer,
-in DEBUG mode. Production sets DJANGO_DEBUG=0, DJANGO_SECRET_KEY, DJANGO_ALLOWED_HOSTS and, to
-scale out, DATABASE_URL (PostgreSQL) and REDIS_URL (channels_redis). Every variable read here
-is in the README's configuration table.
+with DEBUG off and a secret key generated on first run (in .rollroom/, which git ignores);
+DJANGO_DEBUG=1 turns DEBUG on for development. Production sets DJANGO_SECRET_KEY,
+DJANGO_ALLOWED_HOSTS and, to scale out, DATABASE_URL (PostgreSQL) and REDIS_URL
+(channels_redis). Every variable read here is in the README's configuration table.
 """
 
 import os
+import secrets
 import tempfile
 from pathlib import Path
 
@@ -31,12 +33,37 @@ def env_bool(name, default):
     raise ImproperlyConfigured(f"{name}={os.environ[name]!r}: use one of {accepted}.")
 
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("Set DJANGO_SECRET_KEY when DJANGO_DEBUG is off.")
-    SECRET_KEY = "dev-only-insecure-key-rollroom"  # noqa: S105 - development default
+# --- Safe by default: DEBUG only when asked for, a secret key of this installation. ---
+DEBUG = env_bool("DJANGO_DEBUG", False)
+
+
+def secret_key_from_file(path):
+    """The secret key kept in the file ``path``, made on first use: 50 random URL-safe
+    characters, readable by this user only (0600), outside the files git tracks. The file is
+    written whole before it takes its name, so processes starting together read one key."""
+    path = Path(path)
+    if not path.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor, draft = tempfile.mkstemp(dir=path.parent, prefix=".secret_key-")  # 0600
+        try:
+            with os.fdopen(descriptor, "w") as file:
+                file.write(secrets.token_urlsafe(50) + "\n")
+                file.flush()
+                os.fsync(file.fileno())
+            os.link(draft, path)  # fails if another process made it first: theirs is kept
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(draft)
+    key = path.read_text().strip()
+    if not key:
+        raise ImproperlyConfigured(f"The secret key file {path} is empty: delete it to get one.")
+    return key
+
+
+SECRET_KEY_FILE = os.environ.get("DJANGO_SECRET_KEY_FILE") or BASE_DIR / ".rollroom" / "secret_key"
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or secret_key_from_file(SECRET_KEY_FILE)
+# --- end of safe by default ---
 ALLOWED_HOSTS = [
     h.strip()
     for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
@@ -219,12 +246,32 @@ STORAGES = {
     },
 }
 
-# HTTPS hardening in production; DJANGO_SECURE=0 turns it off (the benchmark's plain-HTTP server).
-SECURE = env_bool("DJANGO_SECURE", not DEBUG)
+# --- Safe by default: HTTPS hardening where HTTPS is. ---
+# Redirect to HTTPS, secure cookies and trust X-Forwarded-Proto only when DJANGO_SECURE says a
+# proxy in front terminates HTTPS: Django cannot tell, and a table at home reaches the host over
+# plain HTTP (http://192.168.x.y:8000), where secure cookies would make logging in impossible.
+# `check --deploy` names each of these when they are off.
+SECURE = env_bool("DJANGO_SECURE", False)
 SECURE_SSL_REDIRECT = SECURE
 SESSION_COOKIE_SECURE = SECURE
 CSRF_COOKIE_SECURE = SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE else None
+# HSTS: a browser that reached the site over HTTPS keeps to HTTPS for DJANGO_HSTS_SECONDS (a
+# year), on the subdomains too. DJANGO_HSTS_SECONDS=0 when the proxy already sends
+# Strict-Transport-Security: `check --deploy` then leaves it to the proxy. Preloading (browsers
+# shipping the name as HTTPS-only, hard to undo) is for whoever owns the domain to ask for: off,
+# and its check silenced.
+try:
+    HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", "") or 31536000)
+except ValueError:
+    raise ImproperlyConfigured("DJANGO_HSTS_SECONDS: a number of seconds (0: not sent).") from None
+SECURE_HSTS_SECONDS = HSTS_SECONDS if SECURE else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = False
+SILENCED_SYSTEM_CHECKS = ["security.W021"]
+if SECURE and not HSTS_SECONDS:
+    SILENCED_SYSTEM_CHECKS.append("security.W004")
+# --- end of safe by default ---
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 

@@ -9,3 +9,5 @@ urlpatterns = [
     path("", include("sparetime.urls")),
     path("", include("rolls.urls")),
 ]
+
+handler400 = "config.views.bad_request"

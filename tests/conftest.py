@@ -2,10 +2,24 @@
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import override_settings
 
 from campaigns.models import Campaign, Membership
 
 PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def static_files_by_their_names():
+    """With DEBUG off the pages name static files through collectstatic's manifest, which the
+    tests do not make: they name them as with DEBUG on (whitenoise's own tests cover the rest,
+    and tests/rolls/test_host.py a server with its manifest)."""
+    storages = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    with override_settings(STORAGES=storages):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,7 @@
 """Helpers shared by every test package (fixtures are in tests/conftest.py and each package's
 conftest.py)."""
 
+import socket
 from contextlib import contextmanager
 
 from django.apps import apps
@@ -27,3 +28,10 @@ def unchanged():
     before = db_snapshot()
     yield
     assert db_snapshot() == before
+
+
+def free_port():
+    """A TCP port free on 127.0.0.1 (for a server a test starts there)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -21,6 +21,7 @@ from django.test import Client
 
 from rolls import services as rolls_services
 from sheets import services as sheet_services
+from tests.helpers import free_port
 
 pytestmark = [
     pytest.mark.skipif(
@@ -30,12 +31,6 @@ pytestmark = [
     ),
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def daphne_log_path(port):

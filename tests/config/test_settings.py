@@ -32,11 +32,15 @@ def settings_in_subprocess(env, expr):
 
 def test_defaults_are_sqlite_and_in_memory_layer():
     out = settings_in_subprocess(
-        {}, "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'], s.DEBUG"
+        {}, "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']"
     ).stdout
     assert "sqlite3" in out
     assert "rolls.layers.RoomChannelLayer" in out
-    assert "True" in out
+
+
+def test_debug_is_off_unless_asked_for():
+    assert settings_in_subprocess({}, "s.DEBUG").stdout.strip() == "False"
+    assert settings_in_subprocess({"DJANGO_DEBUG": "1"}, "s.DEBUG").stdout.strip() == "True"
 
 
 def test_sqlite_uses_wal_and_immediate():
@@ -57,22 +61,82 @@ def test_environment_selects_postgres_and_redis():
     assert "rolls.redis_layer.RoomRedisChannelLayer" in out
 
 
-def test_production_needs_a_secret_key():
-    result = settings_in_subprocess({"DJANGO_DEBUG": "0"}, "s.DEBUG")
+def test_a_secret_key_is_made_on_first_run_readable_by_its_user_only(tmp_path):
+    key_file = tmp_path / "data" / "secret_key"
+    env = {"DJANGO_SECRET_KEY_FILE": str(key_file)}
+    first = settings_in_subprocess(env, "s.SECRET_KEY")
+    assert first.returncode == 0, first.stderr
+    key = first.stdout.strip()
+    assert len(key) >= 50
+    assert key_file.read_text().strip() == key
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    assert key_file.parent.stat().st_mode & 0o077 == 0
+    assert [p.name for p in key_file.parent.iterdir()] == ["secret_key"]  # no draft left
+    # Kept: the next start (and the next process) signs with the same key.
+    assert settings_in_subprocess(env, "s.SECRET_KEY").stdout.strip() == key
+    assert key_file.stat().st_mode & 0o777 == 0o600
+
+
+def test_processes_starting_together_agree_on_one_key(tmp_path):
+    key_file = tmp_path / "secret_key"
+    code = "import config.settings as s; print(s.SECRET_KEY)"
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_"))
+    }
+    env["DJANGO_SECRET_KEY_FILE"] = str(key_file)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", code],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=settings.BASE_DIR,
+        )
+        for _ in range(4)
+    ]
+    keys = {process.communicate()[0].strip() for process in processes}
+    assert keys == {key_file.read_text().strip()}
+
+
+def test_the_secret_key_from_the_environment_wins_and_no_file_is_made(tmp_path):
+    key_file = tmp_path / "secret_key"
+    env = {"DJANGO_SECRET_KEY": "k" * 50, "DJANGO_SECRET_KEY_FILE": str(key_file)}
+    assert settings_in_subprocess(env, "s.SECRET_KEY").stdout.strip() == "k" * 50
+    assert not key_file.exists()
+
+
+def test_an_empty_secret_key_file_is_refused(tmp_path):
+    key_file = tmp_path / "secret_key"
+    key_file.write_text("\n")
+    result = settings_in_subprocess({"DJANGO_SECRET_KEY_FILE": str(key_file)}, "s.SECRET_KEY")
     assert result.returncode != 0
-    assert "DJANGO_SECRET_KEY" in result.stderr
+    assert f"The secret key file {key_file} is empty" in result.stderr
+
+
+def test_plain_http_unless_a_proxy_terminates_https():
+    """DEBUG off is not HTTPS: a friend at http://192.168.1.5:8000 must be able to log in."""
+    expr = (
+        "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
+        "s.SECURE_PROXY_SSL_HEADER"
+    )
+    assert settings_in_subprocess({}, expr).stdout.strip() == "False False False None"
 
 
 def test_production_settings_are_hardened_and_hosts_read():
     out = settings_in_subprocess(
         {
-            "DJANGO_DEBUG": "0",
             "DJANGO_SECRET_KEY": "x" * 50,
             "DJANGO_ALLOWED_HOSTS": "roll.example",
+            "DJANGO_SECURE": "1",
         },
         "s.DEBUG, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.ALLOWED_HOSTS",
     ).stdout
     assert out.strip() == "False True True ['roll.example']"
+
+
+def test_allowed_hosts_default_to_this_computer():
+    out = settings_in_subprocess({}, "s.ALLOWED_HOSTS").stdout
+    assert out.strip() == "['localhost', '127.0.0.1', '[::1]']"
 
 
 def test_daphne_is_first_app():
@@ -259,3 +323,65 @@ def test_the_readme_documents_every_variable_the_settings_read():
     documented = variables_in_the_readme()
     assert read - documented == set(), "read by config/settings.py, not in the README's table"
     assert documented - read == set(), "in the README's table, not read by config/settings.py"
+
+
+def production_exports():
+    """The ``export`` lines of the README's production setup (its "Scale out" section)."""
+    readme = (settings.BASE_DIR / "README.md").read_text()
+    section = readme.split("## Scale out", 1)[1].split("\n## ", 1)[0]
+    exports = [line.strip() for line in section.splitlines() if line.strip().startswith("export ")]
+    assert any("DJANGO_SECURE=1" in line for line in exports)
+    return exports
+
+
+def deploy_check(*exports):
+    """``manage.py check --deploy --fail-level WARNING`` after the shell lines ``exports``."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "SQLITE_"))
+    }
+    command = " && ".join(
+        [*exports, f"{sys.executable} manage.py check --deploy --fail-level WARNING"]
+    )
+    return subprocess.run(
+        ["bash", "-c", command], env=clean, capture_output=True, text=True, cwd=settings.BASE_DIR
+    )
+
+
+def test_the_deploy_check_passes_with_the_readmes_production_settings():
+    result = deploy_check(*production_exports())
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_the_deploy_check_passes_when_the_proxy_sends_hsts():
+    result = deploy_check(*production_exports(), "export DJANGO_HSTS_SECONDS=0")
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_deploy_check_names_a_forgotten_djangos_secure():
+    result = deploy_check(*production_exports(), "export DJANGO_SECURE=0")
+    assert result.returncode != 0
+    for check in ("W004", "W008", "W012", "W016"):  # HSTS, redirect, both cookies
+        assert f"security.{check}" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"DJANGO_SECURE": "1"}, "31536000 True False"),
+        ({"DJANGO_SECURE": "1", "DJANGO_HSTS_SECONDS": "600"}, "600 True False"),
+        ({"DJANGO_SECURE": "1", "DJANGO_HSTS_SECONDS": "0"}, "0 True False"),
+        ({}, "0 True False"),  # plain HTTP: no HSTS (browsers ignore it there anyway)
+    ],
+)
+def test_hsts_goes_with_https(env, expected):
+    expr = "s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_INCLUDE_SUBDOMAINS, s.SECURE_HSTS_PRELOAD"
+    assert settings_in_subprocess(env, expr).stdout.strip() == expected
+
+
+def test_hsts_seconds_must_be_a_number():
+    result = settings_in_subprocess({"DJANGO_HSTS_SECONDS": "a year"}, "s.SECURE_HSTS_SECONDS")
+    assert result.returncode != 0
+    assert "DJANGO_HSTS_SECONDS: a number of seconds" in result.stderr

@@ -1,4 +1,5 @@
-"""``manage.py seed_demo``: the demo table for a development database."""
+"""``manage.py seed_demo``: the demo table, only into a database without users; with DEBUG off
+as by default (pytest runs with DEBUG off)."""
 
 from io import StringIO
 
@@ -40,12 +41,8 @@ def counts():
     return {model.__name__: model.objects.count() for model in MODELS}
 
 
-@pytest.fixture
-def debug(settings):
-    settings.DEBUG = True
-
-
-def test_creates_the_demo(debug):
+def test_creates_the_demo(settings):
+    assert not settings.DEBUG
     output = seed()
 
     users = {u.username: u for u in get_user_model().objects.all()}
@@ -84,26 +81,27 @@ def test_creates_the_demo(debug):
     assert pool.checks.filter(status=Check.REQUESTED).exists()
 
     assert MANA_NAME in output and POOL_NAME in output
+    # The passwords are printed when the demo is loaded.
+    assert 'users gm, ana, ben (password "rollroom")' in output
     assert "/accounts/login/" in output and PASSWORD in output
 
 
-def test_running_twice_creates_nothing_more(debug):
+def test_running_twice_creates_nothing_more():
     seed()
     before = counts()
     output = seed()
     assert counts() == before
     assert "already exist" in output
+    assert f'the password "{PASSWORD}"' in output
 
 
-def test_existing_users_keep_their_password(debug):
-    get_user_model().objects.create_user(username="ana", password="ana's own")
-    output = seed()
-    assert get_user_model().objects.get(username="ana").check_password("ana's own")
-    assert "ana were already there" in output
-
-
-def test_refuses_without_debug(settings):
-    settings.DEBUG = False
-    with pytest.raises(CommandError, match="only runs with DEBUG on"):
+@pytest.mark.parametrize("username", ["ana", "someone"])
+def test_refuses_a_database_that_has_users(username):
+    get_user_model().objects.create_user(username=username, password="their own")
+    with pytest.raises(CommandError) as refused:
         seed()
-    assert not any(counts().values())
+    message = str(refused.value)
+    assert "already has 1 user(s)" in message
+    assert "Nothing was created" in message and "SQLITE_PATH=demo.sqlite3" in message
+    assert counts() == {**dict.fromkeys(counts(), 0), "User": 1}
+    assert get_user_model().objects.get().check_password("their own")

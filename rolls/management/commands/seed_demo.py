@@ -1,14 +1,14 @@
-"""``python manage.py seed_demo``: a demo table on a development database.
+"""``python manage.py seed_demo``: a demo table, in a database of its own.
 
 Creates the users gm, ana and ben (password "rollroom"), a Mana and a Pool campaign with gm as
 GM and ana and ben as players, their characters, a running session with a few rolls in each,
 and some sparetime in the Pool campaign. Everything goes through the services, and every die is
-rolled by the server's generator. It runs only with DEBUG on (the passwords are public), and
-running it again creates nothing.
+rolled by the server's generator. The passwords are public, so it refuses a database that
+already has users (a real table's); running it again creates nothing.
 """
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.urls import reverse
@@ -93,39 +93,38 @@ POOL_CHARACTERS = {
 class Command(BaseCommand):
     help = (
         'Create demo users (gm, ana, ben; password "rollroom") with a Mana and a Pool campaign. '
-        "Development only: refuses to run with DEBUG off."
+        "Only into a database without users."
     )
 
     def handle(self, *args, **options):
-        if not settings.DEBUG:
-            raise CommandError(
-                "seed_demo only runs with DEBUG on (DJANGO_DEBUG=1): it creates users whose "
-                "password is public. Nothing was created."
-            )
+        call_command("migrate", interactive=False, verbosity=0)  # a new demo database, too
         with transaction.atomic():
             if demo_exists():
                 self.stdout.write("The demo campaigns already exist; nothing was created.")
+            elif users := get_user_model().objects.count():
+                raise CommandError(
+                    f"This database already has {users} user(s): seed_demo adds users whose "
+                    "password is public, so it only loads into a database without users. Nothing "
+                    "was created. For a demo beside your table, give it a database of its own: "
+                    "SQLITE_PATH=demo.sqlite3 python manage.py seed_demo, and the same "
+                    "SQLITE_PATH for manage.py host."
+                )
             else:
-                users, created = self.users()
+                users = self.users()
                 campaigns = [self.mana_campaign(users), self.pool_campaign(users)]
-                self.report(users, created, campaigns)
+                self.report(campaigns)
         self.stdout.write(
             f"Log in at {reverse('login')} as {GM} (the GM), or as {' or '.join(PLAYERS)} "
-            f'(players), with the password "{PASSWORD}".'
+            f'(players), with the password "{PASSWORD}". Anyone who reaches this server can: '
+            "a demo, not a table."
         )
 
     def users(self):
-        """The demo users by username, and the usernames created now (an existing user keeps
-        their password)."""
-        users, created = {}, []
-        for username in [GM, *PLAYERS]:
-            user, new = get_user_model().objects.get_or_create(username=username)
-            if new:
-                user.set_password(PASSWORD)
-                user.save(update_fields=["password"])
-                created.append(username)
-            users[username] = user
-        return users, created
+        """The demo users, by username."""
+        return {
+            username: get_user_model().objects.create_user(username=username, password=PASSWORD)
+            for username in [GM, *PLAYERS]
+        }
 
     def mana_campaign(self, users):
         gm = users[GM]
@@ -241,15 +240,9 @@ class Command(BaseCommand):
         )
         return campaign
 
-    def report(self, users, created, campaigns):
-        existing = [name for name in users if name not in created]
+    def report(self, campaigns):
         self.stdout.write(self.style.SUCCESS("Demo created:"))
-        if created:
-            self.stdout.write(f'  users {", ".join(created)} (password "{PASSWORD}")')
-        if existing:
-            self.stdout.write(
-                f"  users {', '.join(existing)} were already there: their passwords are unchanged"
-            )
+        self.stdout.write(f'  users {", ".join([GM, *PLAYERS])} (password "{PASSWORD}")')
         for campaign in campaigns:
             characters = ", ".join(
                 f"{c.name} ({c.owner.username})"
