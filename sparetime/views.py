@@ -120,7 +120,9 @@ def _character_pieces(request, campaign, character, *, notice="", refusal="", fo
 @login_required
 @require_GET
 def character_sparetime(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, system=POOL)
+    campaign, character = character_for(
+        request, campaign_id, character_id, private=True, system=POOL
+    )
     context = _character_context(request, campaign, character)
     return _fragment_or_page(request, CHARACTER_PARTIAL, context)
 

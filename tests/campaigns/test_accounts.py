@@ -68,3 +68,5 @@ def test_rules_page_is_public_and_states_the_decisions(client, db):
     content = client.get(reverse("rules")).content.decode()
     assert "highest total of 1 always fails" in content
     assert "at most 100 times" in content
+    assert "What the table sees" in content
+    assert "player and the GM alone" in content

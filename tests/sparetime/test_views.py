@@ -83,13 +83,17 @@ def test_unapproved_ratings_have_no_raise_button(as_user, player, hero):
     assert "Raise Wrestling" not in html.content.decode()
 
 
-def test_other_player_sees_balances_read_only(as_user, other_player, gm, hero):
+def test_other_player_never_sees_a_characters_sparetime(as_user, other_player, gm, hero):
     sparetime_grant(character=hero, amount=3, by=gm)
-    response = as_user(other_player).get(url("character_sparetime", hero.campaign, hero.id))
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert '<strong class="sparetime-free">3</strong>' in html
-    assert "Raise " not in html
+    sparetime_url = url("character_sparetime", hero.campaign, hero.id)
+    assert as_user(other_player).get(sparetime_url).status_code == 403
+    assert as_user(other_player).get(sparetime_url, **HTMX).status_code == 403
+    sheet = as_user(other_player).get(url("character_detail", hero.campaign, hero.id))
+    assert sheet.status_code == 200
+    assert sparetime_url not in sheet.content.decode()
+    for viewer in (hero.owner, gm):
+        html = as_user(viewer).get(sparetime_url).content.decode()
+        assert '<strong class="sparetime-free">3</strong>' in html
 
 
 def test_earmarked_portions_are_listed_with_their_raises(
