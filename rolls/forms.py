@@ -8,6 +8,7 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 from django import forms
 
 from campaigns.models import ManaSkill
+from campaigns.writes import OnceField
 from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
@@ -112,6 +113,7 @@ class AskForm(_CheckAboutForm):
     )
     target = target_field()
     visibility = forms.ChoiceField(label="Visibility", choices=VISIBILITIES, initial=PUBLIC)
+    once = OnceField()  # a double submit asks once
 
     field_order = ["character", "mana_skill", "suggestion", "target", "note", "visibility"]
 

@@ -74,3 +74,18 @@ def as_user(client):
         return client
 
     return login_as
+
+
+@pytest.fixture
+def client_factory():
+    """``client_factory(user, n)`` -> ``n`` test clients, each logged in as ``user`` in a session
+    of its own: for requests sent at once from several threads (``tests.helpers.race``)."""
+    from django.test import Client
+
+    def clients(user, n):
+        made = [Client() for _ in range(n)]
+        for client in made:
+            client.force_login(user)
+        return made
+
+    return clients
