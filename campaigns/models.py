@@ -147,3 +147,6 @@ class FormToken(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["user", "token"], name="one_use_per_form_token"),
         ]
+
+    def __str__(self):
+        return f"{self.user} · {self.token}"
