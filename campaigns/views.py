@@ -6,6 +6,9 @@ form); a plain form post goes back to the page it came from, or gets that page a
 refused form in place.
 """
 
+import math
+
+from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
@@ -39,6 +42,18 @@ def _own_page(request, template, context, url):
     }
 
 
+def login_locked_out(request, original_response=None, credentials=None):
+    """The answer to a login while its username and address are locked out (django-axes calls
+    it; config/settings.py, login throttling): 429 and a page that says why and for how long."""
+    minutes = math.ceil(settings.LOGIN_LOCKOUT.total_seconds() / 60)
+    context = {
+        "username": (credentials or {}).get("username") or request.POST.get("username", ""),
+        "failures": settings.LOGIN_FAILURES,
+        "minutes": minutes,
+    }
+    return render(request, "registration/locked_out.html", context, status=429)
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request):
     form = UserCreationForm(request.POST or None)
@@ -48,7 +63,9 @@ def signup(request):
         return render(request, "registration/signup.html", context)
     ok, user = attempt(form.save, form=form)
     if ok:
-        login(request, user)
+        # The account was just made: no password check to run (the first backend, axes,
+        # only guards logins).
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     url = next_url or reverse("home")
     pieces = _own_page(request, "registration/signup.html", lambda: context, url)
     return answer(request, ok=ok, **pieces)

@@ -8,6 +8,7 @@ is in the README's configuration table.
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -199,6 +200,30 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# --- Login throttling (django-axes) -------------------------------------------------------------
+# After LOGIN_FAILURES wrong passwords for one username from one address, that pair is locked out
+# for LOGIN_LOCKOUT: every login of it is refused, the right password too, with a page saying so
+# (campaigns.views.login_locked_out, 429). A successful login clears the count. The
+# address is the connection's (REMOTE_ADDR): behind a proxy that is the proxy's, so the lock
+# then holds for the username from anywhere. The attempts are rows in the database, which every
+# process shares.
+INSTALLED_APPS.append("axes")
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses a locked-out login before the next one
+    "django.contrib.auth.backends.ModelBackend",
+]
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")
+LOGIN_FAILURES = 5
+LOGIN_LOCKOUT = timedelta(minutes=15)
+AXES_FAILURE_LIMIT = LOGIN_FAILURES
+AXES_COOLOFF_TIME = LOGIN_LOCKOUT
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "campaigns.views.login_locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # no row per successful login
+AXES_VERBOSE = False
+# --- end of login throttling --------------------------------------------------------------------
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
