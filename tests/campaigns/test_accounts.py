@@ -113,8 +113,6 @@ def test_a_login_clears_the_failures_before_it(client, player):
 
 
 def test_the_lock_ends_after_its_time(client, player, settings):
-    from axes.models import AccessAttempt
-
     for _ in range(5):
         log_in(client, "wrong")
     assert log_in(client, PASSWORD).status_code == 429
