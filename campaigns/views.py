@@ -11,7 +11,6 @@ import math
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -20,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from . import services
 from .access import campaign_for
-from .forms import CampaignCreateForm, CampaignSettingsForm, ManaSkillForm
+from .forms import CampaignCreateForm, CampaignSettingsForm, ManaSkillForm, SignupForm
 from .models import Campaign, ManaSkill, Membership
 from .writes import answer, attempt
 
@@ -56,7 +55,7 @@ def login_locked_out(request, original_response=None, credentials=None):
 
 @require_http_methods(["GET", "POST"])
 def signup(request):
-    form = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
     next_url = _safe_next(request)
     context = {"form": form, "next": next_url}
     if request.method == "GET":

@@ -8,6 +8,7 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 from django import forms
 
 from campaigns.models import ManaSkill
+from campaigns.names import plain_name
 from campaigns.writes import OnceField
 from sheets.models import Character
 
@@ -69,7 +70,10 @@ class _CheckAboutForm(forms.Form):
         label="Skill",
     )
     suggestion = forms.CharField(
-        label="Attribute / skill", max_length=SUGGESTION_MAX, required=False
+        label="Attribute / skill",
+        max_length=SUGGESTION_MAX,
+        required=False,
+        validators=[plain_name],
     )
     note = forms.CharField(label="Note", max_length=NOTE_MAX, required=False)
 
