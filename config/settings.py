@@ -225,6 +225,27 @@ AXES_DISABLE_ACCESS_LOG = True  # no row per successful login
 AXES_VERBOSE = False
 # --- end of login throttling --------------------------------------------------------------------
 
+# --- Content-Security-Policy (django-csp) ----------------------------------------------------
+# Scripts, styles, images, fonts and connections from the site only: no inline script or style,
+# no eval (base.html's htmx-config turns off htmx's own eval and injected indicator style), no
+# framing, forms posted to the site only. 'self' in connect-src covers the room's websocket on
+# the same host (ws:/wss:, CSP level 3, which current browsers follow).
+MIDDLEWARE.append("csp.middleware.CSPMiddleware")
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+# --- end of Content-Security-Policy ------------------------------------------------------------
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

@@ -259,3 +259,32 @@ def test_the_readme_documents_every_variable_the_settings_read():
     documented = variables_in_the_readme()
     assert read - documented == set(), "read by config/settings.py, not in the README's table"
     assert documented - read == set(), "in the README's table, not read by config/settings.py"
+
+
+# Content-Security-Policy ------------------------------------------------------------------------
+def test_every_page_carries_the_policy(client, db):
+    from django.urls import reverse
+
+    policy = client.get(reverse("login"))["Content-Security-Policy"]
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    for name in ("default-src", "script-src", "style-src", "connect-src"):
+        assert directives[name] == "'self'"
+    assert directives["frame-ancestors"] == "'none'"
+    assert "unsafe" not in policy
+
+
+#: What the policy refuses in a template: an inline event handler, an inline script, a style
+#: attribute or element, htmx's evaluated attributes.
+INLINE = re.compile(
+    r"""\son[a-z]+\s*=|<script(?![^>]*\ssrc=)[^>]*>|\sstyle\s*=|<style|hx-on|hx-vals=["']js:""",
+    re.IGNORECASE,
+)
+
+
+def test_no_template_holds_what_the_policy_refuses():
+    found = []
+    for path in sorted((settings.BASE_DIR / "templates").rglob("*.html")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if INLINE.search(line):
+                found.append(f"{path.relative_to(settings.BASE_DIR)}:{number}: {line.strip()}")
+    assert found == []
