@@ -246,6 +246,14 @@ CONTENT_SECURITY_POLICY = {
 }
 # --- end of Content-Security-Policy ------------------------------------------------------------
 
+# --- Write limits per user (campaigns/throttle.py) -------------------------------------------
+# A logged-in user's writes (POSTs) and rolls, each at most so many per window of seconds; one
+# more is answered 429 with a sentence, and nothing is written. Counted in CACHES["default"]:
+# with several processes each counts its own (see campaigns/throttle.py).
+MIDDLEWARE.append("campaigns.throttle.WriteLimitMiddleware")
+WRITE_LIMITS = {"writes": (30, 10), "rolls": (10, 10)}
+# --- end of write limits -----------------------------------------------------------------------
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

@@ -14,6 +14,15 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def fresh_write_limits():
+    """Each test starts with no writes counted (campaigns/throttle.py counts in the cache, which
+    outlives a test; a later test's user may have an earlier one's id)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 def make_user(username):
     return get_user_model().objects.create_user(username=username, password=PASSWORD)
 

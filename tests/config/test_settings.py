@@ -274,9 +274,10 @@ def test_every_page_carries_the_policy(client, db):
 
 
 #: What the policy refuses in a template: an inline event handler, an inline script, a style
-#: attribute or element, htmx's evaluated attributes.
+#: attribute or element, htmx's evaluated attributes, a javascript: link.
 INLINE = re.compile(
-    r"""\son[a-z]+\s*=|<script(?![^>]*\ssrc=)[^>]*>|\sstyle\s*=|<style|hx-on|hx-vals=["']js:""",
+    r"""\son[a-z]+\s*=|<script(?![^>]*\ssrc=)[^>]*>|\sstyle\s*=|<style|hx-on|hx-vals=["']js:"""
+    r"|javascript:",
     re.IGNORECASE,
 )
 

@@ -4,6 +4,8 @@ reconnect that resumes after the last entry the page shows (static/js/room.js)."
 
 import re
 
+from django.test import override_settings
+
 from campaigns.models import Campaign, ManaSkill
 from sheets.models import ManaPool
 from sheets.services import character_create
@@ -205,4 +207,32 @@ class TestContentSecurityPolicyInTheBrowser(BrowserTestCase):
             assert gm.evaluate("window.ran") is None
             directives = " ".join(gm.evaluate("window.cspViolations"))
             assert "style-src" in directives and "script-src" in directives
+            browser.close()
+
+
+@override_settings(WRITE_LIMITS={"writes": (1, 60)})
+class TestWriteLimitInTheBrowser(BrowserTestCase):
+    def setUp(self):
+        self.gm, self.ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(self.gm, name="The Marches", players=[self.ana])
+        character_create(campaign=self.campaign, owner=self.ana, name="Ada")
+        self.log_in(self.gm)
+
+    def test_a_write_over_the_limit_shows_its_sentence(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
+            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            expect(gm.locator("#notice")).to_be_hidden()
+            gm.fill("#ask-target", "3")
+            gm.click("#ask button")
+            expect(gm.locator("#ask .ok")).to_have_text("Asked.")
+            settled(gm)
+            gm.fill("#ask-target", "4")
+            gm.click("#ask button")
+            expect(gm.locator("#notice")).to_be_visible()
+            expect(gm.locator("#notice")).to_contain_text("Slow down: at most 1 changes every 60")
+            expect(gm.locator("#checks > .check")).to_have_count(1)
             browser.close()
