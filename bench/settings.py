@@ -6,4 +6,6 @@ route the floors."""
 from config.settings import *  # noqa: F403
 
 ROOT_URLCONF = "bench.urls"
+# Its players roll far faster than a table does: no per-user limit (campaigns/throttle.py).
+WRITE_LIMITS = {}
 ASGI_APPLICATION = "bench.asgi.application"

@@ -49,12 +49,21 @@ def membership_of(user_id, campaign_id):
 
 
 def character_for(
-    request, campaign_id, character_id, *, gm=False, edit=False, owner=False, system=None
+    request,
+    campaign_id,
+    character_id,
+    *,
+    gm=False,
+    edit=False,
+    private=False,
+    owner=False,
+    system=None,
 ):
     """(campaign, character): the character as ``campaign_for`` finds its campaign. 404 for a
     character of another campaign, or for a player asking for one of the GM's (the NPCs); 403 for
-    a player when ``gm``, for anyone but its player and the GM when ``edit``, and for anyone but
-    its player when ``owner``."""
+    a player when ``gm``, for anyone but its player and the GM when ``edit`` or ``private`` (what
+    only they see: mana pools and sparetime, ``sees_private``), and for anyone but its player
+    when ``owner``."""
     from sheets.models import Character
 
     campaign = campaign_for(request, campaign_id, gm=gm, system=system)
@@ -66,6 +75,8 @@ def character_for(
     character.campaign = campaign
     if edit and not can_edit(campaign, character):
         raise PermissionDenied("Only the character's player and the GM can change this sheet.")
+    if private and not sees_private(campaign, character):
+        raise PermissionDenied("Only the character's player and the GM see its sparetime and mana.")
     if owner and character.owner_id != request.user.pk:
         raise PermissionDenied("Only the character's player can do that.")
     return campaign, character
@@ -73,6 +84,14 @@ def character_for(
 
 def can_edit(campaign, character):
     """Whether the viewer of ``campaign`` may change ``character``'s sheet."""
+    return campaign.viewer.is_gm or character.owner_id == campaign.viewer.user_id
+
+
+def sees_private(campaign, character):
+    """Whether the viewer of ``campaign`` sees ``character``'s private side: its mana pools and
+    sparetime, which would tell the table what a private roll spent. The table sees the rest of
+    a sheet (name, concept, history, attributes, skills, traits, HP); its player and the GM see
+    all of it."""
     return campaign.viewer.is_gm or character.owner_id == campaign.viewer.user_id
 
 

@@ -1,9 +1,11 @@
-"""Forms for creating a campaign and for the GM panel's settings and mana skills."""
+"""Forms for signing up, creating a campaign and for the GM panel's settings and mana skills."""
 
 from django import forms
+from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 
 from .models import DEFAULT_PALETTE, Campaign, ManaSkill
+from .names import check_username, plain_name
 
 COLORLESS = "colorless"
 MAX_COLORS = 12
@@ -30,6 +32,7 @@ def check_colors(colors, *, taken=()):
     for name in colors:
         if not name:
             raise ValidationError("A color name is blank (check for doubled or trailing commas).")
+        plain_name(name)
         if len(name) > COLOR_MAX_LENGTH:
             raise ValidationError(f"“{name}” is too long (at most {COLOR_MAX_LENGTH} characters).")
         if name.casefold() == COLORLESS:
@@ -59,6 +62,7 @@ class ManaSkillForm(forms.Form):
 
     name = forms.CharField(
         max_length=ManaSkill._meta.get_field("name").max_length,
+        validators=[plain_name],
         widget=forms.TextInput(attrs={"placeholder": "Skill name", "aria-label": "Skill name"}),
     )
     color_a = forms.ChoiceField(
@@ -70,6 +74,7 @@ class ManaSkillForm(forms.Form):
     trait = forms.CharField(
         max_length=ManaSkill._meta.get_field("trait").max_length,
         required=False,
+        validators=[plain_name],
         widget=forms.TextInput(attrs={"placeholder": "Trait (optional)", "aria-label": "Trait"}),
     )
 
@@ -128,7 +133,9 @@ def parse_skills(text, palette):
 class CampaignFieldsForm(forms.Form):
     """The fields both campaign forms have: the name and the Pool settings."""
 
-    name = forms.CharField(max_length=Campaign._meta.get_field("name").max_length)
+    name = forms.CharField(
+        max_length=Campaign._meta.get_field("name").max_length, validators=[plain_name]
+    )
     attribute_cost = cost_field("Sparetime per attribute point")
     skill_cost = cost_field("Sparetime per skill point")
     hp_base = hp_field("HP base")
@@ -198,7 +205,10 @@ class CampaignSettingsForm(CampaignFieldsForm):
                 del self.fields[field]
             for index, color in enumerate(campaign.palette):
                 self.fields[f"color_{index}"] = forms.CharField(
-                    label=f"Color {index + 1}", initial=color, max_length=COLOR_MAX_LENGTH
+                    label=f"Color {index + 1}",
+                    initial=color,
+                    max_length=COLOR_MAX_LENGTH,
+                    validators=[plain_name],
                 )
         else:
             del self.fields["add_colors"]
@@ -229,3 +239,13 @@ class CampaignSettingsForm(CampaignFieldsForm):
         check_colors(palette)
         cleaned["palette"] = palette
         return cleaned
+
+
+class SignupForm(UserCreationForm):
+    """Django's sign-up form; the username also passes ``names.check_username``."""
+
+    def clean_username(self):
+        username = super().clean_username()
+        if not self.has_error("username"):
+            check_username(username)
+        return username

@@ -132,3 +132,21 @@ class GameSession(models.Model):
     @property
     def is_open(self):
         return self.ended_at is None
+
+
+class FormToken(models.Model):
+    """A one-time token a form carries (``campaigns.writes.OnceField``) so that a double submit
+    writes once: the write stores its token in its own transaction, and a second submit of the
+    same form finds it there and writes nothing (``campaigns.writes.attempt``)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    token = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "token"], name="one_use_per_form_token"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} · {self.token}"

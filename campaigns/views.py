@@ -6,9 +6,11 @@ form); a plain form post goes back to the page it came from, or gets that page a
 refused form in place.
 """
 
+import math
+
+from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -17,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from . import services
 from .access import campaign_for
-from .forms import CampaignCreateForm, CampaignSettingsForm, ManaSkillForm
+from .forms import CampaignCreateForm, CampaignSettingsForm, ManaSkillForm, SignupForm
 from .models import Campaign, ManaSkill, Membership
 from .writes import answer, attempt
 
@@ -39,16 +41,30 @@ def _own_page(request, template, context, url):
     }
 
 
+def login_locked_out(request, original_response=None, credentials=None):
+    """The answer to a login while its username and address are locked out (django-axes calls
+    it; config/settings.py, login throttling): 429 and a page that says why and for how long."""
+    minutes = math.ceil(settings.LOGIN_LOCKOUT.total_seconds() / 60)
+    context = {
+        "username": (credentials or {}).get("username") or request.POST.get("username", ""),
+        "failures": settings.LOGIN_FAILURES,
+        "minutes": minutes,
+    }
+    return render(request, "registration/locked_out.html", context, status=429)
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request):
-    form = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
     next_url = _safe_next(request)
     context = {"form": form, "next": next_url}
     if request.method == "GET":
         return render(request, "registration/signup.html", context)
     ok, user = attempt(form.save, form=form)
     if ok:
-        login(request, user)
+        # The account was just made: no password check to run (the first backend, axes,
+        # only guards logins).
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     url = next_url or reverse("home")
     pieces = _own_page(request, "registration/signup.html", lambda: context, url)
     return answer(request, ok=ok, **pieces)

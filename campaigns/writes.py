@@ -4,12 +4,24 @@ A service refuses with :class:`Refused` (nothing changed: the write's transactio
 the pushes registered in it with it). A view runs the write with :func:`attempt` and answers with
 :func:`answer`: htmx gets the changed fragment (422 when refused); a plain form post is redirected,
 or gets the whole page with the refused fragment in place.
+
+A form whose double submit must not write twice (a GM's grant, an ask) carries a one-time token
+in a hidden :class:`OnceField` named ``once``; :func:`attempt` with ``once_by`` runs its write
+for the first submit of that token only.
 """
 
+import secrets
+from datetime import timedelta
+
+from django import forms
 from django.contrib import messages
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.utils import timezone
+
+#: How long a form's one-time token is remembered: far longer than any double submit takes.
+ONCE_KEPT = timedelta(days=1)
 
 
 class Refused(Exception):
@@ -17,18 +29,57 @@ class Refused(Exception):
     person who asked."""
 
 
-def attempt(write, *, form=None):
+class OnceField(forms.CharField):
+    """A form's hidden one-time token, new each time the form is shown. Optional: a post
+    without it is written as any other."""
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            required=False,
+            max_length=64,
+            widget=forms.HiddenInput,
+            initial=lambda: secrets.token_urlsafe(24),
+            **kwargs,
+        )
+
+
+class _Repeated(Exception):
+    """The form's token was used already: the write's transaction rolls back."""
+
+
+def _claim(user, token):
+    """Store ``user``'s form ``token``, or raise ``_Repeated`` when it is stored already (a
+    concurrent first submit holds it: this waits for that one's transaction, on PostgreSQL at
+    the unique index, on SQLite at the write lock)."""
+    from .models import FormToken
+
+    try:
+        with transaction.atomic():
+            FormToken.objects.create(user=user, token=token)
+    except IntegrityError:
+        raise _Repeated from None
+    FormToken.objects.filter(user=user, created_at__lt=timezone.now() - ONCE_KEPT).delete()
+
+
+def attempt(write, *, form=None, once_by=None):
     """Run ``write()`` in one transaction, when ``form`` (if given) is valid.
 
     Returns ``(True, what write returned)``, or ``(False, the refusal's sentence)``; the sentence
-    is "" when the form holds the errors."""
+    is "" when the form holds the errors. ``once_by``: the user whose ``form`` carries a one-time
+    token in its field ``once``; a second submit of that token writes nothing and returns
+    ``(True, None)``, so that the view answers it as it answered the first."""
     if form is not None and not form.is_valid():
         return False, ""
+    token = form.cleaned_data.get("once") if once_by is not None else None
     try:
         with transaction.atomic():
+            if token:
+                _claim(once_by, token)
             return True, write()
     except Refused as refusal:
         return False, str(refusal)
+    except _Repeated:
+        return True, None
 
 
 def answer(request, *, ok, fragment, page, url, notice=""):

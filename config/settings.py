@@ -10,6 +10,7 @@ DJANGO_ALLOWED_HOSTS and, to scale out, DATABASE_URL (PostgreSQL) and REDIS_URL
 import os
 import secrets
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -226,6 +227,59 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# --- Login throttling (django-axes) -------------------------------------------------------------
+# After LOGIN_FAILURES wrong passwords for one username from one address, that pair is locked out
+# for LOGIN_LOCKOUT: every login of it is refused, the right password too, with a page saying so
+# (campaigns.views.login_locked_out, 429). A successful login clears the count. The
+# address is the connection's (REMOTE_ADDR): behind a proxy that is the proxy's, so the lock
+# then holds for the username from anywhere. The attempts are rows in the database, which every
+# process shares.
+INSTALLED_APPS.append("axes")
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses a locked-out login before the next one
+    "django.contrib.auth.backends.ModelBackend",
+]
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")
+LOGIN_FAILURES = 5
+LOGIN_LOCKOUT = timedelta(minutes=15)
+AXES_FAILURE_LIMIT = LOGIN_FAILURES
+AXES_COOLOFF_TIME = LOGIN_LOCKOUT
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "campaigns.views.login_locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # no row per successful login
+AXES_VERBOSE = False
+# --- end of login throttling --------------------------------------------------------------------
+
+# --- Content-Security-Policy (django-csp) ----------------------------------------------------
+# Scripts, styles, images, fonts and connections from the site only: no inline script or style,
+# no eval (base.html's htmx-config turns off htmx's own eval and injected indicator style), no
+# framing, forms posted to the site only. 'self' in connect-src covers the room's websocket on
+# the same host (ws:/wss:, CSP level 3, which current browsers follow).
+MIDDLEWARE.append("csp.middleware.CSPMiddleware")
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+# --- end of Content-Security-Policy ------------------------------------------------------------
+
+# --- Write limits per user (campaigns/throttle.py) -------------------------------------------
+# A logged-in user's writes (POSTs) and rolls, each at most so many per window of seconds; one
+# more is answered 429 with a sentence, and nothing is written. Counted in CACHES["default"]:
+# with several processes each counts its own (see campaigns/throttle.py).
+MIDDLEWARE.append("campaigns.throttle.WriteLimitMiddleware")
+WRITE_LIMITS = {"writes": (30, 10), "rolls": (10, 10)}
+# --- end of write limits -----------------------------------------------------------------------
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -8,6 +8,8 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 from django import forms
 
 from campaigns.models import ManaSkill
+from campaigns.names import plain_name
+from campaigns.writes import OnceField
 from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
@@ -68,7 +70,10 @@ class _CheckAboutForm(forms.Form):
         label="Skill",
     )
     suggestion = forms.CharField(
-        label="Attribute / skill", max_length=SUGGESTION_MAX, required=False
+        label="Attribute / skill",
+        max_length=SUGGESTION_MAX,
+        required=False,
+        validators=[plain_name],
     )
     note = forms.CharField(label="Note", max_length=NOTE_MAX, required=False)
 
@@ -112,6 +117,7 @@ class AskForm(_CheckAboutForm):
     )
     target = target_field()
     visibility = forms.ChoiceField(label="Visibility", choices=VISIBILITIES, initial=PUBLIC)
+    once = OnceField()  # a double submit asks once
 
     field_order = ["character", "mana_skill", "suggestion", "target", "note", "visibility"]
 

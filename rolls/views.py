@@ -230,16 +230,17 @@ def _request_html(request, campaign, character, *, form=None, error="", created=
     return render_to_string("rolls/_request.html", context, request=request)
 
 
-def _new_check(campaign, form, create):
+def _new_check(campaign, form, create, *, once_by=None):
     """Validate ``form`` and create the check with ``create(**form.about())``; its card goes to
-    the GM and the player through their sockets. Returns ``attempt``'s (ok, message)."""
+    the GM and the player through their sockets. Returns ``attempt``'s (ok, message); with
+    ``once_by``, a double submit of the form creates one check (``attempt``)."""
 
     def write():
         check = Check.objects.of(campaign).get(pk=create(**form.about()).pk)
         check.campaign = campaign
         push_check(check, swap="new")
 
-    return attempt(write, form=form)
+    return attempt(write, form=form, once_by=once_by)
 
 
 @login_required
@@ -252,7 +253,7 @@ def check_ask(request, campaign_id):
         target = form.cleaned_data["target"]
         return services.check_ask(campaign=campaign, by=request.user, target=target, **about)
 
-    ok, error = _new_check(campaign, form, create)
+    ok, error = _new_check(campaign, form, create, once_by=request.user)
 
     def fragment():
         if ok:

@@ -1,5 +1,7 @@
 from django import forms
 
+from campaigns.names import plain_name
+
 from .models import Character, Rating
 from .services import MANA_MAX, RATING_MAX, SKILL_NAME_MAX
 
@@ -11,6 +13,11 @@ class CharacterForm(forms.ModelForm):
         model = Character
         fields = ["name", "concept", "history"]
         widgets = {"history": forms.Textarea(attrs={"rows": 5})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in ("name", "concept"):
+            self.fields[name].validators.append(plain_name)
 
 
 class RatingForm(forms.Form):
@@ -29,12 +36,14 @@ class TemplateSkillForm(forms.Form):
     attribute = forms.ChoiceField(choices=Rating.ATTRIBUTE_CHOICES)
     template = forms.CharField(max_length=80)
     # Left optional so that an empty blank gets the rules' own message ("Name the Region.").
-    fill = forms.CharField(max_length=SKILL_NAME_MAX, required=False, label="Name")
+    fill = forms.CharField(
+        max_length=SKILL_NAME_MAX, required=False, label="Name", validators=[plain_name]
+    )
 
 
 class SkillProposalForm(forms.Form):
     attribute = forms.ChoiceField(choices=Rating.ATTRIBUTE_CHOICES)
-    name = forms.CharField(max_length=SKILL_NAME_MAX, label="New skill")
+    name = forms.CharField(max_length=SKILL_NAME_MAX, label="New skill", validators=[plain_name])
 
 
 class TraitsForm(forms.Form):
@@ -44,6 +53,8 @@ class TraitsForm(forms.Form):
 
     def clean_traits(self):
         traits = [" ".join(t.split()) for t in self.cleaned_data["traits"].split(",")]
+        for trait in traits:
+            plain_name(trait)
         too_long = [t for t in traits if len(t) > SKILL_NAME_MAX]
         if too_long:
             raise forms.ValidationError(

@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from campaigns.access import campaign_for, can_edit, character_for
+from campaigns.access import campaign_for, can_edit, character_for, sees_private
 from campaigns.models import Campaign
 from campaigns.views import panel_page
 from campaigns.writes import answer, attempt
@@ -85,6 +85,8 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
         "character": character,
         "is_gm": campaign.viewer.is_gm,
         "can_edit": can_edit(campaign, character),
+        # Mana pools and sparetime: its player's and the GM's alone (``sees_private``).
+        "sees_private": sees_private(campaign, character),
     }
     if section in (None, "header"):
         context["header_form"] = CharacterForm(instance=character)
@@ -95,7 +97,8 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
         context["mana_skills"] = [
             (skill, character.has_trait(skill.trait)) for skill in campaign.mana_skills.all()
         ]
-        context["mana_pools"] = _mana_pools(campaign, character.mana.all())
+        if context["sees_private"]:
+            context["mana_pools"] = _mana_pools(campaign, character.mana.all())
         context["traits_form"] = TraitsForm(initial={"traits": ", ".join(character.traits)})
     context.update(overrides)
     return context

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 
 from campaigns.access import MAX_ID
 from campaigns.models import GameSession, Membership
+from campaigns.writes import OnceField
 from sheets.models import Character, Rating
 
 from . import services
@@ -41,6 +42,7 @@ class GrantForm(AmountForm):
     """The GM grants a character its starting sparetime."""
 
     character = forms.ModelChoiceField(queryset=None, error_messages=_not_here("character"))
+    once = OnceField()  # a double submit grants once
     field_order = ["character", "amount", "note"]
 
     def __init__(self, campaign, *args, **kwargs):

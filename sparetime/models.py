@@ -65,6 +65,15 @@ class SparetimeEntry(models.Model):
         db_table = "sheets_sparetimeentry"
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "sparetime entries"
+        constraints = [
+            # A session's award reaches a character once (sparetime_award refuses a second one
+            # first, with a sentence; this holds whatever writes the rows).
+            models.UniqueConstraint(
+                fields=["session", "character"],
+                condition=models.Q(kind="award"),
+                name="one_award_per_session_and_character",
+            ),
+        ]
 
     def __str__(self):
         return f"{self.get_kind_display()} {self.amount:+d}"

@@ -9,7 +9,7 @@ changes nothing. Balances are always summed from the rows, never stored.
 from django.db import transaction
 from django.db.models import Sum
 
-from campaigns.models import Membership
+from campaigns.models import GameSession, Membership
 from campaigns.writes import Refused
 from sheets.models import Character, Rating
 
@@ -124,7 +124,8 @@ def sparetime_grant(*, character, amount, by, note=""):
 
 
 def sparetime_award(*, campaign, characters, amount, by, note="", session=None):
-    """The GM awards ``amount`` to each of ``characters``: one row per character."""
+    """The GM awards ``amount`` to each of ``characters``: one row per character. With a
+    ``session``, a character awarded for it already is refused (once per session and character)."""
     with transaction.atomic():
         _check_pool(campaign)
         _check_amount(amount)
@@ -134,8 +135,21 @@ def sparetime_award(*, campaign, characters, amount, by, note="", session=None):
             raise Refused("There is no character to award.")
         for character in characters:
             _check_character(campaign, character)
-        if session is not None and session.campaign_id != campaign.id:
-            raise Refused("That session is not in this campaign.")
+        if session is not None:
+            if session.campaign_id != campaign.id:
+                raise Refused("That session is not in this campaign.")
+            # Two awards for one session, sent at once, wait for each other here: the second
+            # then sees the first's rows.
+            GameSession.objects.select_for_update().filter(pk=session.pk).first()
+            done = SparetimeEntry.objects.filter(
+                kind=SparetimeEntry.AWARD, session=session, character__in=characters
+            ).select_related("character")
+            names = sorted({str(entry.character) for entry in done})
+            if names:
+                raise Refused(
+                    f"{', '.join(names)} already had an award for {session}; a session's award "
+                    "is given once."
+                )
         return [
             SparetimeEntry.objects.create(
                 campaign=campaign,

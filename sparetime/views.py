@@ -120,7 +120,9 @@ def _character_pieces(request, campaign, character, *, notice="", refusal="", fo
 @login_required
 @require_GET
 def character_sparetime(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, system=POOL)
+    campaign, character = character_for(
+        request, campaign_id, character_id, private=True, system=POOL
+    )
     context = _character_context(request, campaign, character)
     return _fragment_or_page(request, CHARACTER_PARTIAL, context)
 
@@ -206,10 +208,15 @@ def sparetime_grant(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
     form = GrantForm(campaign, request.POST)
     ok, entry = attempt(
-        lambda: services.sparetime_grant(by=request.user, **form.cleaned_data), form=form
+        lambda: services.sparetime_grant(
+            by=request.user, **{f: form.cleaned_data[f] for f in ("character", "amount", "note")}
+        ),
+        form=form,
+        once_by=request.user,
     )
-    if ok:
-        notice = f"Granted {entry.amount} sparetime to {entry.character}."
+    if ok:  # a double submit (``entry`` None) is answered as the first
+        data = form.cleaned_data
+        notice = f"Granted {data['amount']} sparetime to {data['character']}."
         pieces = _gm_pieces(request, campaign, notice=notice)
     else:
         pieces = _gm_pieces(request, campaign, refusal=entry, grant_form=form)

@@ -28,6 +28,15 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def fresh_write_limits():
+    """Each test starts with no writes counted (campaigns/throttle.py counts in the cache, which
+    outlives a test; a later test's user may have an earlier one's id)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 def make_user(username):
     return get_user_model().objects.create_user(username=username, password=PASSWORD)
 
@@ -88,3 +97,18 @@ def as_user(client):
         return client
 
     return login_as
+
+
+@pytest.fixture
+def client_factory():
+    """``client_factory(user, n)`` -> ``n`` test clients, each logged in as ``user`` in a session
+    of its own: for requests sent at once from several threads (``tests.helpers.race``)."""
+    from django.test import Client
+
+    def clients(user, n):
+        made = [Client() for _ in range(n)]
+        for client in made:
+            client.force_login(user)
+        return made
+
+    return clients

@@ -2,9 +2,11 @@
 conftest.py)."""
 
 import socket
+import threading
 from contextlib import contextmanager
 
 from django.apps import apps
+from django.db import connection
 
 #: Extra headers that make the test client's request an htmx request.
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -35,3 +37,25 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def race(*calls):
+    """Run ``calls`` in threads released together; return what each returned or raised."""
+    barrier = threading.Barrier(len(calls))
+    outcomes = [None] * len(calls)
+
+    def run(index, call):
+        try:
+            barrier.wait()
+            outcomes[index] = call()
+        except Exception as error:  # noqa: BLE001 - the outcome is what the test checks
+            outcomes[index] = error
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes

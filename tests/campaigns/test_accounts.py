@@ -1,5 +1,9 @@
+from axes.models import AccessAttempt
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils import timezone
+
+from tests.conftest import PASSWORD
 
 NEWBIE = {
     "username": "newbie",
@@ -36,8 +40,6 @@ def test_signup_ignores_offsite_next(client, db):
 
 
 def test_login_and_logout(client, player):
-    from tests.conftest import PASSWORD
-
     response = client.post(reverse("login"), {"username": "ana", "password": PASSWORD})
     assert response.status_code == 302
     assert client.get(reverse("home")).status_code == 200
@@ -68,3 +70,51 @@ def test_rules_page_is_public_and_states_the_decisions(client, db):
     content = client.get(reverse("rules")).content.decode()
     assert "highest total of 1 always fails" in content
     assert "at most 100 times" in content
+    assert "What the table sees" in content
+    assert "player and the GM alone" in content
+
+
+# Login throttling (config/settings.py, django-axes) -----------------------------------------------
+def log_in(client, password, username="ana", address="10.0.0.1"):
+    data = {"username": username, "password": password}
+    return client.post(reverse("login"), data, REMOTE_ADDR=address)
+
+
+def test_fifty_wrong_passwords_lock_the_right_one_out(client, player):
+    for attempt in range(50):
+        response = log_in(client, f"wrong-{attempt}")
+        assert response.status_code == (200 if attempt < 4 else 429)
+    response = log_in(client, PASSWORD)
+    assert response.status_code == 429
+    html = response.content.decode()
+    assert "Too many attempts" in html and 'class="brand"' in html  # the site's own page
+    assert "After 5 wrong passwords for <strong>ana</strong>" in html
+    assert "paused for 15 minutes" in html and "even the right password is refused" in html
+    assert client.get(reverse("home")).status_code == 302  # not logged in
+
+
+def test_the_lock_holds_for_that_username_from_that_address(client, player, other_player):
+    for _ in range(5):
+        log_in(client, "wrong")
+    assert log_in(client, PASSWORD).status_code == 429
+    assert log_in(client, PASSWORD, username="ben").status_code == 302
+    client.logout()
+    assert log_in(client, PASSWORD, address="10.0.0.2").status_code == 302
+
+
+def test_a_login_clears_the_failures_before_it(client, player):
+    for _ in range(4):
+        assert log_in(client, "wrong").status_code == 200
+    assert log_in(client, PASSWORD).status_code == 302
+    client.logout()
+    for _ in range(4):
+        assert log_in(client, "wrong").status_code == 200
+    assert log_in(client, PASSWORD).status_code == 302
+
+
+def test_the_lock_ends_after_its_time(client, player, settings):
+    for _ in range(5):
+        log_in(client, "wrong")
+    assert log_in(client, PASSWORD).status_code == 429
+    AccessAttempt.objects.update(attempt_time=timezone.now() - settings.LOGIN_LOCKOUT)
+    assert log_in(client, PASSWORD).status_code == 302

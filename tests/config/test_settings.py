@@ -385,3 +385,33 @@ def test_hsts_seconds_must_be_a_number():
     result = settings_in_subprocess({"DJANGO_HSTS_SECONDS": "a year"}, "s.SECURE_HSTS_SECONDS")
     assert result.returncode != 0
     assert "DJANGO_HSTS_SECONDS: a number of seconds" in result.stderr
+
+
+# Content-Security-Policy ------------------------------------------------------------------------
+def test_every_page_carries_the_policy(client, db):
+    from django.urls import reverse
+
+    policy = client.get(reverse("login"))["Content-Security-Policy"]
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    for name in ("default-src", "script-src", "style-src", "connect-src"):
+        assert directives[name] == "'self'"
+    assert directives["frame-ancestors"] == "'none'"
+    assert "unsafe" not in policy
+
+
+#: What the policy refuses in a template: an inline event handler, an inline script, a style
+#: attribute or element, htmx's evaluated attributes, a javascript: link.
+INLINE = re.compile(
+    r"""\son[a-z]+\s*=|<script(?![^>]*\ssrc=)[^>]*>|\sstyle\s*=|<style|hx-on|hx-vals=["']js:"""
+    r"|javascript:",
+    re.IGNORECASE,
+)
+
+
+def test_no_template_holds_what_the_policy_refuses():
+    found = []
+    for path in sorted((settings.BASE_DIR / "templates").rglob("*.html")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if INLINE.search(line):
+                found.append(f"{path.relative_to(settings.BASE_DIR)}:{number}: {line.strip()}")
+    assert found == []

@@ -4,6 +4,8 @@ reconnect that resumes after the last entry the page shows (static/js/room.js)."
 
 import re
 
+from django.test import override_settings
+
 from campaigns.models import Campaign, ManaSkill
 from sheets.models import ManaPool
 from sheets.services import character_create
@@ -120,4 +122,117 @@ class TestRoomInTheBrowser(BrowserTestCase):
             assert sockets[-1] == room_ws + "?after=1"
             expect(ana.locator("#log")).to_contain_text("Session 1 started")
             expect(ana.locator("#log article.entry")).to_have_count(2)
+            browser.close()
+
+
+#: Collects the page's Content-Security-Policy violations; playwright adds it before any script
+#: of the page (the policy does not apply to it).
+WATCH_CSP = """
+window.cspViolations = [];
+document.addEventListener("securitypolicyviolation", function (event) {
+  window.cspViolations.push(event.violatedDirective + " " + (event.blockedURI || "inline"));
+});
+"""
+
+
+class TestContentSecurityPolicyInTheBrowser(BrowserTestCase):
+    def setUp(self):
+        self.gm, self.ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(
+            self.gm, system=Campaign.MANA, name="Blue Harbor", players=[self.ana]
+        )
+        ManaSkill.objects.create(
+            campaign=self.campaign, name="Jump", color_a="red", color_b="green"
+        )
+        self.mira = character_create(campaign=self.campaign, owner=self.ana, name="Mira")
+        ManaPool.objects.filter(character=self.mira).update(current=5, maximum=5)
+        self.log_in(self.gm, self.ana)
+
+    def watched_page(self, browser, username, errors):
+        page = self.logged_in_page(browser, username)
+        page.add_init_script(WATCH_CSP)
+
+        def console(message):
+            # The browser asks for /favicon.ico on its own; the site has none.
+            if message.type == "error" and "favicon" not in message.location.get("url", ""):
+                errors.append(f"{username}: {message.text}")
+
+        page.on("console", console)
+        page.on("pageerror", lambda e: errors.append(f"{username}: {e}"))
+        return page
+
+    def test_a_roll_in_the_room_breaks_no_rule_of_the_policy(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        room = f"{self.live_server_url}/campaigns/{self.campaign.id}/room/"
+        errors = []
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm, ana = (self.watched_page(browser, u, errors) for u in ("gm", "ana"))
+            for page in (gm, ana):
+                page.goto(room)
+                page.wait_for_selector('#ws-status[data-state="ok"]')  # the socket: connect-src
+            gm.select_option("#ask-character", label="Mira (ana)")
+            gm.fill("#ask-target", "2")
+            gm.click("#ask button")
+            expect(ana.locator("#checks > .check")).to_have_count(1)
+            settled(ana)
+            ana.fill("#checks input[name=spend_a]", "1")
+            expect(ana.locator("#checks .odds")).to_contain_text("2d10")
+            ana.click("#checks form.roll button")
+            expect(gm.locator("#log article.entry")).to_have_count(1)
+            # The other pages, with their htmx fragments loaded.
+            for path in (
+                f"/campaigns/{self.campaign.id}/",
+                f"/campaigns/{self.campaign.id}/gm/",
+                f"/campaigns/{self.campaign.id}/characters/{self.mira.id}/",
+                "/rules/",
+            ):
+                gm.goto(f"{self.live_server_url}{path}")
+                settled(gm)
+            gm.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/gm/")
+            gm.focus("input[data-select-on-focus]")  # static/js/site.js selects the link
+            link = gm.locator("input[data-select-on-focus]")
+            assert link.evaluate("i => i.selectionStart === 0 && i.selectionEnd === i.value.length")
+            violations = gm.evaluate("window.cspViolations") + ana.evaluate("window.cspViolations")
+            assert violations == [] and errors == [], (violations, errors)
+
+            # The watch works, and the policy holds: an inline style and script are refused.
+            gm.evaluate(
+                "document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>');"
+                "const s = document.createElement('script'); s.textContent = 'window.ran = 1';"
+                "document.body.append(s);"
+            )
+            gm.wait_for_function("window.cspViolations.length >= 2")
+            assert gm.evaluate("window.ran") is None
+            directives = " ".join(gm.evaluate("window.cspViolations"))
+            assert "style-src" in directives and "script-src" in directives
+            browser.close()
+
+
+@override_settings(WRITE_LIMITS={"writes": (1, 60)})
+class TestWriteLimitInTheBrowser(BrowserTestCase):
+    def setUp(self):
+        self.gm, self.ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(self.gm, name="The Marches", players=[self.ana])
+        character_create(campaign=self.campaign, owner=self.ana, name="Ada")
+        self.log_in(self.gm)
+
+    def test_a_write_over_the_limit_shows_its_sentence(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
+            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            expect(gm.locator("#notice")).to_be_hidden()
+            gm.fill("#ask-target", "3")
+            gm.click("#ask button")
+            expect(gm.locator("#ask .ok")).to_have_text("Asked.")
+            settled(gm)
+            gm.fill("#ask-target", "4")
+            gm.click("#ask button")
+            expect(gm.locator("#notice")).to_be_visible()
+            expect(gm.locator("#notice")).to_contain_text("Slow down: at most 1 changes every 60")
+            expect(gm.locator("#checks > .check")).to_have_count(1)
             browser.close()

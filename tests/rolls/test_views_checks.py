@@ -1,6 +1,8 @@
 """Asking for checks and the GM's answers: check_ask, check_request, check_set_target,
 check_cancel, check_allow_reattempt, check_answer_shift (rolls.views)."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -51,6 +53,27 @@ def test_gm_asks_a_check(
     assert reverse("check_cancel", args=[mana_table.campaign.id, check.id]) not in owner_html
     assert owner_html.startswith('<div hx-swap-oob="afterbegin:#checks">')
     assert pushes.entries() == []
+
+
+def form_token(html):
+    """The one-time token of the form in ``html``."""
+    return re.search(r'name="once" value="([^"]+)"', html).group(1)
+
+
+def test_a_double_submitted_ask_asks_once(mana_table, as_user, gm, pushes):
+    client = as_user(gm)
+    html = client.get(url("room", mana_table)).content.decode()
+    token = form_token(html)
+    data = ask_data(mana_table, once=token)
+    first = client.post(url("check_ask", mana_table), data, **HTMX)
+    second = client.post(url("check_ask", mana_table), data, **HTMX)
+    assert first.status_code == second.status_code == 200
+    assert "Asked" in second.content.decode()
+    assert Check.objects.count() == 1
+    assert form_token(first.content.decode()) != token  # the fresh form has a new one
+    # A new token asks again.
+    client.post(url("check_ask", mana_table), ask_data(mana_table, once="another"), **HTMX)
+    assert Check.objects.count() == 2
 
 
 def test_gm_asks_for_a_pool_check_with_a_suggestion(pool_table, as_user, gm):

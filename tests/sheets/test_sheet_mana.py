@@ -1,8 +1,11 @@
 """Mana sheets: the GM's mana fragment (maxima, refills) and traits."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
+from rolls.services import check_ask, check_roll_mana
 from sheets.models import COLORLESS, ManaPool
 from sheets.services import mana_refill, mana_set_maxima
 from tests.helpers import HTMX, unchanged
@@ -213,3 +216,42 @@ def test_traits_access(as_user, player, outsider, gm, ana_mage, elsewhere_mage, 
         assert client.post(wrong, {"traits": "Brave"}).status_code == 404
         pool = sheet_url("character_traits", ana_hero)
         assert client.post(pool, {"traits": "Brave"}).status_code == 404
+
+
+# What the table sees ---------------------------------------------------------------------------
+
+
+def pool_rows(html):
+    """The mana pool table's rows (color, current, maximum) in a sheet page."""
+    return re.findall(r"<tr><td>(\w+)</td><td>(\d+)</td><td>(\d+)</td></tr>", html)
+
+
+def test_private_mana_roll_spends_out_of_other_players_sight(
+    as_user, gm, other_player, player, mana_campaign, ana_mage
+):
+    mana_set_maxima(character=ana_mage, maxima={"red": 5, "green": 4})
+    mana_refill(campaign=mana_campaign, character=ana_mage)
+    skill = mana_campaign.mana_skills.create(name="Jump", color_a="red", color_b="green")
+    url = sheet_url("character_detail", ana_mage)
+    section = url + "?section=mana"
+
+    def other_players_view():
+        client = as_user(other_player)
+        pages = [client.get(url).content.decode(), client.get(section, **HTMX).content.decode()]
+        for html in pages:
+            assert "Jump" in html  # the rest of the sheet is the table's
+            assert pool_rows(html) == []
+            assert "Only ana and the GM see this pool." in html
+        return pages
+
+    before = other_players_view()
+    check = check_ask(
+        campaign=mana_campaign, character=ana_mage, by=gm, target=2, visibility="private"
+    )
+    check_roll_mana(check=check, by=player, skill=skill, spend_a=2, spend_b=1, colorless=0)
+    assert pools(ana_mage)["red"] == (3, 5)
+    assert other_players_view()[1] == before[1]  # the mana section, byte for byte
+
+    for viewer in (player, gm):
+        html = as_user(viewer).get(url).content.decode()
+        assert ("red", "3", "5") in pool_rows(html) and ("green", "3", "4") in pool_rows(html)

@@ -1,9 +1,7 @@
 """Sparetime services: the append-only ledger, balances derived from it, and every refusal."""
 
-import threading
-
 import pytest
-from django.db import connection
+from django.db import IntegrityError, transaction
 
 from campaigns.models import Campaign, GameSession
 from campaigns.writes import Refused
@@ -21,7 +19,7 @@ from sparetime.services import (
     sparetime_spend,
 )
 from tests.conftest import make_campaign, make_user
-from tests.helpers import db_snapshot
+from tests.helpers import db_snapshot, race
 from tests.sparetime.helpers import assert_ledger_matches_balances, character_with_ratings, rating
 
 
@@ -46,6 +44,32 @@ def test_award_writes_one_row_per_character(pool_campaign, hero, bens, gm):
     ]
     assert free_sparetime(hero) == free_sparetime(bens) == 2
     assert_ledger_matches_balances(pool_campaign)
+
+
+def test_a_sessions_award_reaches_a_character_once(pool_campaign, hero, bens, gm):
+    session = GameSession.objects.create(campaign=pool_campaign, number=1)
+    sparetime_award(campaign=pool_campaign, characters=[hero], amount=2, by=gm, session=session)
+    before = db_snapshot()
+    with pytest.raises(Refused, match=r"^Aria already had an award for Session 1"):
+        sparetime_award(
+            campaign=pool_campaign, characters=[bens, hero], amount=2, by=gm, session=session
+        )
+    assert db_snapshot() == before
+    # Another session, or an award without one, is another award.
+    later = GameSession.objects.create(campaign=pool_campaign, number=2)
+    sparetime_award(campaign=pool_campaign, characters=[hero], amount=1, by=gm, session=later)
+    sparetime_award(campaign=pool_campaign, characters=[hero], amount=1, by=gm)
+    sparetime_award(campaign=pool_campaign, characters=[hero], amount=1, by=gm)
+    assert free_sparetime(hero) == 5
+
+
+def test_the_database_holds_one_award_per_session_and_character(pool_campaign, hero, gm):
+    session = GameSession.objects.create(campaign=pool_campaign, number=1)
+    row = {"campaign": pool_campaign, "amount": 1, "character": hero, "created_by": gm}
+    SparetimeEntry.objects.create(kind=SparetimeEntry.AWARD, session=session, **row)
+    SparetimeEntry.objects.create(kind=SparetimeEntry.GRANT, session=session, **row)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        SparetimeEntry.objects.create(kind=SparetimeEntry.AWARD, session=session, **row)
 
 
 def test_player_characters_leave_out_the_gms_npcs(pool_campaign, hero, bens, npc):
@@ -379,28 +403,6 @@ def test_ledger_and_balances_agree_throughout(pool_campaign, gm, player, other_p
 
 
 # Concurrency -------------------------------------------------------------------------------------
-def race(*calls):
-    """Run ``calls`` in threads released together; return what each returned or raised."""
-    barrier = threading.Barrier(len(calls))
-    outcomes = [None] * len(calls)
-
-    def run(index, call):
-        try:
-            barrier.wait()
-            outcomes[index] = call()
-        except Exception as error:  # noqa: BLE001 - the outcome is what the test checks
-            outcomes[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return outcomes
-
-
 def exactly_one_succeeded(outcomes):
     refused = [o for o in outcomes if isinstance(o, Refused)]
     done = [o for o in outcomes if isinstance(o, SparetimeEntry)]
@@ -458,3 +460,16 @@ def test_concurrent_spends_of_one_portion_never_overspend_it(
     assert climb.value == 3
     assert earmarked_sparetime(bens) == [(portion, 0)]
     assert_ledger_matches_balances(pool_campaign)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_awards_for_one_session_award_once(pool_campaign, gm, player):
+    hero = character_with_ratings(pool_campaign, player, "Aria")
+    session = GameSession.objects.create(campaign=pool_campaign, number=1)
+    award = lambda: sparetime_award(  # noqa: E731
+        campaign=pool_campaign, characters=[hero], amount=3, by=gm, session=session
+    )
+    outcomes = race(award, award, award)
+    assert sum(isinstance(o, list) for o in outcomes) == 1, outcomes
+    assert sum(isinstance(o, Refused) for o in outcomes) == 2, outcomes
+    assert free_sparetime(hero) == 3

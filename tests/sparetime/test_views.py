@@ -18,7 +18,7 @@ from sparetime.services import (
     sparetime_handout,
 )
 from tests.conftest import make_campaign
-from tests.helpers import HTMX, db_snapshot
+from tests.helpers import HTMX, db_snapshot, race
 from tests.sparetime.helpers import assert_ledger_matches_balances, character_with_ratings, rating
 
 BAD_AMOUNTS = ["-1", "0", "abc", "", "2.5", "10001", "99999999999999999999999"]
@@ -83,13 +83,17 @@ def test_unapproved_ratings_have_no_raise_button(as_user, player, hero):
     assert "Raise Wrestling" not in html.content.decode()
 
 
-def test_other_player_sees_balances_read_only(as_user, other_player, gm, hero):
+def test_other_player_never_sees_a_characters_sparetime(as_user, other_player, gm, hero):
     sparetime_grant(character=hero, amount=3, by=gm)
-    response = as_user(other_player).get(url("character_sparetime", hero.campaign, hero.id))
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert '<strong class="sparetime-free">3</strong>' in html
-    assert "Raise " not in html
+    sparetime_url = url("character_sparetime", hero.campaign, hero.id)
+    assert as_user(other_player).get(sparetime_url).status_code == 403
+    assert as_user(other_player).get(sparetime_url, **HTMX).status_code == 403
+    sheet = as_user(other_player).get(url("character_detail", hero.campaign, hero.id))
+    assert sheet.status_code == 200
+    assert sparetime_url not in sheet.content.decode()
+    for viewer in (hero.owner, gm):
+        html = as_user(viewer).get(sparetime_url).content.decode()
+        assert '<strong class="sparetime-free">3</strong>' in html
 
 
 def test_earmarked_portions_are_listed_with_their_raises(
@@ -619,3 +623,73 @@ def test_the_gms_npc_sparetime_is_hidden_from_players(as_user, gm, player, pool_
     args = [pool_campaign.id, npc.id]
     assert as_user(player).get(reverse("character_sparetime", args=args)).status_code == 404
     assert as_user(gm).get(reverse("character_sparetime", args=args)).status_code == 200
+
+
+# Nothing doubled ---------------------------------------------------------------------------------
+def form_token(html, name="grant-once"):
+    return re.search(rf'name="{name}" value="([^"]+)"', html).group(1)
+
+
+def test_a_second_award_for_a_session_is_refused(as_user, gm, hero, bens, pool_campaign):
+    session = GameSession.objects.create(campaign=pool_campaign, number=3, ended_at=timezone.now())
+    client = as_user(gm)
+    data = {"characters": [hero.id], "amount": "2", "session": session.id}
+    assert client.post(url("sparetime_award", pool_campaign), data, **HTMX).status_code == 200
+    before = db_snapshot()
+    data["characters"] = [hero.id, bens.id]
+    response = client.post(url("sparetime_award", pool_campaign), data, **HTMX)
+    assert response.status_code == 422
+    assert "Aria already had an award for Session 3" in response.content.decode()
+    room = client.post(url("sparetime_award", pool_campaign), {**data, "from": "room"}, **HTMX)
+    assert room.status_code == 422
+    assert "Aria already had an award for Session 3" in room.content.decode()
+    assert db_snapshot() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_award_requests_award_once(client_factory, gm, hero, pool_campaign):
+    session = GameSession.objects.create(campaign=pool_campaign, number=1, ended_at=timezone.now())
+    data = {"characters": [hero.id], "amount": "2", "session": session.id}
+    clients = client_factory(gm, 4)
+    responses = race(
+        *[lambda c=c: c.post(url("sparetime_award", pool_campaign), data, **HTMX) for c in clients]
+    )
+    assert sorted(r.status_code for r in responses) == [200, 422, 422, 422], responses
+    assert free_sparetime(hero) == 2
+    assert SparetimeEntry.objects.count() == 1
+
+
+def test_a_double_submitted_grant_grants_once(as_user, gm, hero, pool_campaign):
+    client = as_user(gm)
+    token = form_token(client.get(url("gm_sparetime", pool_campaign), **HTMX).content.decode())
+    data = {"grant-character": hero.id, "grant-amount": "4", "grant-once": token}
+    first = client.post(url("sparetime_grant", pool_campaign), data, **HTMX)
+    second = client.post(url("sparetime_grant", pool_campaign), data, **HTMX)
+    for response in (first, second):
+        assert response.status_code == 200
+        assert "Granted 4 sparetime to Aria." in response.content.decode()
+    assert form_token(first.content.decode()) != token
+    assert free_sparetime(hero) == 4
+    plain = client.post(url("sparetime_grant", pool_campaign), data)
+    assert plain.status_code == 302
+    assert free_sparetime(hero) == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_grants_with_one_token_grant_once(client_factory, gm, hero, pool_campaign):
+    data = {"grant-character": hero.id, "grant-amount": "4", "grant-once": "one-click"}
+    clients = client_factory(gm, 3)
+    responses = race(
+        *[lambda c=c: c.post(url("sparetime_grant", pool_campaign), data, **HTMX) for c in clients]
+    )
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    assert free_sparetime(hero) == 4
+
+
+def test_a_refused_grant_keeps_its_token_usable(as_user, gm, hero, pool_campaign):
+    client = as_user(gm)
+    data = {"grant-character": hero.id, "grant-amount": "0", "grant-once": "t1"}
+    assert client.post(url("sparetime_grant", pool_campaign), data, **HTMX).status_code == 422
+    data["grant-amount"] = "3"
+    assert client.post(url("sparetime_grant", pool_campaign), data, **HTMX).status_code == 200
+    assert free_sparetime(hero) == 3
