@@ -1,11 +1,11 @@
-import hashlib
-import json
-
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession, ManaSkill
 from sheets.models import Character, Rating
+
+from . import chain
 
 PUBLIC = "public"
 PRIVATE = "private"
@@ -102,8 +102,10 @@ class LogEntry(models.Model):
     """One line of a campaign's roll log: a roll or a session break. Never edited or deleted.
 
     ``seq`` numbers a campaign's entries 1, 2, 3, ... so that a browser that reconnects can ask
-    for exactly what it missed. ``hash`` chains every entry to the one before it (sha256 over
-    the previous hash and the entry's canonical content), so the log can be verified.
+    for exactly what it missed. ``hash`` chains every entry to the one before it and signs it
+    with the log key (``rolls.chain``): every stored field is under it. The campaign keeps the
+    head (the last number and its hash) apart from the entries, so that
+    ``rolls.services.log_verify`` finds an entry altered, inserted or deleted, the last included.
     """
 
     ROLL = "roll"
@@ -126,7 +128,8 @@ class LogEntry(models.Model):
     )
     visibility = models.CharField(max_length=7, choices=VISIBILITIES, default=PUBLIC)
     data = models.JSONField(default=dict)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Set before the hash is computed (the hash covers it), not when the row is saved.
+    created_at = models.DateTimeField(default=timezone.now)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
 
@@ -139,25 +142,10 @@ class LogEntry(models.Model):
     def __str__(self):
         return f"#{self.seq} {self.kind}"
 
-    def content(self):
-        """What the hash covers, as canonical JSON."""
-        return json.dumps(
-            {
-                "campaign": self.campaign_id,
-                "seq": self.seq,
-                "kind": self.kind,
-                "actor": self.actor_id,
-                "character": self.character_id,
-                "check": self.check_ref_id,
-                "visibility": self.visibility,
-                "data": self.data,
-            },
-            sort_keys=True,
-            separators=(",", ":"),
-        )
-
-    def compute_hash(self):
-        return hashlib.sha256((self.prev_hash + self.content()).encode()).hexdigest()
+    def compute_hash(self, key=None):
+        """The hash this entry should have after ``prev_hash`` (``key``: the log key, read once by
+        a caller that hashes many entries)."""
+        return chain.entry_hash(self.prev_hash, chain.entry_fields(self), key)
 
     def visible_to(self, viewer_id, gm_id):
         return entitled(self.visibility, viewer_id=viewer_id, roller_id=self.actor_id, gm_id=gm_id)
