@@ -114,6 +114,8 @@ class RoomConsumer(PushConsumer):
             push.render_entry_for(e, viewer_id=self.user_id, gm_id=self.gm_id, oob=True)
             for e in entries
         ]
+        if entries:
+            frames[-1] += push.render_fingerprint(entries[-1])
         return frames, (entries[-1].seq if entries else after)
 
     @database_sync_to_async

@@ -147,6 +147,11 @@ class LogEntry(models.Model):
         a caller that hashes many entries)."""
         return chain.entry_hash(self.prev_hash, chain.entry_fields(self), key)
 
+    @property
+    def fingerprint(self):
+        """The log's fingerprint once this entry is its last: the start of its hash."""
+        return self.hash[:12]
+
     def visible_to(self, viewer_id, gm_id):
         return entitled(self.visibility, viewer_id=viewer_id, roller_id=self.actor_id, gm_id=gm_id)
 

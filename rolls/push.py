@@ -4,8 +4,9 @@ A push carries HTML variants rendered once: ``all`` for everyone, ``gm`` for the
 for named users (by id). A push with ``all`` goes to the campaign's group and each socket picks
 its variant with :func:`pick`, receiving nothing when none is meant for it, so hidden content
 never leaves the server for a socket that is not entitled to it. Log entries carry their
-``seq``. A push without ``all`` (a check) goes only to the groups of the GM's and the named
-users' sockets, so the rest of the room does no work for it.
+``seq``, and the log's new fingerprint for everyone. A push without ``all`` (a check) goes only
+to the groups of the GM's and the named users' sockets, so the rest of the room does no work
+for it.
 """
 
 from asgiref.sync import async_to_sync
@@ -48,12 +49,21 @@ def render_entry_for(entry, *, viewer_id, gm_id, oob=False):
     return render_entry(entry, hidden=hidden, oob=oob)
 
 
+def render_fingerprint(entry):
+    """The log's fingerprint once ``entry`` is its last (None: an empty log); pushed, it takes
+    the place of the one the page shows."""
+    return render_to_string("rolls/_fingerprint.html", {"entry": entry})
+
+
 def entry_message(entry):
-    """The push of a new log entry: the full entry to those entitled, a stub to the others."""
-    full = render_entry(entry, hidden=False, oob=True)
+    """The push of a new log entry: the full entry to those entitled, a stub to the others; and
+    the log's new fingerprint to everyone (rendered once)."""
+    fingerprint = render_fingerprint(entry)
+    full = render_entry(entry, hidden=False, oob=True) + fingerprint
     if entry.visibility == PUBLIC:
         return {"seq": entry.seq, "all": full}
-    message = {"seq": entry.seq, "all": render_entry(entry, hidden=True, oob=True), "gm": full}
+    stub = render_entry(entry, hidden=True, oob=True) + fingerprint
+    message = {"seq": entry.seq, "all": stub, "gm": full}
     if entry.visibility == PRIVATE:
         message["users"] = {str(entry.actor_id): full}
     return message

@@ -89,6 +89,7 @@ def _room_page(request, campaign, *, replace=None):
         "rows": rows,
         "has_older": has_older,
         "last_seq": rows[-1][0].seq if rows else 0,
+        "head": rows[-1][0] if rows else None,
         "online": online(campaign.id),
         "suggestions": system_of(campaign).suggestions(),
         "checks": list(checks.values()),
