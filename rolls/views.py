@@ -408,3 +408,17 @@ def check_odds(request, campaign_id, check_id):
         system = system_of(campaign)
         odds = system.odds(check, system.roll_form(check, request.GET))
     return render(request, "rolls/_odds.html", {"odds": odds})
+
+
+# The log's proofs -------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def verify_log(request, campaign_id):
+    """The GM checks the campaign's roll log, as ``manage.py verify_rolls`` does."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    campaign.refresh_from_db(fields=["last_seq", "head_hash"])  # the head the check reaches
+    problem = services.log_verify(campaign)
+    context = {"campaign": campaign, "problem": problem}
+    return render(request, "rolls/verify.html", context)
