@@ -41,11 +41,13 @@ def log_append(
     closes=False,
 ):
     """Append an entry to the campaign's log: the next number, chained and signed
-    (``rolls.chain``). ``opens``: the game session this entry starts; ``closes``: this entry ends
-    the open one.
+    (``rolls.chain``). A GM-secret roll is sealed with a commitment to its result. ``opens``: the
+    game session this entry starts; ``closes``: this entry ends the open one.
 
     Call inside a transaction. Three statements: the head is taken under the campaign row's lock
     (held until the transaction ends), the entry is stored, the head moves to it."""
+    if kind == LogEntry.ROLL and visibility == SECRET:
+        data = chain.seal(data)
     seq, prev, session_id = _next_seq(campaign.pk, opens=opens)
     entry = LogEntry(
         campaign=campaign,
@@ -111,11 +113,13 @@ def log_verify(campaign):
 
     Whole means: the entries are numbered 1, 2, ... up to the campaign's head at least; each
     hash verifies with the log key over the previous hash and every stored field; the entry the
-    head names has the head's hash. The head is read first: entries appended while the log is
-    read are checked too, as the chain's continuation."""
+    head names has the head's hash; and every secret roll's commitment, and every reveal,
+    matches its result. The head is read first: entries appended while the log is read are
+    checked too, as the chain's continuation."""
     key = chain.log_key()
     head_seq, head_hash = Campaign.objects.values_list("last_seq", "head_hash").get(pk=campaign.pk)
     expected, prev = 1, GENESIS
+    sealed = {}  # the secret rolls' data, by number
     entries = LogEntry.objects.filter(campaign_id=campaign.pk).order_by("seq")
     for entry in entries.iterator(chunk_size=2000):
         if entry.seq != expected:
@@ -133,11 +137,37 @@ def log_verify(campaign):
             return LogBreak(entry.seq, "altered", why)
         if entry.seq == head_seq and entry.hash != head_hash:
             return LogBreak(entry.seq, "altered", "its hash is not the one the head recorded")
+        why = _commitment_problem(entry, sealed)
+        if why:
+            return LogBreak(entry.seq, "altered", why)
         expected, prev = expected + 1, entry.hash
     if expected <= head_seq:
         why = f"the log ends at #{expected - 1}, its head is #{head_seq}"
         return LogBreak(expected, "deleted", why)
     return None
+
+
+def _commitment_problem(entry, sealed):
+    """Why a secret roll's commitment or a reveal does not hold, or "". ``sealed``: the data of
+    the secret rolls before ``entry``, by number (``entry`` is added if it is one)."""
+    data = entry.data if isinstance(entry.data, dict) else {}
+    if entry.kind == LogEntry.ROLL and entry.visibility == SECRET and entry.commitment:
+        sealed[entry.seq] = data
+        if chain.commitment(chain.result_of(data), data.get("salt")) != data["commitment"]:
+            return "its commitment does not match its result"
+    if entry.kind != LogEntry.REVEAL:
+        return ""
+    original = sealed.get(data.get("of"))
+    if original is None:
+        return "it reveals no earlier secret roll"
+    if (
+        data.get("commitment") != original["commitment"]
+        or data.get("salt") != original["salt"]
+        or data.get("result") != chain.result_of(original)
+        or chain.commitment(data.get("result"), data.get("salt")) != data.get("commitment")
+    ):
+        return f"what it reveals does not match the commitment of #{data['of']}"
+    return ""
 
 
 def open_session(campaign):
@@ -567,3 +597,39 @@ def _roll_pool(check, by, rng, *, attribute=None, skill=None):
         },
     )
     return entry
+
+
+# Secret rolls -----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def roll_reveal(*, campaign, seq, by):
+    """The GM reveals the GM-secret roll numbered ``seq``: a public ``reveal`` entry shows its
+    result, salt and commitment, which every player saw when it was rolled."""
+    if by.pk != campaign.gm_id():
+        raise Refused("Only the GM reveals a secret roll.")
+    _lock_campaign(campaign)  # two reveals of one roll at once: the second sees the first
+    secret = (
+        LogEntry.objects.filter(campaign=campaign, seq=seq, kind=LogEntry.ROLL, visibility=SECRET)
+        .select_related("character")
+        .first()
+    )
+    if secret is None:
+        raise Refused("Only a GM-secret roll can be revealed.")
+    if not secret.commitment:
+        raise Refused("This roll was made before secret rolls had commitments: it has none.")
+    if LogEntry.objects.revealed(campaign.pk, [seq]):
+        raise Refused("This roll is already revealed.")
+    data = secret.data
+    return log_append(
+        campaign=campaign,
+        kind=LogEntry.REVEAL,
+        actor=by,
+        character=secret.character,
+        data={
+            "of": seq,
+            "result": chain.result_of(data),
+            "salt": data["salt"],
+            "commitment": data["commitment"],
+        },
+    )

@@ -9,6 +9,7 @@ urlpatterns = [
     path(ROOM, views.room, name="room"),
     path(ROOM + "log/", views.room_log, name="room_log"),
     path(ROOM + "checks/", views.room_checks, name="room_checks"),
+    path(ROOM + "log/<int:seq>/reveal/", views.roll_reveal, name="roll_reveal"),
     path(ROOM + "log/verify/", views.verify_log, name="verify_log"),
     path(ROOM + "session/start/", views.session_start, name="session_start"),
     path(ROOM + "session/end/", views.session_end, name="session_end"),
