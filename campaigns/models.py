@@ -30,8 +30,14 @@ class Campaign(models.Model):
     skill_cost = models.PositiveIntegerField(default=1)
     hp_base = models.PositiveIntegerField(default=10)
     hp_per_endurance = models.PositiveIntegerField(default=2)
-    # The roll log's per-campaign sequence: the last number handed out.
+    # The head of the roll log, apart from its entries (rolls.services.log_append writes it, under
+    # this row's lock): the last number handed out, the hash of that entry, and the game session
+    # new entries belong to (the open one).
     last_seq = models.PositiveBigIntegerField(default=0)
+    head_hash = models.CharField(max_length=64, default="0" * 64)
+    log_session = models.ForeignKey(
+        "GameSession", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     def __str__(self):
         return self.name

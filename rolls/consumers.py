@@ -110,10 +110,13 @@ class RoomConsumer(PushConsumer):
             .select_related("actor", "character")
             .order_by("seq")[:REPLAY_LIMIT]
         )
+        viewer = {"viewer_id": self.user_id, "gm_id": self.gm_id}
+        revealable = push.revealable_among(entries, **viewer)
         frames = [
-            push.render_entry_for(e, viewer_id=self.user_id, gm_id=self.gm_id, oob=True)
-            for e in entries
+            push.render_entry_for(e, oob=True, revealable=revealable, **viewer) for e in entries
         ]
+        if entries:
+            frames[-1] += push.render_fingerprint(entries[-1])
         return frames, (entries[-1].seq if entries else after)
 
     @database_sync_to_async

@@ -1,11 +1,11 @@
-import hashlib
-import json
-
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession, ManaSkill
 from sheets.models import Character, Rating
+
+from . import chain
 
 PUBLIC = "public"
 PRIVATE = "private"
@@ -98,18 +98,41 @@ class Check(models.Model):
         return self.status != self.DONE
 
 
+class LogEntryQuerySet(models.QuerySet):
+    def revealed(self, campaign_id, seqs):
+        """The numbers among ``seqs`` of the campaign's secret rolls that were revealed."""
+        if not seqs:
+            return set()
+        reveals = self.filter(campaign_id=campaign_id, kind=LogEntry.REVEAL, data__of__in=seqs)
+        return {data["of"] for data in reveals.values_list("data", flat=True)}
+
+
 class LogEntry(models.Model):
-    """One line of a campaign's roll log: a roll or a session break. Never edited or deleted.
+    """One line of a campaign's roll log: a roll, a session break, or the reveal of a GM-secret
+    roll. Never edited or deleted.
 
     ``seq`` numbers a campaign's entries 1, 2, 3, ... so that a browser that reconnects can ask
-    for exactly what it missed. ``hash`` chains every entry to the one before it (sha256 over
-    the previous hash and the entry's canonical content), so the log can be verified.
+    for exactly what it missed. ``hash`` chains every entry to the one before it and signs it
+    with the log key (``rolls.chain``): every stored field is under it. The campaign keeps the
+    head (the last number and its hash) apart from the entries, so that
+    ``rolls.services.log_verify`` finds an entry altered, inserted or deleted, the last included.
+
+    A GM-secret roll's data also holds a salt and the commitment to its result
+    (``rolls.chain.seal``): players see the commitment at once, and the result and the salt when
+    the GM reveals the roll with a ``reveal`` entry (data: ``of``, the secret roll's number, its
+    ``result``, ``salt`` and ``commitment``).
     """
 
     ROLL = "roll"
     SESSION_START = "session_start"
     SESSION_END = "session_end"
-    KINDS = [(ROLL, "Roll"), (SESSION_START, "Session start"), (SESSION_END, "Session end")]
+    REVEAL = "reveal"
+    KINDS = [
+        (ROLL, "Roll"),
+        (SESSION_START, "Session start"),
+        (SESSION_END, "Session end"),
+        (REVEAL, "Reveal"),
+    ]
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="log")
     seq = models.PositiveBigIntegerField()
@@ -126,9 +149,12 @@ class LogEntry(models.Model):
     )
     visibility = models.CharField(max_length=7, choices=VISIBILITIES, default=PUBLIC)
     data = models.JSONField(default=dict)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Set before the hash is computed (the hash covers it), not when the row is saved.
+    created_at = models.DateTimeField(default=timezone.now)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+
+    objects = LogEntryQuerySet.as_manager()
 
     class Meta:
         ordering = ["seq"]
@@ -139,25 +165,31 @@ class LogEntry(models.Model):
     def __str__(self):
         return f"#{self.seq} {self.kind}"
 
-    def content(self):
-        """What the hash covers, as canonical JSON."""
-        return json.dumps(
-            {
-                "campaign": self.campaign_id,
-                "seq": self.seq,
-                "kind": self.kind,
-                "actor": self.actor_id,
-                "character": self.character_id,
-                "check": self.check_ref_id,
-                "visibility": self.visibility,
-                "data": self.data,
-            },
-            sort_keys=True,
-            separators=(",", ":"),
-        )
+    def compute_hash(self, key=None):
+        """The hash this entry should have after ``prev_hash`` (``key``: the log key, read once by
+        a caller that hashes many entries)."""
+        return chain.entry_hash(self.prev_hash, chain.entry_fields(self), key)
 
-    def compute_hash(self):
-        return hashlib.sha256((self.prev_hash + self.content()).encode()).hexdigest()
+    @property
+    def fingerprint(self):
+        """The log's fingerprint once this entry is its last: the start of its hash."""
+        return self.hash[:12]
+
+    @property
+    def commitment(self):
+        """A secret roll's (or its reveal's) commitment, or ""."""
+        return self.data.get("commitment", "") if isinstance(self.data, dict) else ""
+
+    @property
+    def reveal_matches(self):
+        """A reveal: whether its result and salt hash to the commitment it shows."""
+        data = self.data
+        return chain.commitment(data.get("result"), data.get("salt")) == data.get("commitment")
+
+    @property
+    def reveal_preimage(self):
+        """A reveal: what anyone can hash with sha256 to find the commitment again."""
+        return chain.preimage(self.data.get("result"), self.data.get("salt"))
 
     def visible_to(self, viewer_id, gm_id):
         return entitled(self.visibility, viewer_id=viewer_id, roller_id=self.actor_id, gm_id=gm_id)

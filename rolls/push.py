@@ -4,8 +4,9 @@ A push carries HTML variants rendered once: ``all`` for everyone, ``gm`` for the
 for named users (by id). A push with ``all`` goes to the campaign's group and each socket picks
 its variant with :func:`pick`, receiving nothing when none is meant for it, so hidden content
 never leaves the server for a socket that is not entitled to it. Log entries carry their
-``seq``. A push without ``all`` (a check) goes only to the groups of the GM's and the named
-users' sockets, so the rest of the room does no work for it.
+``seq``, and the log's new fingerprint for everyone. A push without ``all`` (a check) goes only
+to the groups of the GM's and the named users' sockets, so the rest of the room does no work
+for it.
 """
 
 from asgiref.sync import async_to_sync
@@ -13,7 +14,7 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 from django.template.loader import render_to_string
 
-from .models import PRIVATE, PUBLIC
+from .models import PRIVATE, PUBLIC, SECRET, LogEntry
 
 
 def group_name(campaign_id):
@@ -39,21 +40,46 @@ def pick(message, *, user_id, is_gm):
     return message.get("all")
 
 
-def render_entry(entry, *, hidden, oob=False):
-    return render_to_string("rolls/_log_entry.html", {"entry": entry, "hidden": hidden, "oob": oob})
+def render_entry(entry, *, hidden, oob=False, revealable=()):
+    """The entry's HTML; ``revealable``: the numbers of the secret rolls the viewer (the GM) may
+    reveal from here."""
+    context = {"entry": entry, "hidden": hidden, "oob": oob, "revealable": revealable}
+    return render_to_string("rolls/_log_entry.html", context)
 
 
-def render_entry_for(entry, *, viewer_id, gm_id, oob=False):
+def render_entry_for(entry, *, viewer_id, gm_id, oob=False, revealable=()):
     hidden = not entry.visible_to(viewer_id, gm_id)
-    return render_entry(entry, hidden=hidden, oob=oob)
+    return render_entry(entry, hidden=hidden, oob=oob, revealable=revealable)
+
+
+def render_fingerprint(entry):
+    """The log's fingerprint once ``entry`` is its last (None: an empty log); pushed, it takes
+    the place of the one the page shows."""
+    return render_to_string("rolls/_fingerprint.html", {"entry": entry})
+
+
+def revealable_among(entries, *, viewer_id, gm_id):
+    """The numbers of the secret rolls among ``entries`` that ``viewer_id`` may reveal: the GM,
+    those not revealed yet (one query when there are any)."""
+    if viewer_id != gm_id:
+        return set()
+    sealed = [e.seq for e in entries if e.visibility == SECRET and e.commitment]
+    if not sealed:
+        return set()
+    campaign_id = entries[0].campaign_id
+    return set(sealed) - LogEntry.objects.revealed(campaign_id, sealed)
 
 
 def entry_message(entry):
-    """The push of a new log entry: the full entry to those entitled, a stub to the others."""
-    full = render_entry(entry, hidden=False, oob=True)
+    """The push of a new log entry: the full entry to those entitled, a stub to the others; and
+    the log's new fingerprint to everyone (rendered once)."""
+    fingerprint = render_fingerprint(entry)
+    revealable = {entry.seq} if entry.visibility == SECRET and entry.commitment else ()
+    full = render_entry(entry, hidden=False, oob=True, revealable=revealable) + fingerprint
     if entry.visibility == PUBLIC:
         return {"seq": entry.seq, "all": full}
-    message = {"seq": entry.seq, "all": render_entry(entry, hidden=True, oob=True), "gm": full}
+    stub = render_entry(entry, hidden=True, oob=True) + fingerprint
+    message = {"seq": entry.seq, "all": stub, "gm": full}
     if entry.visibility == PRIVATE:
         message["users"] = {str(entry.actor_id): full}
     return message

@@ -2,10 +2,12 @@
 
 Rolls are made here, on the server, with a cryptographically secure generator; a browser only
 sends what the player chose to spend or roll. Every roll becomes a LogEntry with the campaign's
-next sequence number and a hash chained to the previous entry.
+next sequence number and a hash chained to the previous entry and signed with the log key
+(``log_append``); ``log_verify`` is the one place that checks a log.
 """
 
 import secrets
+from dataclasses import dataclass
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -15,23 +17,38 @@ from campaigns.writes import Refused
 from rolls.rules import RulesError, mana, pool
 from sheets.models import COLORLESS, Character, ManaPool, Rating
 
+from . import chain
+from .chain import GENESIS
 from .models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
 
-GENESIS = "0" * 64
 MAX_SPEND = 100
-#: What a Pool roll chooses on its check.
-POOL_CHOICE = ["attribute", "skill", "shift_d6", "shift_d10", "bonus_effect", "intent"]
 
 
 def _rng():
     return secrets.SystemRandom()
 
 
-def log_append(*, campaign, kind, actor, data, visibility=PUBLIC, character=None, check=None):
-    """Append an entry to the campaign's log with the next sequence number and chained hash.
-    Call inside a transaction: the campaign row is locked while the number is taken."""
-    seq, prev, session_id = _next_seq(campaign.pk)
-    campaign.last_seq = seq
+def log_append(
+    *,
+    campaign,
+    kind,
+    actor,
+    data,
+    visibility=PUBLIC,
+    character=None,
+    check=None,
+    opens=None,
+    closes=False,
+):
+    """Append an entry to the campaign's log: the next number, chained and signed
+    (``rolls.chain``). A GM-secret roll is sealed with a commitment to its result. ``opens``: the
+    game session this entry starts; ``closes``: this entry ends the open one.
+
+    Call inside a transaction. Three statements: the head is taken under the campaign row's lock
+    (held until the transaction ends), the entry is stored, the head moves to it."""
+    if kind == LogEntry.ROLL and visibility == SECRET:
+        data = chain.seal(data)
+    seq, prev, session_id = _next_seq(campaign.pk, opens=opens)
     entry = LogEntry(
         campaign=campaign,
         seq=seq,
@@ -42,39 +59,115 @@ def log_append(*, campaign, kind, actor, data, visibility=PUBLIC, character=None
         check_ref=check,
         visibility=visibility,
         data=data,
-        prev_hash=prev or GENESIS,
+        created_at=timezone.now(),
+        prev_hash=prev,
     )
     entry.hash = entry.compute_hash()
     entry.save(force_insert=True)
+    head = {"head_hash": entry.hash}
+    if closes:
+        head["log_session"] = None
+    Campaign.objects.filter(pk=campaign.pk).update(**head)
+    campaign.last_seq, campaign.head_hash = seq, entry.hash
     return entry
 
 
-def _next_seq(campaign_id):
-    """Take the campaign's next log number, and read what the new entry chains to and the
-    session it belongs to: (seq, the previous entry's hash or None, the open session's id or
-    None). One statement, which locks the campaign row until the transaction ends (the hot
-    path of every roll: three ORM queries cost three times as much)."""
-    campaign, entry, session = (m._meta.db_table for m in (Campaign, LogEntry, GameSession))
+def _next_seq(campaign_id, *, opens=None):
+    """Take the campaign's next log number and read the head: (seq, the previous entry's hash,
+    the id of the session the entry belongs to). ``opens``: a session that starts with this
+    entry, which new entries belong to from now on.
+
+    One statement, on the campaign row only: it locks the row until the transaction ends, and
+    what it returns is the row as the last transaction that held the lock left it. (A subquery
+    would not do: on PostgreSQL it reads the other tables as they were when the statement began,
+    before the lock it waited for was released.)"""
+    table = Campaign._meta.db_table
+    session = Campaign._meta.get_field("log_session").column
+    opening = f", {session} = %s" if opens is not None else ""
     sql = (
-        f"UPDATE {campaign} SET last_seq = last_seq + 1 WHERE id = %s RETURNING last_seq, "
-        f"(SELECT hash FROM {entry} WHERE campaign_id = {campaign}.id "
-        f"AND seq = {campaign}.last_seq - 1), "
-        f"(SELECT id FROM {session} WHERE campaign_id = {campaign}.id "
-        "AND ended_at IS NULL ORDER BY id LIMIT 1)"
+        f"UPDATE {table} SET last_seq = last_seq + 1{opening} WHERE id = %s "
+        f"RETURNING last_seq, head_hash, {session}"
     )
+    params = [opens.pk, campaign_id] if opens is not None else [campaign_id]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [campaign_id])
+        cursor.execute(sql, params)
         return cursor.fetchone()
 
 
+@dataclass(frozen=True)
+class LogBreak:
+    """Where a log stops holding: the first entry found ``what`` ("altered", "inserted" or
+    "deleted"), and ``why`` it shows."""
+
+    seq: int
+    what: str
+    why: str
+
+    def __str__(self):
+        return f"entry #{self.seq} was {self.what}: {self.why}"
+
+
 def log_verify(campaign):
-    """The seq of the first entry whose hash does not hold, or None when the chain is intact."""
-    prev = GENESIS
-    for entry in LogEntry.objects.filter(campaign=campaign).order_by("seq").iterator():
-        if entry.prev_hash != prev or entry.hash != entry.compute_hash():
-            return entry.seq
-        prev = entry.hash
+    """The first entry of the campaign's log that was altered, inserted or deleted (a
+    :class:`LogBreak`), or None when the log is whole.
+
+    Whole means: the entries are numbered 1, 2, ... up to the campaign's head at least; each
+    hash verifies with the log key over the previous hash and every stored field; the entry the
+    head names has the head's hash; and every secret roll's commitment, and every reveal,
+    matches its result. The head is read first: entries appended while the log is read are
+    checked too, as the chain's continuation."""
+    key = chain.log_key()
+    head_seq, head_hash = Campaign.objects.values_list("last_seq", "head_hash").get(pk=campaign.pk)
+    expected, prev = 1, GENESIS
+    sealed = {}  # the secret rolls' data, by number
+    entries = LogEntry.objects.filter(campaign_id=campaign.pk).order_by("seq")
+    for entry in entries.iterator(chunk_size=2000):
+        if entry.seq != expected:
+            if entry.seq > expected:
+                why = f"the log goes from #{expected - 1} to #{entry.seq}"
+                if expected == 1:
+                    why = f"the log starts at #{entry.seq}"
+                return LogBreak(expected, "deleted", why)
+            return LogBreak(entry.seq, "inserted", "the log is numbered from 1")
+        if entry.hash != entry.compute_hash(key):
+            what = "inserted" if entry.seq > head_seq else "altered"
+            return LogBreak(entry.seq, what, "its hash does not verify with the log key")
+        if entry.prev_hash != prev:
+            why = f"it does not chain to #{entry.seq - 1}"
+            return LogBreak(entry.seq, "altered", why)
+        if entry.seq == head_seq and entry.hash != head_hash:
+            return LogBreak(entry.seq, "altered", "its hash is not the one the head recorded")
+        why = _commitment_problem(entry, sealed)
+        if why:
+            return LogBreak(entry.seq, "altered", why)
+        expected, prev = expected + 1, entry.hash
+    if expected <= head_seq:
+        why = f"the log ends at #{expected - 1}, its head is #{head_seq}"
+        return LogBreak(expected, "deleted", why)
     return None
+
+
+def _commitment_problem(entry, sealed):
+    """Why a secret roll's commitment or a reveal does not hold, or "". ``sealed``: the data of
+    the secret rolls before ``entry``, by number (``entry`` is added if it is one)."""
+    data = entry.data if isinstance(entry.data, dict) else {}
+    if entry.kind == LogEntry.ROLL and entry.visibility == SECRET and entry.commitment:
+        sealed[entry.seq] = data
+        if chain.commitment(chain.result_of(data), data.get("salt")) != data["commitment"]:
+            return "its commitment does not match its result"
+    if entry.kind != LogEntry.REVEAL:
+        return ""
+    original = sealed.get(data.get("of"))
+    if original is None:
+        return "it reveals no earlier secret roll"
+    if (
+        data.get("commitment") != original["commitment"]
+        or data.get("salt") != original["salt"]
+        or data.get("result") != chain.result_of(original)
+        or chain.commitment(data.get("result"), data.get("salt")) != data.get("commitment")
+    ):
+        return f"what it reveals does not match the commitment of #{data['of']}"
+    return ""
 
 
 def open_session(campaign):
@@ -102,6 +195,7 @@ def session_start(*, campaign, by):
         kind=LogEntry.SESSION_START,
         actor=by,
         data={"number": session.number},
+        opens=session,
     )
     return session, entry
 
@@ -117,6 +211,7 @@ def session_end(*, campaign, by):
         kind=LogEntry.SESSION_END,
         actor=by,
         data={"number": session.number},
+        closes=True,
     )
     session.ended_at = timezone.now()
     session.save(update_fields=["ended_at"])
@@ -398,25 +493,48 @@ def check_roll_pool(
 ):
     """Roll a Pool check, or, when dice are shifted, put the shift to the GM first: then the
     check waits (status ``shift``) and is rolled by ``check_answer_shift``. Returns the log
-    entry, or None while the shift awaits the GM."""
-    check = _locked(check)
+    entry, or None while the shift awaits the GM.
+
+    The choices are checked first; then one statement takes the check (``_claim``) and the roll
+    follows."""
     if check.status != Check.OPEN:
         raise Refused("This check cannot be rolled now.")
     if check.character.owner_id != by.pk:
         raise Refused("Only the character's player rolls this check.")
     pool_dice(check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10)
     bonus_effect = bonus_effect.strip()
-    if (shift_d6 or shift_d10) and not bonus_effect:
+    shifted = bool(shift_d6 or shift_d10)
+    if shifted and not bonus_effect:
         raise Refused("Say which bonus effect the shifted dice are for.")
-    check.attribute, check.skill = attribute, skill
-    check.shift_d6, check.shift_d10 = shift_d6, shift_d10
-    check.bonus_effect = bonus_effect if (shift_d6 or shift_d10) else ""
-    check.intent = intent
-    if shift_d6 or shift_d10:
-        check.status = Check.SHIFT
-        check.save()
+    _claim(
+        check,
+        Check.SHIFT if shifted else Check.DONE,
+        attribute=attribute,
+        skill=skill,
+        shift_d6=shift_d6,
+        shift_d10=shift_d10,
+        bonus_effect=bonus_effect if shifted else "",
+        intent=intent,
+    )
+    if shifted:
         return None
     return _roll_pool(check, by, rng, attribute=attribute, skill=skill)
+
+
+def _claim(check, status, **changes):
+    """Move ``check`` from open to ``status`` with ``changes``, in one statement that locks its
+    row until the transaction ends; refuse when it is no longer open with the number it was read
+    with (another request rolled or closed it meanwhile). Whatever refuses later in the
+    transaction undoes this too. (One statement where a locked read and a write would be two:
+    the roll's hot path.)"""
+    taken = Check.objects.filter(pk=check.pk, status=Check.OPEN, target=check.target).update(
+        status=status, **changes
+    )
+    if not taken:
+        raise Refused("This check cannot be rolled now.")
+    check.status = status
+    for name, value in changes.items():
+        setattr(check, name, value)
 
 
 @transaction.atomic
@@ -432,12 +550,15 @@ def check_answer_shift(*, check, approve, rng=None):
         check.bonus_effect = ""
         check.save()
         return None
-    return _roll_pool(check, check.character.owner, rng)
+    entry = _roll_pool(check, check.character.owner, rng)
+    check.status = Check.DONE
+    check.save(update_fields=["status"])
+    return entry
 
 
 def _roll_pool(check, by, rng, *, attribute=None, skill=None):
     """Roll ``check`` with its stored choices (``attribute`` and ``skill``: those rows, when the
-    caller has them already)."""
+    caller has them already) and log the roll; the caller closes the check."""
     attribute = attribute or check.attribute
     skill = skill or check.skill
     d6, d10 = pool_dice(
@@ -475,6 +596,40 @@ def _roll_pool(check, by, rng, *, attribute=None, skill=None):
             "note": check.note,
         },
     )
-    check.status = Check.DONE
-    check.save(update_fields=POOL_CHOICE + ["status"])
     return entry
+
+
+# Secret rolls -----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def roll_reveal(*, campaign, seq, by):
+    """The GM reveals the GM-secret roll numbered ``seq``: a public ``reveal`` entry shows its
+    result, salt and commitment, which every player saw when it was rolled."""
+    if by.pk != campaign.gm_id():
+        raise Refused("Only the GM reveals a secret roll.")
+    _lock_campaign(campaign)  # two reveals of one roll at once: the second sees the first
+    secret = (
+        LogEntry.objects.filter(campaign=campaign, seq=seq, kind=LogEntry.ROLL, visibility=SECRET)
+        .select_related("character")
+        .first()
+    )
+    if secret is None:
+        raise Refused("Only a GM-secret roll can be revealed.")
+    if not secret.commitment:
+        raise Refused("This roll was made before secret rolls had commitments: it has none.")
+    if LogEntry.objects.revealed(campaign.pk, [seq]):
+        raise Refused("This roll is already revealed.")
+    data = secret.data
+    return log_append(
+        campaign=campaign,
+        kind=LogEntry.REVEAL,
+        actor=by,
+        character=secret.character,
+        data={
+            "of": seq,
+            "result": chain.result_of(data),
+            "salt": data["salt"],
+            "commitment": data["commitment"],
+        },
+    )

@@ -12,10 +12,11 @@ So the highest entry a page shows is always where its socket may resume (``stati
 """
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import MAX_ID, campaign_for, character_for, check_for
@@ -51,13 +52,16 @@ def _answer(request, campaign, *, ok, fragment, piece):
 
 def _log_rows(campaign, *, user_id, gm_id, before=None):
     """The LOG_PAGE entries before ``before`` (default: the latest), oldest first, each with
-    whether it is hidden from the viewer; and whether older entries exist."""
+    whether it is hidden from the viewer; whether older entries exist; and the numbers of the
+    secret rolls among them the viewer may reveal."""
     entries = LogEntry.objects.filter(campaign=campaign).select_related("actor", "character")
     if before is not None:
         entries = entries.filter(seq__lt=before)
     page = list(entries.order_by("-seq")[: LOG_PAGE + 1])
-    rows = [(e, not e.visible_to(user_id, gm_id)) for e in reversed(page[:LOG_PAGE])]
-    return rows, len(page) > LOG_PAGE
+    shown = page[:LOG_PAGE][::-1]
+    rows = [(e, not e.visible_to(user_id, gm_id)) for e in shown]
+    revealable = push.revealable_among(shown, viewer_id=user_id, gm_id=gm_id)
+    return rows, len(page) > LOG_PAGE, revealable
 
 
 def _live_checks(request, campaign):
@@ -76,10 +80,11 @@ def _live_checks(request, campaign):
 
 def _room_page(request, campaign, *, replace=None):
     """The room. ``replace`` maps a piece ("session", "ask", "request-<character id>",
-    "check-<id>") to the HTML to show instead: a refused form with its refusal."""
+    "check-<id>", "log": above the log) to the HTML to show instead: a refused form with its
+    refusal."""
     replace = replace or {}
     user_id, is_gm = request.user.pk, campaign.viewer.is_gm
-    rows, has_older = _log_rows(campaign, user_id=user_id, gm_id=campaign.gm_id())
+    rows, has_older, revealable = _log_rows(campaign, user_id=user_id, gm_id=campaign.gm_id())
     checks = _live_checks(request, campaign)
     # A refused action on a check shows it with the reason (in place, or last if it is closed).
     checks.update({int(k[6:]): v for k, v in replace.items() if k.startswith("check-")})
@@ -88,7 +93,10 @@ def _room_page(request, campaign, *, replace=None):
         "is_gm": is_gm,
         "rows": rows,
         "has_older": has_older,
+        "revealable": revealable,
         "last_seq": rows[-1][0].seq if rows else 0,
+        "head": rows[-1][0] if rows else None,
+        "log_notice": replace.get("log", ""),
         "online": online(campaign.id),
         "suggestions": system_of(campaign).suggestions(),
         "checks": list(checks.values()),
@@ -121,10 +129,15 @@ def room_log(request, campaign_id):
         before = 0
     if not 1 <= before <= MAX_ID:
         return HttpResponseBadRequest("“before” must be the number of a log entry.")
-    rows, has_older = _log_rows(
+    rows, has_older, revealable = _log_rows(
         campaign, user_id=request.user.pk, gm_id=campaign.gm_id(), before=before
     )
-    context = {"campaign": campaign, "rows": rows, "has_older": has_older}
+    context = {
+        "campaign": campaign,
+        "rows": rows,
+        "has_older": has_older,
+        "revealable": revealable,
+    }
     return render(request, "rolls/_log_page.html", context)
 
 
@@ -394,3 +407,42 @@ def check_odds(request, campaign_id, check_id):
         system = system_of(campaign)
         odds = system.odds(check, system.roll_form(check, request.GET))
     return render(request, "rolls/_odds.html", {"odds": odds})
+
+
+# The log's proofs -------------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def roll_reveal(request, campaign_id, seq):
+    """The GM reveals a GM-secret roll: the reveal arrives on every socket as a log entry. htmx
+    gets the button's place back (the note that it is done, or the button with the refusal)."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    if not 0 < seq <= MAX_ID:
+        raise Http404("No such log entry.")
+
+    def write():
+        entry = services.roll_reveal(campaign=campaign, seq=seq, by=request.user)
+        push.push_entry_on_commit(entry)
+        return entry
+
+    ok, result = attempt(write)
+
+    def fragment():
+        if ok:
+            return format_html('<span class="muted">Revealed as #{}.</span>', result.seq)
+        context = {"entry": {"campaign_id": campaign.id, "seq": seq}, "error": result}
+        return render_to_string("rolls/_reveal_form.html", context, request=request)
+
+    return _answer(request, campaign, ok=ok, fragment=fragment, piece="log")
+
+
+@login_required
+@require_GET
+def verify_log(request, campaign_id):
+    """The GM checks the campaign's roll log, as ``manage.py verify_rolls`` does."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    campaign.refresh_from_db(fields=["last_seq", "head_hash"])  # the head the check reaches
+    problem = services.log_verify(campaign)
+    context = {"campaign": campaign, "problem": problem}
+    return render(request, "rolls/verify.html", context)

@@ -130,9 +130,9 @@ def test_a_pool_roll_and_its_pushes_run_twelve_statements(
 ):
     """The session's user, access (with the GM's id), the check, the two ratings sent; then the
     transaction (two savepoints and their releases here, inside the test's transaction): the
-    check's state under its lock, the log's number with the previous hash and the open session,
-    the entry, the check. The pushes add none. (With several processes, sessions are read from
-    the database: one more.)"""
+    check taken (one guarded update), the log's number with its head (the previous hash and the
+    session) under the campaign's lock, the entry, the head moved to it. The pushes add none.
+    (With several processes, sessions are read from the database: one more.)"""
     session = 0 if settings.SESSION_ENGINE.endswith("cached_db") else 1
     monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
     client = as_user(player)

@@ -90,6 +90,12 @@ def push_again(table, seq):
 
 
 @database_sync_to_async
+def head(table):
+    """The start of the hash of the campaign's last entry."""
+    return LogEntry.objects.filter(campaign=table.campaign).last().hash[:12]
+
+
+@database_sync_to_async
 def presence_rows():
     return Presence.objects.count()
 
@@ -313,6 +319,9 @@ async def test_reconnect_replays_exactly_the_missed_entries(table):
         assert seqs(replayed) == [3, 4]
         assert is_stub(replayed[0])  # ana's private roll, replayed to ben
         assert is_full(replayed[1])
+        # The log's fingerprint comes with the last one.
+        assert 'id="log-fingerprint"' not in replayed[0]
+        assert f'<span id="log-fingerprint">#4 <code>{await head(table)}</code>' in replayed[1]
         assert await online(ben) == ["ben"]
 
         # Live pushes of entries the replay already sent are dropped.

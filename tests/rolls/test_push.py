@@ -171,3 +171,20 @@ def test_push_entry_sends_the_message_to_the_campaign_group(roll, mana_campaign)
     finally:
         async_to_sync(layer.flush)()
     assert received == {"type": "room.push", **push.entry_message(entry)}
+
+
+# The log's fingerprint ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("visibility", [PUBLIC, PRIVATE, SECRET])
+def test_every_variant_carries_the_new_fingerprint(roll, gm, player, visibility):
+    entry = roll(visibility, owner=gm if visibility == SECRET else player)
+    message = push.entry_message(entry)
+    fingerprint = push.render_fingerprint(entry)
+    assert (
+        fingerprint
+        == f'<span id="log-fingerprint">#{entry.seq} <code>{entry.hash[:12]}</code></span>'
+    )
+    variants = [message["all"], message.get("gm"), *(message.get("users") or {}).values()]
+    for html in filter(None, variants):
+        assert html.endswith(fingerprint)

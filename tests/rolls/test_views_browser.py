@@ -1,6 +1,7 @@
 """The room in a real browser (Debian's Chromium through playwright, against a live Daphne):
-pushes between two players' pages, the live odds, a refused roll swapped in place, and a
-reconnect that resumes after the last entry the page shows (static/js/room.js)."""
+pushes between two players' pages, the live odds, a refused roll swapped in place, a
+reconnect that resumes after the last entry the page shows (static/js/room.js), and a GM-secret
+roll revealed to every page with the log's new fingerprint."""
 
 import re
 
@@ -236,3 +237,50 @@ class TestWriteLimitInTheBrowser(BrowserTestCase):
             expect(gm.locator("#notice")).to_contain_text("Slow down: at most 1 changes every 60")
             expect(gm.locator("#checks > .check")).to_have_count(1)
             browser.close()
+
+
+class TestSecretRollsInTheBrowser(BrowserTestCase):
+    """The reveal, on a server of its own (one per class): a second test on the server of the
+    class above finds its pages sent to the login page."""
+
+    setUp = TestRoomInTheBrowser.setUp
+    open_room = TestRoomInTheBrowser.open_room
+
+    def test_a_secret_roll_revealed_reaches_every_page_with_the_new_fingerprint(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        from rolls import services
+        from rolls.models import SECRET, LogEntry
+        from tests.rolls.room_setup import roll_mana
+
+        warden = character_create(campaign=self.campaign, owner=self.gm, name="The Warden")
+        ManaPool.objects.filter(character=warden).update(current=5, maximum=5)
+        check = services.check_ask(
+            campaign=self.campaign, character=warden, by=self.gm, target=2, visibility=SECRET
+        )
+        skill = ManaSkill.objects.get(campaign=self.campaign, name="Gather Information")
+        secret = roll_mana(check, self.gm, skill, (9, 9, 8, 10), intent="Spot the knife")
+        commitment = secret.data["commitment"]
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm, ben = self.open_room(browser, "gm"), self.open_room(browser, "ben")
+            fingerprint = f"#1 {secret.hash[:12]}"
+            for page in (gm, ben):
+                expect(page.locator("#log-fingerprint")).to_have_text(fingerprint)
+            expect(ben.locator("#entry-1")).to_contain_text(f"Commitment {commitment[:16]}")
+            expect(ben.locator("#log")).not_to_contain_text("Spot the knife")
+
+            gm.once("dialog", lambda dialog: dialog.accept())
+            gm.click("#entry-1 .reveal-form button")
+            expect(gm.locator("#entry-1")).to_contain_text("Revealed as #2.")
+            for page in (gm, ben):
+                entry = page.locator("#entry-2")
+                expect(entry).to_contain_text("gm revealed the secret roll #1")
+                expect(entry).to_contain_text("Spot the knife")
+                expect(entry).to_contain_text("matches the commitment")
+                expect(page.locator("#log-fingerprint")).to_have_text(re.compile(r"#2 \w{12}"))
+            shown = {page.locator("#log-fingerprint").text_content() for page in (gm, ben)}
+            browser.close()
+        revealed = LogEntry.objects.get(campaign=self.campaign, seq=2)
+        assert shown == {f"#2 {revealed.hash[:12]}"}

@@ -286,3 +286,17 @@ def test_pool_room_page_queries_do_not_grow_with_the_log(
     with django_assert_max_num_queries(12):
         response = client.get(url("room", pool_table))
     assert response.status_code == 200
+
+
+# The log's fingerprint --------------------------------------------------------------------------
+
+
+def test_every_member_sees_the_fingerprint_of_the_last_entry(mana_table, as_user, gm, player):
+    html = as_user(player).get(url("room", mana_table)).content.decode()
+    assert '<span id="log-fingerprint">none yet</span>' in html
+    first = roll(mana_table, mana_table.mira, player)
+    last = roll(mana_table, mana_table.npc, gm, visibility=SECRET)
+    for user in (player, gm):
+        html = as_user(user).get(url("room", mana_table)).content.decode()
+        assert f'<span id="log-fingerprint">#2 <code>{last.hash[:12]}</code></span>' in html
+        assert f'title="fingerprint #1 {first.hash[:12]}"' in html  # each entry's, on its time

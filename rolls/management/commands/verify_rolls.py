@@ -1,0 +1,52 @@
+"""``python manage.py verify_rolls [--campaign ID]``: verify roll logs with ``log_verify``.
+
+Exit 0 with a one-line summary when every log is whole; otherwise exit 1, naming for each
+campaign whose log does not hold its first entry altered, inserted or deleted."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from campaigns.models import Campaign
+from rolls.services import log_verify
+
+
+def describe(campaign):
+    return f"campaign {campaign.pk} “{campaign.name}”"
+
+
+class Command(BaseCommand):
+    help = (
+        "Verify the roll log of every campaign, or of one: exit 0 when whole, 1 naming the "
+        "first entry altered, inserted or deleted."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", type=int, help="the id of the one campaign to verify")
+
+    def handle(self, *args, campaign=None, **options):
+        campaigns = Campaign.objects.order_by("pk")
+        if campaign is not None:
+            campaigns = campaigns.filter(pk=campaign)
+            if not campaigns.exists():
+                raise CommandError(f"No campaign {campaign}.")
+        broken, whole, entries = [], [], 0
+        # Each campaign's head is read before its log: the summary names what was verified.
+        for each in campaigns.only("pk", "name", "last_seq", "head_hash").iterator():
+            problem = log_verify(each)
+            if problem:
+                broken.append(f"The roll log of {describe(each)} does not hold: {problem}.")
+            else:
+                whole.append(each)
+                entries += each.last_seq
+        if broken:
+            raise CommandError("\n".join(broken))
+        if campaign is not None:
+            [each] = whole
+            fingerprint = f"#{each.last_seq} {each.head_hash[:12]}" if each.last_seq else "none"
+            summary = (
+                f"The roll log of {describe(each)} is whole: {each.last_seq} entries, "
+                f"fingerprint {fingerprint}."
+            )
+        else:
+            logs = "1 roll log is" if len(whole) == 1 else f"{len(whole)} roll logs are"
+            summary = f"{logs} whole: {entries} entries in all."
+        self.stdout.write(summary)
