@@ -17,6 +17,10 @@ from .models import LogEntry, Presence
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
 
+#: The close code of a socket whose user was removed from the campaign or logged out (the
+#: browser's ws extension reconnects only after 1006, 1012 and 1013).
+LEFT = 4403
+
 
 class PushConsumer(AsyncWebsocketConsumer):
     """A websocket consumer without Channels' trip to the database thread before every message
@@ -31,24 +35,39 @@ class PushConsumer(AsyncWebsocketConsumer):
 
 
 class RoomConsumer(PushConsumer):
+    """A member's socket in a campaign's room. It joins the room's groups (the campaign's, the
+    GM's when the GM, the member's in this campaign) and the user's group in every campaign,
+    through which a removal or a logout closes it (``room.leave``, see ``push.leave``)."""
+
     async def connect(self):
         self.group = None
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         user = self.scope.get("user")
-        user_id = user.pk if user and user.is_authenticated else None
-        membership, self.gm_id = await database_sync_to_async(membership_of)(
-            user_id, self.campaign_id
-        )
-        if membership is None:
+        self.user_id = user.pk if user and user.is_authenticated else None
+        if self.user_id is None:
             await self.close()
             return
-        self.user_id = user_id
+        # Join the user's group before reading the membership: a removal that commits after the
+        # read sends its room.leave after this socket can hear it.
+        member_group = push.member_group_name(self.user_id)
+        await self.channel_layer.group_add(member_group, self.channel_name)
+        membership, self.gm_id = await database_sync_to_async(membership_of)(
+            self.user_id, self.campaign_id
+        )
+        if membership is None:
+            await self.channel_layer.group_discard(member_group, self.channel_name)
+            await self.close()
+            return
         self.is_gm = membership.is_gm
         self.group = push.group_name(self.campaign_id)
-        self.groups_joined = [self.group, push.user_group_name(self.campaign_id, self.user_id)]
+        self.groups_joined = [
+            member_group,
+            self.group,
+            push.user_group_name(self.campaign_id, self.user_id),
+        ]
         if self.is_gm:
             self.groups_joined.append(push.gm_group_name(self.campaign_id))
-        for group in self.groups_joined:
+        for group in self.groups_joined[1:]:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         # Read the log's end only once in the group: nothing committed from here on is missed.
@@ -57,18 +76,35 @@ class RoomConsumer(PushConsumer):
         self.last_seq = last_seq if after is None else min(after, last_seq)
         if self.last_seq < last_seq:
             await self.replay()
-        await self.send_presence(join=True)
+        await self.send_presence(self.group, join=True)
 
     async def disconnect(self, code):
-        if self.group:
-            for group in self.groups_joined:
-                await self.channel_layer.group_discard(group, self.channel_name)
-            await self.send_presence(join=False)
+        await self.leave_room()
+
+    async def leave_room(self):
+        """Leave the room's groups and its presence list, once: from then on nothing more is
+        sent to this socket."""
+        if self.group is None:
+            return
+        group, self.group = self.group, None
+        for name in self.groups_joined:
+            await self.channel_layer.group_discard(name, self.channel_name)
+        await self.send_presence(group, join=False)
+
+    async def room_leave(self, message):
+        """The user was removed from this campaign (``campaign``) or logged out (None)."""
+        campaign = message.get("campaign")
+        if self.group is None or campaign not in (None, self.campaign_id):
+            return
+        await self.leave_room()
+        await self.close(code=LEFT)
 
     async def receive(self, text_data=None, bytes_data=None):
         """Everything a player does goes through HTTP; the socket only listens."""
 
     async def room_push(self, message):
+        if self.group is None:
+            return  # left the room: a push already on its way is dropped
         seq = message.get("seq")
         if seq is not None:
             if seq <= self.last_seq:
@@ -93,9 +129,9 @@ class RoomConsumer(PushConsumer):
         for html in frames:
             await self.send(text_data=html)
 
-    async def send_presence(self, *, join):
+    async def send_presence(self, group, *, join):
         html = await self.update_presence(join)
-        await self.channel_layer.group_send(self.group, {"type": "room.push", "all": html})
+        await self.channel_layer.group_send(group, {"type": "room.push", "all": html})
 
     # Database work, in small synchronous pieces -------------------------------------------------
 

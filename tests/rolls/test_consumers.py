@@ -16,9 +16,11 @@ from django.urls import reverse
 from campaigns.models import ManaSkill
 from config.asgi import application
 from rolls import push, services
+from rolls.consumers import LEFT
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
 from sheets.models import ManaPool
 from sheets.services import character_create
+from tests.conftest import make_campaign
 from tests.rolls.room_setup import roll_mana
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -392,3 +394,99 @@ async def test_a_check_push_reaches_only_the_gm_and_the_named_player(table):
         assert await receive(ana) == "<p>for ana</p>"
         for communicator in (ana, gm, ben):
             assert await communicator.receive_nothing()
+
+
+# Leaving: a removed member's or a logged-out user's sockets close and hear nothing more ------
+
+
+async def closed_by_server(communicator):
+    """The socket's next output is the server's close: its code."""
+    output = await communicator.receive_output(timeout=TIMEOUT)
+    assert output["type"] == "websocket.close", output
+    return output.get("code")
+
+
+def post_as(table, username, name, *args):
+    return sync_to_async(table.client[username].post)(reverse(name, args=args))
+
+
+async def test_a_removed_player_s_sockets_close_and_hear_nothing_more(table, player):
+    elsewhere = await database_sync_to_async(make_campaign)(table.gm, players=[player])
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        second_tab = await enter(stack, table, "ana", ana)
+        await online(second_tab)
+        ben = await enter(stack, table, "ben", ana, second_tab)
+        await online(ben)
+        ana_elsewhere = await stack.enter_async_context(socket(elsewhere.pk, table.cookie["ana"]))
+        assert ana_elsewhere.connected
+        await online(ana_elsewhere)
+
+        response = await post_as(table, "gm", "member_remove", table.campaign.pk, player.pk)
+        assert response.status_code == 302
+        assert await closed_by_server(ana) == await closed_by_server(second_tab) == LEFT
+        assert await online(ben) == ["ana", "ben"]  # one of ana's sockets left
+        assert await online(ben) == ["ben"]  # and the other
+        assert (
+            await database_sync_to_async(
+                Presence.objects.filter(campaign=table.campaign, user=player).exists
+            )()
+            is False
+        )
+
+        await roll(table, "ben")
+        assert seqs([await receive(ben)]) == [1]
+        for communicator in (ana, second_tab, ana_elsewhere, ben):
+            assert await communicator.receive_nothing()  # her other campaign's socket stays
+
+
+async def test_a_refused_removal_closes_nothing(table):
+    async with AsyncExitStack() as stack:
+        gm = await enter(stack, table, "gm")
+        await online(gm)
+        response = await post_as(table, "gm", "member_remove", table.campaign.pk, table.gm.pk)
+        assert response.status_code == 200  # the GM panel, with the refusal
+        await roll(table, "gm")
+        assert seqs([await receive(gm)]) == [1]
+
+
+async def test_a_push_already_on_its_way_when_the_socket_leaves_is_dropped(table, player):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        layer = get_channel_layer()
+        # Both are in the socket's channel before it handles either.
+        await layer.group_send(
+            push.member_group_name(player.pk),
+            {"type": "room.leave", "campaign": table.campaign.pk},
+        )
+        await layer.group_send(
+            push.group_name(table.campaign.pk), {"type": "room.push", "all": "<p>late</p>"}
+        )
+        assert await closed_by_server(ana) == LEFT
+        assert await ana.receive_nothing()
+
+
+async def test_logging_out_closes_the_user_s_sockets_in_every_campaign(table, player):
+    elsewhere = await database_sync_to_async(make_campaign)(table.gm, players=[player])
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        ben = await enter(stack, table, "ben", ana)
+        await online(ben)
+        ana_elsewhere = await stack.enter_async_context(socket(elsewhere.pk, table.cookie["ana"]))
+        assert ana_elsewhere.connected
+        await online(ana_elsewhere)
+
+        response = await sync_to_async(table.client["ana"].post)(reverse("logout"))
+        assert response.status_code == 302
+        assert await closed_by_server(ana) == await closed_by_server(ana_elsewhere) == LEFT
+        assert await online(ben) == ["ben"]
+
+        await roll(table, "ben")
+        assert seqs([await receive(ben)]) == [1]
+        for communicator in (ana, ana_elsewhere, ben):
+            assert await communicator.receive_nothing()
+        async with socket(table.campaign.pk, table.cookie["ana"]) as again:
+            assert again.connected is False  # the session is gone
