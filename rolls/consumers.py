@@ -17,6 +17,10 @@ from .models import LogEntry, Presence
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
 
+#: The largest frame a client may send, in bytes; the room's socket only listens.
+MAX_CLIENT_FRAME = 1024
+POLICY_VIOLATION = 1008
+
 #: The close code of a socket whose user was removed from the campaign or logged out (the
 #: browser's ws extension reconnects only after 1006, 1012 and 1013).
 LEFT = 4403
@@ -100,7 +104,14 @@ class RoomConsumer(PushConsumer):
         await self.close(code=LEFT)
 
     async def receive(self, text_data=None, bytes_data=None):
-        """Everything a player does goes through HTTP; the socket only listens."""
+        """Everything a player does goes through HTTP; the socket only listens. A small frame
+        is ignored; a bigger one closes the socket (policy violation)."""
+        data = bytes_data if bytes_data is not None else text_data or ""
+        if len(data) > MAX_CLIENT_FRAME or (
+            isinstance(data, str) and len(data.encode()) > MAX_CLIENT_FRAME
+        ):
+            await self.leave_room()
+            await self.close(code=POLICY_VIOLATION)
 
     async def room_push(self, message):
         if self.group is None:

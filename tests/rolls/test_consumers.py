@@ -16,7 +16,7 @@ from django.urls import reverse
 from campaigns.models import ManaSkill
 from config.asgi import application
 from rolls import push, services
-from rolls.consumers import LEFT
+from rolls.consumers import LEFT, MAX_CLIENT_FRAME
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
 from sheets.models import ManaPool
 from sheets.services import character_create
@@ -490,3 +490,39 @@ async def test_logging_out_closes_the_user_s_sockets_in_every_campaign(table, pl
             assert await communicator.receive_nothing()
         async with socket(table.campaign.pk, table.cookie["ana"]) as again:
             assert again.connected is False  # the session is gone
+
+
+# What a client may send: nothing that matters, and nothing big ------------------------------
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"text_data": "x" * (MAX_CLIENT_FRAME + 1)},
+        {"text_data": "é" * (MAX_CLIENT_FRAME // 2 + 1)},  # over the limit in bytes
+        {"bytes_data": b"\0" * (MAX_CLIENT_FRAME + 1)},
+    ],
+)
+async def test_a_frame_over_the_limit_closes_the_socket(table, frame):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        ben = await enter(stack, table, "ben", ana)
+        await online(ben)
+        await ana.send_to(**frame)
+        assert await closed_by_server(ana) == 1008
+        assert await online(ben) == ["ben"]
+        await roll(table, "ben")
+        assert seqs([await receive(ben)]) == [1]
+        assert await ana.receive_nothing()
+
+
+async def test_a_small_frame_is_ignored(table):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        await ana.send_to(text_data="x" * MAX_CLIENT_FRAME)
+        await ana.send_to(bytes_data=b"ping")
+        assert await ana.receive_nothing()
+        await roll(table, "ana")
+        assert seqs([await receive(ana)]) == [1]
