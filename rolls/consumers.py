@@ -1,12 +1,16 @@
 """The room's websocket: members of a campaign receive what the server pushes, filtered per
 viewer, and a socket that reconnects gets exactly the entries it missed, in order."""
 
+import asyncio
+import logging
+from datetime import timedelta
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
+from django.utils import timezone
 
 from campaigns.access import membership_of
 from campaigns.models import Campaign
@@ -16,6 +20,19 @@ from .models import LogEntry, Presence
 
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
+
+#: An open socket refreshes its presence row this often (seconds); a row not refreshed for
+#: PRESENCE_TTL is a socket gone without a word (its process died): nobody counts it.
+HEARTBEAT = 25
+PRESENCE_TTL = timedelta(seconds=60)
+
+logger = logging.getLogger(__name__)
+
+
+def now():
+    """The presence clock (tests set it)."""
+    return timezone.now()
+
 
 #: The largest frame a client may send, in bytes; the room's socket only listens.
 MAX_CLIENT_FRAME = 1024
@@ -45,6 +62,7 @@ class RoomConsumer(PushConsumer):
 
     async def connect(self):
         self.group = None
+        self.heartbeat = None
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         user = self.scope.get("user")
         self.user_id = user.pk if user and user.is_authenticated else None
@@ -81,6 +99,7 @@ class RoomConsumer(PushConsumer):
         if self.last_seq < last_seq:
             await self.replay()
         await self.send_presence(self.group, join=True)
+        self.heartbeat = asyncio.create_task(self.beat())
 
     async def disconnect(self, code):
         await self.leave_room()
@@ -91,6 +110,8 @@ class RoomConsumer(PushConsumer):
         if self.group is None:
             return
         group, self.group = self.group, None
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
         for name in self.groups_joined:
             await self.channel_layer.group_discard(name, self.channel_name)
         await self.send_presence(group, join=False)
@@ -140,6 +161,20 @@ class RoomConsumer(PushConsumer):
         for html in frames:
             await self.send(text_data=html)
 
+    async def beat(self):
+        """Every HEARTBEAT seconds while open: this socket is still here; rows gone stale in
+        the room are dropped, and the room then hears who is left."""
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            try:
+                html = await self.refresh_presence()
+                if html:
+                    await self.channel_layer.group_send(
+                        self.group, {"type": "room.push", "all": html}
+                    )
+            except Exception:
+                logger.warning("Presence of %s not refreshed", self.channel_name, exc_info=True)
+
     async def send_presence(self, group, *, join):
         html = await self.update_presence(join)
         await self.channel_layer.group_send(group, {"type": "room.push", "all": html})
@@ -168,19 +203,54 @@ class RoomConsumer(PushConsumer):
         if join:
             Presence.objects.get_or_create(
                 channel_name=self.channel_name,
-                defaults={"campaign_id": self.campaign_id, "user_id": self.user_id},
+                defaults={
+                    "campaign_id": self.campaign_id,
+                    "user_id": self.user_id,
+                    "seen_at": now(),
+                },
             )
         else:
             Presence.objects.filter(channel_name=self.channel_name).delete()
+        drop_stale(self.campaign_id)
+        return self.presence_html()
+
+    @database_sync_to_async
+    def refresh_presence(self):
+        """Mark this socket seen; the presence list's HTML if stale rows were dropped."""
+        seen = Presence.objects.filter(channel_name=self.channel_name).update(seen_at=now())
+        if not seen:  # dropped as stale while this process was stalled: back in
+            Presence.objects.create(
+                channel_name=self.channel_name,
+                campaign_id=self.campaign_id,
+                user_id=self.user_id,
+                seen_at=now(),
+            )
+        if drop_stale(self.campaign_id) or not seen:
+            return self.presence_html()
+        return None
+
+    def presence_html(self):
         return render_to_string(
             "rolls/_presence.html", {"online": online(self.campaign_id), "oob": True}
         )
 
 
+def fresh_since():
+    return now() - PRESENCE_TTL
+
+
+def drop_stale(campaign_id):
+    """Delete the campaign's presence rows not seen for PRESENCE_TTL: how many."""
+    deleted, _ = Presence.objects.filter(
+        campaign_id=campaign_id, seen_at__lt=fresh_since()
+    ).delete()
+    return deleted
+
+
 def online(campaign_id):
-    """The usernames of the members with an open room socket."""
+    """The usernames of the members with an open room socket (seen in the last PRESENCE_TTL)."""
     return list(
-        Presence.objects.filter(campaign_id=campaign_id)
+        Presence.objects.filter(campaign_id=campaign_id, seen_at__gte=fresh_since())
         .order_by("user__username")
         .values_list("user__username", flat=True)
         .distinct()

@@ -1,8 +1,10 @@
 """The room's websocket (rolls.consumers) through the real ASGI stack: origin check, session
-auth, per-viewer pushes, replay after a reconnect, gaps and presence."""
+auth, per-viewer pushes, replay after a reconnect, gaps and presence (and its expiry), leaving
+on a removal or a logout, and what a client may send."""
 
 import re
 from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
@@ -12,11 +14,12 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from campaigns.models import ManaSkill
 from config.asgi import application
-from rolls import push, services
-from rolls.consumers import LEFT, MAX_CLIENT_FRAME
+from rolls import consumers, push, services
+from rolls.consumers import LEFT, MAX_CLIENT_FRAME, PRESENCE_TTL
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
 from sheets.models import ManaPool
 from sheets.services import character_create
@@ -526,3 +529,64 @@ async def test_a_small_frame_is_ignored(table):
         assert await ana.receive_nothing()
         await roll(table, "ana")
         assert seqs([await receive(ana)]) == [1]
+
+
+# Presence expires: a socket gone without a word stops counting within a minute ---------------
+
+
+class Clock:
+    """The presence clock, moved by hand."""
+
+    def __init__(self):
+        self.at = timezone.now()
+
+    def __call__(self):
+        return self.at
+
+    def advance(self, seconds):
+        self.at += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(consumers, "now", clock)
+    return clock
+
+
+@database_sync_to_async
+def dead_socket(table, username, seen_at):
+    """A presence row whose socket's process died (nothing will delete it)."""
+    user = table.gm if username == "gm" else table.characters[username].owner
+    Presence.objects.create(
+        campaign=table.campaign, user=user, channel_name=f"dead!{username}", seen_at=seen_at
+    )
+
+
+async def test_online_counts_only_sockets_seen_in_the_last_minute(table, clock):
+    await dead_socket(table, "gm", clock() - PRESENCE_TTL)
+    await dead_socket(table, "ben", clock() - PRESENCE_TTL - timedelta(seconds=1))
+    assert await database_sync_to_async(consumers.online)(table.campaign.pk) == ["gm"]
+
+
+async def test_a_dead_socket_s_row_is_dropped_when_someone_joins(table, clock):
+    await dead_socket(table, "ben", clock())
+    clock.advance(61)
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        assert await online(ana) == ["ana"]
+        assert await presence_rows() == 1
+
+
+async def test_the_heartbeat_keeps_a_socket_present_and_drops_the_dead(table, clock, monkeypatch):
+    monkeypatch.setattr(consumers, "HEARTBEAT", 0.05)
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        assert await online(ana) == ["ana"]
+        await dead_socket(table, "ben", clock())
+        clock.advance(45)  # ana's socket beats, ben's does not
+        assert await ana.receive_nothing(timeout=0.3)
+        clock.advance(45)  # 90 s after ben's last sign, 45 s after ana's
+        assert await online(ana) == ["ana"]  # the room hears that ben is gone
+        rows = await database_sync_to_async(list)(Presence.objects.values_list("seen_at"))
+        assert rows == [(clock(),)]
