@@ -2,6 +2,7 @@
 
 from django.db import transaction
 
+from rolls import push
 from sheets.models import ManaPool
 
 from .models import Campaign, ManaSkill, Membership
@@ -114,7 +115,9 @@ def membership_join(*, campaign, user):
 @transaction.atomic
 def membership_remove(*, membership):
     """Remove a player from their campaign. Their characters stay in the campaign (the GM still
-    sees them); the user just loses access. The GM can't be removed."""
+    sees them); the user just loses access, and their open room sockets close. The GM can't be
+    removed."""
     if membership.is_gm:
         raise Refused("The GM can't be removed from their campaign.")
     membership.delete()
+    push.leave_on_commit(membership.user_id, membership.campaign_id)

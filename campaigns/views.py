@@ -1,4 +1,5 @@
-"""Campaigns: signing up, the home page, creating and joining a campaign, its page, the GM panel.
+"""Campaigns: signing up and logging out, the home page, creating and joining a campaign, its
+page, the GM panel.
 
 Every write runs through ``campaigns.writes.attempt`` and is answered by
 ``campaigns.writes.answer``: a GM panel section answers htmx with itself (422 with the refused
@@ -11,11 +12,14 @@ import math
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LogoutView
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from rolls import push
 
 from . import services
 from .access import campaign_for
@@ -68,6 +72,17 @@ def signup(request):
     url = next_url or reverse("home")
     pieces = _own_page(request, "registration/signup.html", lambda: context, url)
     return answer(request, ok=ok, **pieces)
+
+
+@login_required
+@require_POST
+def logout(request):
+    """Django's logout; then every room socket of the user closes, in every campaign and every
+    process (a socket keeps the user it was opened with)."""
+    user_id = request.user.pk
+    response = LogoutView.as_view()(request)
+    push.leave_on_commit(user_id)  # no transaction is open: at once
+    return response
 
 
 @login_required

@@ -8,7 +8,6 @@ the request without it; so whoever acted receives the card once, like everyone e
 
 from dataclasses import dataclass
 
-from django.db import transaction
 from django.template.loader import render_to_string
 
 from . import push
@@ -86,4 +85,4 @@ def push_check(check, *, entry=None, swap="update"):
         messages = [push.entry_message(entry)] if entry else []
         push.send(check.campaign_id, *messages, message)
 
-    transaction.on_commit(send)
+    push.on_commit(check.campaign_id, send)

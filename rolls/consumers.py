@@ -1,12 +1,16 @@
 """The room's websocket: members of a campaign receive what the server pushes, filtered per
 viewer, and a socket that reconnects gets exactly the entries it missed, in order."""
 
+import asyncio
+import logging
+from datetime import timedelta
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
+from django.utils import timezone
 
 from campaigns.access import membership_of
 from campaigns.models import Campaign
@@ -16,6 +20,27 @@ from .models import LogEntry, Presence
 
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
+
+#: An open socket refreshes its presence row this often (seconds); a row not refreshed for
+#: PRESENCE_TTL is a socket gone without a word (its process died): nobody counts it.
+HEARTBEAT = 25
+PRESENCE_TTL = timedelta(seconds=60)
+
+logger = logging.getLogger(__name__)
+
+
+def now():
+    """The presence clock (tests set it)."""
+    return timezone.now()
+
+
+#: The largest frame a client may send, in bytes; the room's socket only listens.
+MAX_CLIENT_FRAME = 1024
+POLICY_VIOLATION = 1008
+
+#: The close code of a socket whose user was removed from the campaign or logged out (the
+#: browser's ws extension reconnects only after 1006, 1012 and 1013).
+LEFT = 4403
 
 
 class PushConsumer(AsyncWebsocketConsumer):
@@ -31,24 +56,40 @@ class PushConsumer(AsyncWebsocketConsumer):
 
 
 class RoomConsumer(PushConsumer):
+    """A member's socket in a campaign's room. It joins the room's groups (the campaign's, the
+    GM's when the GM, the member's in this campaign) and the user's group in every campaign,
+    through which a removal or a logout closes it (``room.leave``, see ``push.leave``)."""
+
     async def connect(self):
         self.group = None
+        self.heartbeat = None
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         user = self.scope.get("user")
-        user_id = user.pk if user and user.is_authenticated else None
-        membership, self.gm_id = await database_sync_to_async(membership_of)(
-            user_id, self.campaign_id
-        )
-        if membership is None:
+        self.user_id = user.pk if user and user.is_authenticated else None
+        if self.user_id is None:
             await self.close()
             return
-        self.user_id = user_id
+        # Join the user's group before reading the membership: a removal that commits after the
+        # read sends its room.leave after this socket can hear it.
+        member_group = push.member_group_name(self.user_id)
+        await self.channel_layer.group_add(member_group, self.channel_name)
+        membership, self.gm_id = await database_sync_to_async(membership_of)(
+            self.user_id, self.campaign_id
+        )
+        if membership is None:
+            await self.channel_layer.group_discard(member_group, self.channel_name)
+            await self.close()
+            return
         self.is_gm = membership.is_gm
         self.group = push.group_name(self.campaign_id)
-        self.groups_joined = [self.group, push.user_group_name(self.campaign_id, self.user_id)]
+        self.groups_joined = [
+            member_group,
+            self.group,
+            push.user_group_name(self.campaign_id, self.user_id),
+        ]
         if self.is_gm:
             self.groups_joined.append(push.gm_group_name(self.campaign_id))
-        for group in self.groups_joined:
+        for group in self.groups_joined[1:]:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         # Read the log's end only once in the group: nothing committed from here on is missed.
@@ -57,18 +98,45 @@ class RoomConsumer(PushConsumer):
         self.last_seq = last_seq if after is None else min(after, last_seq)
         if self.last_seq < last_seq:
             await self.replay()
-        await self.send_presence(join=True)
+        await self.send_presence(self.group, join=True)
+        self.heartbeat = asyncio.create_task(self.beat())
 
     async def disconnect(self, code):
-        if self.group:
-            for group in self.groups_joined:
-                await self.channel_layer.group_discard(group, self.channel_name)
-            await self.send_presence(join=False)
+        await self.leave_room()
+
+    async def leave_room(self):
+        """Leave the room's groups and its presence list, once: from then on nothing more is
+        sent to this socket."""
+        if self.group is None:
+            return
+        group, self.group = self.group, None
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+        for name in self.groups_joined:
+            await self.channel_layer.group_discard(name, self.channel_name)
+        await self.send_presence(group, join=False)
+
+    async def room_leave(self, message):
+        """The user was removed from this campaign (``campaign``) or logged out (None)."""
+        campaign = message.get("campaign")
+        if self.group is None or campaign not in (None, self.campaign_id):
+            return
+        await self.leave_room()
+        await self.close(code=LEFT)
 
     async def receive(self, text_data=None, bytes_data=None):
-        """Everything a player does goes through HTTP; the socket only listens."""
+        """Everything a player does goes through HTTP; the socket only listens. A small frame
+        is ignored; a bigger one closes the socket (policy violation)."""
+        data = bytes_data if bytes_data is not None else text_data or ""
+        if len(data) > MAX_CLIENT_FRAME or (
+            isinstance(data, str) and len(data.encode()) > MAX_CLIENT_FRAME
+        ):
+            await self.leave_room()
+            await self.close(code=POLICY_VIOLATION)
 
     async def room_push(self, message):
+        if self.group is None:
+            return  # left the room: a push already on its way is dropped
         seq = message.get("seq")
         if seq is not None:
             if seq <= self.last_seq:
@@ -93,9 +161,23 @@ class RoomConsumer(PushConsumer):
         for html in frames:
             await self.send(text_data=html)
 
-    async def send_presence(self, *, join):
+    async def beat(self):
+        """Every HEARTBEAT seconds while open: this socket is still here; rows gone stale in
+        the room are dropped, and the room then hears who is left."""
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            try:
+                html = await self.refresh_presence()
+                if html:
+                    await self.channel_layer.group_send(
+                        self.group, {"type": "room.push", "all": html}
+                    )
+            except Exception:
+                logger.warning("Presence of %s not refreshed", self.channel_name, exc_info=True)
+
+    async def send_presence(self, group, *, join):
         html = await self.update_presence(join)
-        await self.channel_layer.group_send(self.group, {"type": "room.push", "all": html})
+        await self.channel_layer.group_send(group, {"type": "room.push", "all": html})
 
     # Database work, in small synchronous pieces -------------------------------------------------
 
@@ -124,19 +206,54 @@ class RoomConsumer(PushConsumer):
         if join:
             Presence.objects.get_or_create(
                 channel_name=self.channel_name,
-                defaults={"campaign_id": self.campaign_id, "user_id": self.user_id},
+                defaults={
+                    "campaign_id": self.campaign_id,
+                    "user_id": self.user_id,
+                    "seen_at": now(),
+                },
             )
         else:
             Presence.objects.filter(channel_name=self.channel_name).delete()
+        drop_stale(self.campaign_id)
+        return self.presence_html()
+
+    @database_sync_to_async
+    def refresh_presence(self):
+        """Mark this socket seen; the presence list's HTML if stale rows were dropped."""
+        seen = Presence.objects.filter(channel_name=self.channel_name).update(seen_at=now())
+        if not seen:  # dropped as stale while this process was stalled: back in
+            Presence.objects.create(
+                channel_name=self.channel_name,
+                campaign_id=self.campaign_id,
+                user_id=self.user_id,
+                seen_at=now(),
+            )
+        if drop_stale(self.campaign_id) or not seen:
+            return self.presence_html()
+        return None
+
+    def presence_html(self):
         return render_to_string(
             "rolls/_presence.html", {"online": online(self.campaign_id), "oob": True}
         )
 
 
+def fresh_since():
+    return now() - PRESENCE_TTL
+
+
+def drop_stale(campaign_id):
+    """Delete the campaign's presence rows not seen for PRESENCE_TTL: how many."""
+    deleted, _ = Presence.objects.filter(
+        campaign_id=campaign_id, seen_at__lt=fresh_since()
+    ).delete()
+    return deleted
+
+
 def online(campaign_id):
-    """The usernames of the members with an open room socket."""
+    """The usernames of the members with an open room socket (seen in the last PRESENCE_TTL)."""
     return list(
-        Presence.objects.filter(campaign_id=campaign_id)
+        Presence.objects.filter(campaign_id=campaign_id, seen_at__gte=fresh_since())
         .order_by("user__username")
         .values_list("user__username", flat=True)
         .distinct()

@@ -196,12 +196,15 @@ class LogEntry(models.Model):
 
 
 class Presence(models.Model):
-    """An open websocket of a member in a campaign's room (one row per socket)."""
+    """An open websocket of a member in a campaign's room (one row per socket). Its socket
+    refreshes ``seen_at`` while it is open; a row not seen for a while is a socket gone without
+    saying so (its process died) and no longer counts (rolls.consumers)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="presence")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     channel_name = models.CharField(max_length=200, unique=True)
     connected_at = models.DateTimeField(auto_now_add=True)
+    seen_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self):
         return f"{self.user} in {self.campaign}"

@@ -7,7 +7,17 @@ never leaves the server for a socket that is not entitled to it. Log entries car
 ``seq``, and the log's new fingerprint for everyone. A push without ``all`` (a check) goes only
 to the groups of the GM's and the named users' sockets, so the rest of the room does no work
 for it.
+
+Every push of a write leaves through :func:`on_commit`: once the write has committed, a push
+that fails (the channel layer unreachable, a channel full, any error while rendering or sending)
+is logged as a warning naming the campaign and never turns the write's answer into an error;
+the sockets that missed it get it from the log when they reconnect.
+
+A member who is removed from a campaign, or who logs out, must hear nothing more: :func:`leave`
+tells that user's sockets, in every process, to close (``room.leave``).
 """
+
+import logging
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -15,6 +25,8 @@ from django.db import transaction
 from django.template.loader import render_to_string
 
 from .models import PRIVATE, PUBLIC, SECRET, LogEntry
+
+logger = logging.getLogger(__name__)
 
 
 def group_name(campaign_id):
@@ -28,6 +40,11 @@ def gm_group_name(campaign_id):
 def user_group_name(campaign_id, user_id):
     """The sockets of one member in one campaign's room."""
     return f"campaign_{int(campaign_id)}_user_{int(user_id)}"
+
+
+def member_group_name(user_id):
+    """Every room socket of one user, in every campaign (see :func:`leave`)."""
+    return f"user_{int(user_id)}"
 
 
 def pick(message, *, user_id, is_gm):
@@ -103,12 +120,43 @@ def send(campaign_id, *messages):
     async_to_sync(group_send_all)(sends)
 
 
-async def group_send_all(sends):
-    """Send each (group, message) of ``sends``, in order: one trip into the event loop for all
-    of a push's group sends."""
+async def group_send_all(sends, kind="room.push"):
+    """Send each (group, message) of ``sends``, in order, as messages of type ``kind``: one trip
+    into the event loop for all of a push's group sends."""
     layer = get_channel_layer()
     for group, message in sends:
-        await layer.group_send(group, {"type": "room.push", **message})
+        await layer.group_send(group, {"type": kind, **message})
+
+
+def on_commit(campaign_id, callback):
+    """Run ``callback()`` (which renders and sends pushes) once the write in progress commits;
+    call inside the write's transaction. The write is done by then: a failure is logged, with
+    the campaign (None: every campaign of a user), and goes no further."""
+
+    def run():
+        try:
+            callback()
+        except Exception:
+            logger.warning(
+                "Push to campaign %s failed after its write committed; sockets that missed it "
+                "replay it from the log when they reconnect",
+                campaign_id,
+                exc_info=True,
+            )
+
+    transaction.on_commit(run)
+
+
+def leave(user_id, campaign_id=None):
+    """Close ``user_id``'s room sockets in ``campaign_id`` (None: in every campaign), in every
+    process; each drops what it has not sent yet."""
+    message = {"campaign": None if campaign_id is None else int(campaign_id)}
+    async_to_sync(group_send_all)([(member_group_name(user_id), message)], "room.leave")
+
+
+def leave_on_commit(user_id, campaign_id=None):
+    """:func:`leave` once the write in progress commits (its membership change is visible)."""
+    on_commit(campaign_id, lambda: leave(user_id, campaign_id))
 
 
 def push_entry(entry):
@@ -117,4 +165,4 @@ def push_entry(entry):
 
 def push_entry_on_commit(entry):
     """Push ``entry`` once the write in progress commits; call inside the write's transaction."""
-    transaction.on_commit(lambda: push_entry(entry))
+    on_commit(entry.campaign_id, lambda: push_entry(entry))

@@ -1,6 +1,7 @@
 """Two real daphne processes on one PostgreSQL and one Redis: a roll posted to one process
 arrives on the websockets of both, also after the room has been quiet for longer than the
-channel layer's blocking reads. Skipped unless DATABASE_URL (PostgreSQL) and REDIS_URL are set.
+channel layer's blocking reads; a member removed, or logged out, on one process loses the
+sockets on both. Skipped unless DATABASE_URL (PostgreSQL) and REDIS_URL are set.
 """
 
 import asyncio
@@ -10,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -202,18 +204,127 @@ async def read_until_closed(socket_):
         pass
 
 
-def post_roll(port, campaign_id, check_id, agility_id, session_id):
+def post(port, path, data, session_id, *, htmx=True):
+    """POST ``data`` to ``path`` on ``port`` as the session's user: the response's status (a
+    redirect is not followed)."""
     token = secrets.token_hex(16)
+    headers = {
+        "Cookie": f"sessionid={session_id}; csrftoken={token}",
+        "X-CSRFToken": token,
+        "Origin": f"http://127.0.0.1:{port}",
+    }
+    if htmx:
+        headers["HX-Request"] = "true"
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/campaigns/{campaign_id}/checks/{check_id}/roll/",
-        data=urllib.parse.urlencode({"attribute": agility_id, "intent": "Leap"}).encode(),
-        headers={
-            "Cookie": f"sessionid={session_id}; csrftoken={token}",
-            "X-CSRFToken": token,
-            "Origin": f"http://127.0.0.1:{port}",
-            "HX-Request": "true",
-        },
+        f"http://127.0.0.1:{port}{path}",
+        data=urllib.parse.urlencode(data).encode(),
+        headers=headers,
         method="POST",
     )
-    with urllib.request.urlopen(request, timeout=15) as response:
-        assert response.status == 204  # the card and the entry come on the sockets
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=15) as response:
+            return response.status
+    except urllib.error.HTTPError as error:  # a redirect, or an error
+        return error.code
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def post_roll(port, campaign_id, check_id, agility_id, session_id):
+    path = f"/campaigns/{campaign_id}/checks/{check_id}/roll/"
+    status = post(port, path, {"attribute": agility_id, "intent": "Leap"}, session_id)
+    assert status == 204  # the card and the entry come on the sockets
+
+
+# Leaving: removed or logged out on one process, closed on both --------------------------------
+
+LEFT = 4403  # rolls.consumers.LEFT
+
+
+async def room_sockets(ports, campaign_id, cookie):
+    """One socket on each process, as the cookie's user, after the log's end."""
+    sockets = []
+    for port in ports:
+        sockets.append(
+            await websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/campaigns/{campaign_id}/",
+                origin=f"http://127.0.0.1:{port}",
+                additional_headers={"Cookie": f"sessionid={cookie}"},
+            )
+        )
+    return sockets
+
+
+async def frames_until_closed(socket_, timeout=15):
+    """Every frame the socket receives until the server closes it."""
+    frames = []
+    async with asyncio.timeout(timeout):
+        try:
+            while True:
+                frames.append(await socket_.recv())
+        except websockets.ConnectionClosed:
+            return frames
+
+
+def leave_setup(campaign, gm, player, other_player):
+    """A check for the other player's new character, its rating, and everyone's cookie."""
+    character = sheet_services.character_create(campaign=campaign, owner=other_player, name="Tor")
+    agility = character.ratings.get(attribute="Agility", skill="")
+    sheet_services.rating_set(rating=agility, value=3)
+    check = rolls_services.check_ask(campaign=campaign, character=character, by=gm, target=4)
+    cookies = {u.username: session_cookie(u) for u in (gm, player, other_player)}
+    return check, agility, cookies
+
+
+def test_a_removed_player_s_sockets_close_on_both_processes(
+    pool_campaign, gm, player, other_player
+):
+    check, agility, cookies = leave_setup(pool_campaign, gm, player, other_player)
+    path = f"/campaigns/{pool_campaign.id}/gm/members/{player.id}/remove/"
+    run_on_two_processes(
+        leave_scenario, pool_campaign.id, check.id, agility.id, cookies, path, cookies["gm"]
+    )
+
+
+def test_logging_out_closes_the_user_s_sockets_on_both_processes(
+    pool_campaign, gm, player, other_player
+):
+    check, agility, cookies = leave_setup(pool_campaign, gm, player, other_player)
+    run_on_two_processes(
+        leave_scenario,
+        pool_campaign.id,
+        check.id,
+        agility.id,
+        cookies,
+        "/accounts/logout/",
+        cookies["ana"],
+    )
+
+
+async def leave_scenario(ports, campaign_id, check_id, agility_id, cookies, path, cookie):
+    """ana's sockets on both processes close (and receive no log entry) once ``path`` is posted
+    to the first process with ``cookie``; ben's stay and receive the next roll."""
+    anas = await room_sockets(ports, campaign_id, cookies["ana"])
+    bens = await room_sockets(ports, campaign_id, cookies["ben"])
+    try:
+        await asyncio.sleep(0.5)  # every socket has joined its groups
+        closing = [asyncio.create_task(frames_until_closed(s)) for s in anas]
+        status = await asyncio.to_thread(post, ports[0], path, {}, cookie, htmx=False)
+        assert status == 302
+        for frames in await asyncio.gather(*closing):
+            assert not any('id="entry-' in frame for frame in frames), frames
+        assert [s.close_code for s in anas] == [LEFT, LEFT]
+        await asyncio.to_thread(
+            post_roll, ports[1], campaign_id, check_id, agility_id, cookies["ben"]
+        )
+        await asyncio.gather(*(receive_entry(s, 1) for s in bens))
+    finally:
+        for s in anas + bens:
+            await s.close()
+    for port in ports:
+        log = daphne_log(port)
+        assert "Exception inside application" not in log, log

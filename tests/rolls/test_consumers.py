@@ -1,8 +1,10 @@
 """The room's websocket (rolls.consumers) through the real ASGI stack: origin check, session
-auth, per-viewer pushes, replay after a reconnect, gaps and presence."""
+auth, per-viewer pushes, replay after a reconnect, gaps and presence (and its expiry), leaving
+on a removal or a logout, and what a client may send."""
 
 import re
 from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
@@ -12,13 +14,16 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from campaigns.models import ManaSkill
 from config.asgi import application
-from rolls import push, services
+from rolls import consumers, push, services
+from rolls.consumers import LEFT, MAX_CLIENT_FRAME, PRESENCE_TTL
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
 from sheets.models import ManaPool
 from sheets.services import character_create
+from tests.conftest import make_campaign
 from tests.rolls.room_setup import roll_mana
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
@@ -401,3 +406,196 @@ async def test_a_check_push_reaches_only_the_gm_and_the_named_player(table):
         assert await receive(ana) == "<p>for ana</p>"
         for communicator in (ana, gm, ben):
             assert await communicator.receive_nothing()
+
+
+# Leaving: a removed member's or a logged-out user's sockets close and hear nothing more ------
+
+
+async def closed_by_server(communicator):
+    """The socket's next output is the server's close: its code."""
+    output = await communicator.receive_output(timeout=TIMEOUT)
+    assert output["type"] == "websocket.close", output
+    return output.get("code")
+
+
+def post_as(table, username, name, *args):
+    return sync_to_async(table.client[username].post)(reverse(name, args=args))
+
+
+async def test_a_removed_player_s_sockets_close_and_hear_nothing_more(table, player):
+    elsewhere = await database_sync_to_async(make_campaign)(table.gm, players=[player])
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        second_tab = await enter(stack, table, "ana", ana)
+        await online(second_tab)
+        ben = await enter(stack, table, "ben", ana, second_tab)
+        await online(ben)
+        ana_elsewhere = await stack.enter_async_context(socket(elsewhere.pk, table.cookie["ana"]))
+        assert ana_elsewhere.connected
+        await online(ana_elsewhere)
+
+        response = await post_as(table, "gm", "member_remove", table.campaign.pk, player.pk)
+        assert response.status_code == 302
+        assert await closed_by_server(ana) == await closed_by_server(second_tab) == LEFT
+        assert await online(ben) == ["ana", "ben"]  # one of ana's sockets left
+        assert await online(ben) == ["ben"]  # and the other
+        assert (
+            await database_sync_to_async(
+                Presence.objects.filter(campaign=table.campaign, user=player).exists
+            )()
+            is False
+        )
+
+        await roll(table, "ben")
+        assert seqs([await receive(ben)]) == [1]
+        for communicator in (ana, second_tab, ana_elsewhere, ben):
+            assert await communicator.receive_nothing()  # her other campaign's socket stays
+
+
+async def test_a_refused_removal_closes_nothing(table):
+    async with AsyncExitStack() as stack:
+        gm = await enter(stack, table, "gm")
+        await online(gm)
+        response = await post_as(table, "gm", "member_remove", table.campaign.pk, table.gm.pk)
+        assert response.status_code == 200  # the GM panel, with the refusal
+        await roll(table, "gm")
+        assert seqs([await receive(gm)]) == [1]
+
+
+async def test_a_push_already_on_its_way_when_the_socket_leaves_is_dropped(table, player):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        layer = get_channel_layer()
+        # Both are in the socket's channel before it handles either.
+        await layer.group_send(
+            push.member_group_name(player.pk),
+            {"type": "room.leave", "campaign": table.campaign.pk},
+        )
+        await layer.group_send(
+            push.group_name(table.campaign.pk), {"type": "room.push", "all": "<p>late</p>"}
+        )
+        assert await closed_by_server(ana) == LEFT
+        assert await ana.receive_nothing()
+
+
+async def test_logging_out_closes_the_user_s_sockets_in_every_campaign(table, player):
+    elsewhere = await database_sync_to_async(make_campaign)(table.gm, players=[player])
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        ben = await enter(stack, table, "ben", ana)
+        await online(ben)
+        ana_elsewhere = await stack.enter_async_context(socket(elsewhere.pk, table.cookie["ana"]))
+        assert ana_elsewhere.connected
+        await online(ana_elsewhere)
+
+        response = await sync_to_async(table.client["ana"].post)(reverse("logout"))
+        assert response.status_code == 302
+        assert await closed_by_server(ana) == await closed_by_server(ana_elsewhere) == LEFT
+        assert await online(ben) == ["ben"]
+
+        await roll(table, "ben")
+        assert seqs([await receive(ben)]) == [1]
+        for communicator in (ana, ana_elsewhere, ben):
+            assert await communicator.receive_nothing()
+        async with socket(table.campaign.pk, table.cookie["ana"]) as again:
+            assert again.connected is False  # the session is gone
+
+
+# What a client may send: nothing that matters, and nothing big ------------------------------
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        {"text_data": "x" * (MAX_CLIENT_FRAME + 1)},
+        {"text_data": "é" * (MAX_CLIENT_FRAME // 2 + 1)},  # over the limit in bytes
+        {"bytes_data": b"\0" * (MAX_CLIENT_FRAME + 1)},
+    ],
+)
+async def test_a_frame_over_the_limit_closes_the_socket(table, frame):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        ben = await enter(stack, table, "ben", ana)
+        await online(ben)
+        await ana.send_to(**frame)
+        assert await closed_by_server(ana) == 1008
+        assert await online(ben) == ["ben"]
+        await roll(table, "ben")
+        assert seqs([await receive(ben)]) == [1]
+        assert await ana.receive_nothing()
+
+
+async def test_a_small_frame_is_ignored(table):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        await ana.send_to(text_data="x" * MAX_CLIENT_FRAME)
+        await ana.send_to(bytes_data=b"ping")
+        assert await ana.receive_nothing()
+        await roll(table, "ana")
+        assert seqs([await receive(ana)]) == [1]
+
+
+# Presence expires: a socket gone without a word stops counting within a minute ---------------
+
+
+class Clock:
+    """The presence clock, moved by hand."""
+
+    def __init__(self):
+        self.at = timezone.now()
+
+    def __call__(self):
+        return self.at
+
+    def advance(self, seconds):
+        self.at += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(consumers, "now", clock)
+    return clock
+
+
+@database_sync_to_async
+def dead_socket(table, username, seen_at):
+    """A presence row whose socket's process died (nothing will delete it)."""
+    user = table.gm if username == "gm" else table.characters[username].owner
+    Presence.objects.create(
+        campaign=table.campaign, user=user, channel_name=f"dead!{username}", seen_at=seen_at
+    )
+
+
+async def test_online_counts_only_sockets_seen_in_the_last_minute(table, clock):
+    await dead_socket(table, "gm", clock() - PRESENCE_TTL)
+    await dead_socket(table, "ben", clock() - PRESENCE_TTL - timedelta(seconds=1))
+    assert await database_sync_to_async(consumers.online)(table.campaign.pk) == ["gm"]
+
+
+async def test_a_dead_socket_s_row_is_dropped_when_someone_joins(table, clock):
+    await dead_socket(table, "ben", clock())
+    clock.advance(61)
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        assert await online(ana) == ["ana"]
+        assert await presence_rows() == 1
+
+
+async def test_the_heartbeat_keeps_a_socket_present_and_drops_the_dead(table, clock, monkeypatch):
+    monkeypatch.setattr(consumers, "HEARTBEAT", 0.05)
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        assert await online(ana) == ["ana"]
+        await dead_socket(table, "ben", clock())
+        clock.advance(45)  # ana's socket beats, ben's does not
+        assert await ana.receive_nothing(timeout=0.3)
+        clock.advance(45)  # 90 s after ben's last sign, 45 s after ana's
+        assert await online(ana) == ["ana"]  # the room hears that ben is gone
+        rows = await database_sync_to_async(list)(Presence.objects.values_list("seen_at"))
+        assert rows == [(clock(),)]

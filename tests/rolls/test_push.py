@@ -1,17 +1,20 @@
-"""What the room pushes and to whom (rolls.push)."""
+"""What the room pushes and to whom (rolls.push), and a write whose push fails."""
 
+import logging
 import re
 
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.urls import reverse
 
 from campaigns.models import ManaSkill
 from rolls import push, services
-from rolls.models import PRIVATE, PUBLIC, SECRET
+from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
 from sheets.models import ManaPool
 from sheets.services import character_create
-from tests.rolls.room_setup import roll_mana
+from tests.helpers import HTMX
+from tests.rolls.room_setup import ask, roll_mana, url
 from tests.rolls.scripted_rng import ScriptedRng
 
 NOTE = "The harbor master owes the smugglers"
@@ -188,3 +191,59 @@ def test_every_variant_carries_the_new_fingerprint(roll, gm, player, visibility)
     variants = [message["all"], message.get("gm"), *(message.get("users") or {}).values()]
     for html in filter(None, variants):
         assert html.endswith(fingerprint)
+
+
+# A push that fails after its write committed -------------------------------------------------
+
+
+class DownLayer:
+    """A channel layer that cannot reach its server."""
+
+    async def group_send(self, group, message):
+        raise ConnectionError("Redis is down")
+
+
+@pytest.fixture
+def layer_down(monkeypatch):
+    monkeypatch.setattr(push, "get_channel_layer", DownLayer)
+
+
+def failed_push_warnings(caplog, campaign):
+    return [
+        r
+        for r in caplog.records
+        if r.name == "rolls.push"
+        and r.levelno == logging.WARNING
+        and f"campaign {campaign.id} " in r.getMessage()
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("headers", "status"), [(HTMX, 204), ({}, 302)])
+def test_a_roll_whose_push_fails_is_stored_and_answered(
+    pool_table, as_user, player, layer_down, caplog, headers, status
+):
+    check = ask(pool_table, pool_table.ilse)
+    response = as_user(player).post(
+        url("check_roll", pool_table, check.id),
+        {"attribute": pool_table.strength.id, "skill": pool_table.jump.id},
+        **headers,
+    )
+    assert response.status_code == status
+    assert LogEntry.objects.filter(campaign=pool_table.campaign, check_ref=check).count() == 1
+    assert len(failed_push_warnings(caplog, pool_table.campaign)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_session_start_whose_push_fails_is_answered(pool_table, as_user, gm, layer_down, caplog):
+    response = as_user(gm).post(url("session_start", pool_table), **HTMX)
+    assert response.status_code == 200
+    assert pool_table.campaign.game_sessions.filter(ended_at=None).exists()
+    assert len(failed_push_warnings(caplog, pool_table.campaign)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_removal_whose_push_fails_is_answered(pool_campaign, as_user, gm, player, layer_down):
+    response = as_user(gm).post(reverse("member_remove", args=[pool_campaign.id, player.id]))
+    assert response.status_code == 302
+    assert pool_campaign.member(player) is None

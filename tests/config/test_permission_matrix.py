@@ -1,0 +1,458 @@
+"""Who may do what, for every route of the URLconf and every websocket route: each route x
+(anonymous, non-member, player, another player, GM) x (GET, POST) has its expected answer in
+MATRIX below, and a route added without an entry fails ``test_every_route_has_an_entry``.
+
+The player owns the character, the check and the rating a route names; another player is a
+member of the same campaign who owns none of them. POSTs send no data: a write a viewer may
+make is refused for its empty form (422 for htmx, the page with the errors for a plain post) or,
+when it needs no data, done (200/204 for htmx, a redirect for a plain post). Each request runs
+in a transaction rolled back afterwards, so none sees another's changes.
+"""
+
+import re
+from types import SimpleNamespace
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.db import transaction
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from campaigns.models import Campaign
+from config.asgi import application
+from rolls.routing import websocket_urlpatterns
+from sheets.models import Rating
+from tests.conftest import make_campaign, make_user
+from tests.helpers import HTMX
+from tests.rolls.room_setup import ask, build_mana_table, build_pool_table
+
+ROLES = ("anonymous", "non-member", "player", "another player", "GM")
+
+#: Routes left out of the matrix, and why.
+EXCLUDED = {
+    "admin/": "Django's admin: staff only, its own permission checks (no campaign data in it)",
+}
+
+# The answers. A row lists one answer per role, in ROLES' order; an answer is a status code,
+# several joined by "|" (any of them), or "login" (a redirect to the login page). What they say:
+# anonymous: the login page, but for the pages anyone may see (login, sign-up, password reset,
+# the rules). A method the route does not take: 405 for every signed-in user, before any access
+# check (it tells nothing). Non-member: 404 for anything of the campaign. A member who may not:
+# 403 (GM-only; another's character, check or roll). A member who may: 200, 302 (done, or
+# already there), 204 (done, the socket brings it), 422 (refused: the empty form), 400 (a query
+# that needs parameters).
+LOGIN = "login"
+
+#: route -> (system of the campaign it is asked in, GET row, POST row); a POST is sent as htmx.
+MATRIX = {
+    "accounts/logout/": ("pool", "login 405 405 405 405", "login login login login login"),
+    "accounts/login/": ("pool", "200 200 200 200 200", "200 200 200 200 200"),
+    "accounts/password_change/": ("pool", "login 200 200 200 200", "login 200 200 200 200"),
+    "accounts/password_change/done/": ("pool", "login 200 200 200 200", "login 405 405 405 405"),
+    "accounts/password_reset/": ("pool", "200 200 200 200 200", "200 200 200 200 200"),
+    "accounts/password_reset/done/": ("pool", "200 200 200 200 200", "405 405 405 405 405"),
+    "accounts/reset/<uidb64>/<token>/": ("pool", "200 200 200 200 200", "200 200 200 200 200"),
+    "accounts/reset/done/": ("pool", "200 200 200 200 200", "405 405 405 405 405"),
+    "": ("pool", "login 200 200 200 200", "login 405 405 405 405"),
+    "rules/": ("pool", "200 200 200 200 200", "405 405 405 405 405"),
+    "accounts/signup/": ("pool", "200 200 200 200 200", "422 422 422 422 422"),
+    "campaigns/new/": ("pool", "login 200 200 200 200", "login 422 422 422 422"),
+    "campaigns/<int:campaign_id>/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
+    "join/<str:token>/": ("pool", "login 200 302 302 302", "login 200 200 200 200"),
+    "campaigns/<int:campaign_id>/gm/": ("pool", "login 404 403 403 200", "login 405 405 405 405"),
+    "campaigns/<int:campaign_id>/gm/settings/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/gm/invite/renew/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/gm/members/<int:user_id>/remove/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/gm/skills/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/gm/skills/<int:skill_id>/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/gm/skills/<int:skill_id>/delete/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/characters/new/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 404 422 422 422",
+    ),
+    # Another player's sheet and its sparetime ledger: what they may see of them is the sheet's
+    # privacy rule (the /rules/ page); a change there changes these rows.
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/edit/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 422",
+    ),
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/hp/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 422",
+    ),
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/traits/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/ratings/<int:rating_id>/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/skills/take/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 422",
+    ),
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/skills/propose/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 422",
+    ),
+    "campaigns/<int:campaign_id>/gm/approvals/": (
+        "pool",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/gm/approvals/<int:rating_id>/approve/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/gm/approvals/<int:rating_id>/decline/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/gm/mana/": (
+        "mana",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/gm/mana/refill/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/gm/mana/<int:character_id>/refill/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/gm/mana/<int:character_id>/maxima/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/spend/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 422",
+    ),
+    "campaigns/<int:campaign_id>/gm/sparetime/": (
+        "pool",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/gm/sparetime/grant/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/gm/sparetime/award/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/gm/sparetime/delegate/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/sparetime/delegation/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/sparetime/handout/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 422 422",
+    ),
+    "campaigns/<int:campaign_id>/room/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
+    "campaigns/<int:campaign_id>/room/log/": (
+        "pool",
+        "login 404 400 400 400",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/room/checks/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/room/session/start/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/room/session/end/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/checks/ask/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/room/characters/<int:character_id>/request/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 403",
+    ),
+    "campaigns/<int:campaign_id>/checks/<int:check_id>/target/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/checks/<int:check_id>/roll/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 403",
+    ),
+    "campaigns/<int:campaign_id>/checks/<int:check_id>/form/": (
+        "pool",
+        "login 404 200 403 403",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/checks/<int:check_id>/odds/": (
+        "pool",
+        "login 404 200 403 403",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/checks/<int:check_id>/shift/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/checks/<int:check_id>/reattempt/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/checks/<int:check_id>/cancel/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 204",
+    ),
+}
+
+#: Websocket routes -> one answer per role: "open" or "refused" (in the player's campaign).
+WS_MATRIX = {
+    "ws/campaigns/<int:campaign_id>/": "refused refused open open open",
+}
+
+
+# Walking the routes ------------------------------------------------------------------------
+
+
+def routes(patterns=None, prefix=""):
+    """(route, name) of every URL pattern, the included ones too; admin/ stops the walk."""
+    if patterns is None:
+        patterns = get_resolver().url_patterns
+    for pattern in patterns:
+        route = prefix + str(pattern.pattern)
+        if route in EXCLUDED:
+            continue
+        if isinstance(pattern, URLResolver):
+            yield from routes(pattern.url_patterns, route)
+        elif isinstance(pattern, URLPattern):
+            yield route, pattern.name
+
+
+def http_routes():
+    """{route: name}, the first pattern of each route (the one that answers)."""
+    found = {}
+    for route, name in routes():
+        found.setdefault(route, name)
+    return found
+
+
+# The tables --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def world(db):
+    """A Pool and a Mana campaign with the same GM, player and another player; an outsider."""
+    gm, ana, ben, zed = (make_user(n) for n in ("gm", "ana", "ben", "zed"))
+    pool = build_pool_table(
+        make_campaign(gm, system=Campaign.POOL, players=[ana, ben]), gm, ana, ben
+    )
+    mana = build_mana_table(
+        make_campaign(gm, system=Campaign.MANA, name="Blue Harbor", players=[ana, ben]),
+        gm,
+        ana,
+        ben,
+    )
+    pool.character, mana.character = pool.ilse, mana.mira
+    pool.check, mana.check = ask(pool, pool.ilse), ask(mana, mana.mira)
+    # A skill the player proposed, pending: the GM may approve or decline it.
+    pool.rating = Rating.objects.create(
+        character=pool.ilse,
+        attribute="Agility",
+        skill="Lockpicking",
+        value=1,
+        status=Rating.PENDING,
+        custom=True,
+    )
+    mana.rating = None
+    mana.skill = mana.gather
+    pool.skill = None
+    users = {"non-member": zed, "player": ana, "another player": ben, "GM": gm}
+    return SimpleNamespace(tables={"pool": pool, "mana": mana}, users=users)
+
+
+def kwargs_for(route, table):
+    values = {
+        "campaign_id": table.campaign.id,
+        "character_id": table.character.id,
+        "check_id": table.check.id,
+        "rating_id": table.rating.id if table.rating else 1,
+        "user_id": table.player.id,
+        "skill_id": table.skill.id if table.skill else 1,
+        "token": table.campaign.invite_token,
+    }
+    if route.startswith("accounts/reset/"):  # a password reset link (an invalid one)
+        return {"uidb64": "MQ", "token": "set-password"}
+    return {name: values[name] for name in re.findall(r"<(?:\w+:)?(\w+)>", route)}
+
+
+def answers(row):
+    return row.split()
+
+
+def matches(response, expected):
+    if expected == LOGIN:
+        return response.status_code == 302 and response["Location"].startswith(
+            reverse(settings.LOGIN_URL)
+        )
+    return str(response.status_code) in expected.split("|")
+
+
+def ask_route(world, name, route, system, role, method):
+    """The response to ``method`` on ``route`` as ``role``, in a transaction rolled back."""
+    table = world.tables[system]
+    path = reverse(name, kwargs=kwargs_for(route, table)) if "<" in route else "/" + route
+    client = Client()
+    with transaction.atomic():
+        if role != "anonymous":
+            client.force_login(world.users[role])
+        if method == "GET":
+            response = client.get(path)
+        else:
+            response = client.post(path, **HTMX)
+        transaction.set_rollback(True)
+    return response
+
+
+# The tests -----------------------------------------------------------------------------------
+
+
+def unmatched():
+    """What is wrong between the routes and the matrix, one sentence each."""
+    http, ws = http_routes(), [str(p.pattern) for p in websocket_urlpatterns]
+    return (
+        [f"new route {r} has no entry in the matrix" for r in http if r not in MATRIX]
+        + [f"route {r} is in the matrix but not in the URLconf" for r in MATRIX if r not in http]
+        + [f"new websocket route {r} has no entry in the matrix" for r in ws if r not in WS_MATRIX]
+        + [f"websocket route {r} is in the matrix but not routed" for r in WS_MATRIX if r not in ws]
+    )
+
+
+def test_every_route_has_an_entry():
+    assert unmatched() == []
+
+
+def test_a_route_without_an_entry_is_named(monkeypatch):
+    monkeypatch.delitem(MATRIX, "rules/")
+    monkeypatch.delitem(WS_MATRIX, "ws/campaigns/<int:campaign_id>/")
+    assert unmatched() == [
+        "new route rules/ has no entry in the matrix",
+        "new websocket route ws/campaigns/<int:campaign_id>/ has no entry in the matrix",
+    ]
+
+
+@pytest.mark.parametrize("route", list(MATRIX))
+def test_each_role_gets_the_expected_answer(world, route):
+    name = http_routes()[route]
+    system, get_row, post_row = MATRIX[route]
+    wrong = []
+    for method, row in (("GET", get_row), ("POST", post_row)):
+        for role, expected in zip(ROLES, answers(row), strict=True):
+            response = ask_route(world, name, route, system, role, method)
+            if not matches(response, expected):
+                got = f"{response.status_code} {response.get('Location', '')}".strip()
+                wrong.append(f"{method} as {role}: expected {expected}, got {got}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("route", list(WS_MATRIX))
+def test_each_role_gets_the_expected_socket(world, route):
+    campaign = world.tables["pool"].campaign
+    path = "/" + re.sub(r"<int:campaign_id>", str(campaign.id), route)
+    cookies = {}
+    for role, user in world.users.items():
+        client = Client()
+        client.force_login(user)
+        cookies[role] = client.cookies[settings.SESSION_COOKIE_NAME].value
+    got = [connects(path, cookies.get(role)) for role in ROLES]
+    async_to_sync(get_channel_layer().flush)()
+    assert " ".join(got) == WS_MATRIX[route]
+
+
+def connects(path, cookie):
+    headers = [(b"origin", b"http://127.0.0.1")]
+    if cookie:
+        headers.append((b"cookie", f"sessionid={cookie}".encode()))
+
+    async def attempt():
+        communicator = WebsocketCommunicator(application, path, headers=headers)
+        try:
+            connected, _ = await communicator.connect(timeout=5)
+        finally:
+            await communicator.disconnect(timeout=5)
+        return "open" if connected else "refused"
+
+    return async_to_sync(attempt)()
