@@ -99,7 +99,7 @@ MATRIX = {
         "login 404 422 422 422",
     ),
     # Another player's sheet and its sparetime ledger: what they may see of them is the sheet's
-    # privacy rule (the /rules/ page); a change there changes these rows.
+    # privacy rule (the /rules/ page: the sheet yes, its pools and sparetime no).
     "campaigns/<int:campaign_id>/characters/<int:character_id>/": (
         "pool",
         "login 404 200 200 200",
@@ -172,7 +172,7 @@ MATRIX = {
     ),
     "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/": (
         "pool",
-        "login 404 200 200 200",
+        "login 404 200 403 200",
         "login 405 405 405 405",
     ),
     "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/spend/": (
@@ -214,6 +214,16 @@ MATRIX = {
     "campaigns/<int:campaign_id>/room/log/": (
         "pool",
         "login 404 400 400 400",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/room/log/<int:seq>/reveal/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/room/log/verify/": (
+        "pool",
+        "login 404 403 403 200",
         "login 405 405 405 405",
     ),
     "campaigns/<int:campaign_id>/room/checks/": (
@@ -352,6 +362,7 @@ def kwargs_for(route, table):
         "user_id": table.player.id,
         "skill_id": table.skill.id if table.skill else 1,
         "token": table.campaign.invite_token,
+        "seq": 1,  # no entry yet: nothing to reveal
     }
     if route.startswith("accounts/reset/"):  # a password reset link (an invalid one)
         return {"uidb64": "MQ", "token": "set-password"}
