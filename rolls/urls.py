@@ -1,11 +1,12 @@
 from django.urls import path
 
-from . import views
+from . import insight_views, views
 
 ROOM = "campaigns/<int:campaign_id>/room/"
 CHECK = "campaigns/<int:campaign_id>/checks/<int:check_id>/"
 
 urlpatterns = [
+    path("rules/odds/", insight_views.odds_calculator, name="odds_calculator"),
     path(ROOM, views.room, name="room"),
     path(ROOM + "log/", views.room_log, name="room_log"),
     path(ROOM + "checks/", views.room_checks, name="room_checks"),
