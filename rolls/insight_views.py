@@ -3,9 +3,13 @@ luck against the stored chances and its charts, and the log to take home.
 
 Reading views only (GET); a campaign's pages are for its members (``campaigns.access``)."""
 
+from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from campaigns.access import campaign_for
+
+from . import insights
 from .insight_forms import calculate
 
 
@@ -19,3 +23,13 @@ def odds_calculator(request):
         return render(request, "insights/_calc_result.html", {"result": result})
     context = {"calc": {"system": system, "result": result, system: request.GET}}
     return render(request, "campaigns/rules.html", context)
+
+
+@login_required
+@require_GET
+def campaign_luck(request, campaign_id):
+    """Each player's, character's and session's successes against the exact expectation, over
+    the rolls the viewer may see."""
+    campaign = campaign_for(request, campaign_id)
+    context = {"campaign": campaign, "luck": insights.luck(campaign, request.user.pk)}
+    return render(request, "insights/luck.html", context)

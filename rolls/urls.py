@@ -9,6 +9,7 @@ urlpatterns = [
     path("rules/odds/", insight_views.odds_calculator, name="odds_calculator"),
     path(ROOM, views.room, name="room"),
     path(ROOM + "log/", views.room_log, name="room_log"),
+    path("campaigns/<int:campaign_id>/luck/", insight_views.campaign_luck, name="campaign_luck"),
     path(ROOM + "checks/", views.room_checks, name="room_checks"),
     path(ROOM + "session/start/", views.session_start, name="session_start"),
     path(ROOM + "session/end/", views.session_end, name="session_end"),
