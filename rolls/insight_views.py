@@ -9,7 +9,7 @@ from django.views.decorators.http import require_GET
 
 from campaigns.access import campaign_for
 
-from . import insights
+from . import charts, insights
 from .insight_forms import calculate
 
 
@@ -31,5 +31,6 @@ def campaign_luck(request, campaign_id):
     """Each player's, character's and session's successes against the exact expectation, over
     the rolls the viewer may see."""
     campaign = campaign_for(request, campaign_id)
-    context = {"campaign": campaign, "luck": insights.luck(campaign, request.user.pk)}
+    luck = insights.luck(campaign, request.user.pk)
+    context = {"campaign": campaign, "luck": luck, "chart": charts.luck_by_session(luck.sessions)}
     return render(request, "insights/luck.html", context)

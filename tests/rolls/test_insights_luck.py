@@ -94,7 +94,7 @@ def test_the_page_shows_the_figures_as_text(mana_table, as_user, player):
     assert "<b>within what chance explains</b>" in html
     row = '<th scope="row">Session 2</th><td>1</td><td>1</td><td>0.10</td><td>± 0.30</td>'
     assert row + '<td class="ok">unusually lucky</td>' in html
-    assert "Bo" not in html and "The Warden" not in html
+    assert ">Bo<" not in html and "The Warden" not in html
 
 
 def test_the_room_links_to_the_page(mana_table, as_user, player):
