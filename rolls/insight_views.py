@@ -3,7 +3,10 @@ luck against the stored chances and its charts, and the log to take home.
 
 Reading views only (GET); a campaign's pages are for its members (``campaigns.access``)."""
 
+import csv
+
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -34,3 +37,50 @@ def campaign_luck(request, campaign_id):
     luck = insights.luck(campaign, request.user.pk)
     context = {"campaign": campaign, "luck": luck, "chart": charts.luck_by_session(luck.sessions)}
     return render(request, "insights/luck.html", context)
+
+
+#: A spreadsheet reads a cell starting with one of these as a formula.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value):
+    """A CSV cell: text a spreadsheet would run as a formula is quoted with a leading '."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _download(campaign, extension):
+    return f'attachment; filename="rollroom-log-{campaign.id}.{extension}"'
+
+
+@login_required
+@require_GET
+def campaign_log_csv(request, campaign_id):
+    """The campaign's log as CSV: every entry, hidden ones as stubs (``insights.log_export``)."""
+    campaign = campaign_for(request, campaign_id)
+    rows, _fingerprint = insights.log_export(campaign, request.user.pk)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = _download(campaign, "csv")
+    writer = csv.writer(response)
+    writer.writerow(insights.COLUMNS)
+    for row in rows:
+        writer.writerow([_cell(row[column]) for column in insights.COLUMNS])
+    return response
+
+
+@login_required
+@require_GET
+def campaign_log_json(request, campaign_id):
+    """The campaign's log as JSON, with the chain's fingerprint when nothing is hidden."""
+    campaign = campaign_for(request, campaign_id)
+    rows, fingerprint = insights.log_export(campaign, request.user.pk)
+    document = {
+        "campaign": campaign.name,
+        "system": campaign.system,
+        "fingerprint": fingerprint,
+        "entries": rows,
+    }
+    response = JsonResponse(document, json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = _download(campaign, "json")
+    return response

@@ -92,3 +92,98 @@ def luck(campaign, viewer_id):
         ),
         total=total,
     )
+
+
+# The log to take home ---------------------------------------------------------------------------
+
+#: The columns of the CSV export, in order; the JSON export has the same keys (and ``data``).
+COLUMNS = [
+    "seq",
+    "time",
+    "session",
+    "kind",
+    "visibility",
+    "hidden",
+    "player",
+    "character",
+    "system",
+    "about",
+    "dice",
+    "faces",
+    "result",
+    "target",
+    "success",
+    "chance",
+    "intent",
+    "note",
+]
+
+
+def _about(data):
+    if data.get("system") == "pool":
+        skill = f" + {data['skill']} {data['skill_value']}" if data.get("skill") else ""
+        return f"{data.get('attribute', '')} {data.get('attribute_value', '')}{skill}"
+    return data.get("skill", "")
+
+
+def _rolled(data):
+    """(dice, faces, result) of a roll's stored data, as text."""
+    if data.get("system") == "pool":
+        d6, d10 = data.get("d6", []), data.get("d10", [])
+        dice = " + ".join(f"{len(c)}{die}" for c, die in ((d6, "d6"), (d10, "d10")) if c)
+        chains = ["+".join(map(str, chain)) for chain in d6 + d10]
+        return dice, " ".join(chains), f"highest {data.get('highest')}"
+    faces = " ".join(map(str, data.get("faces", [])))
+    return f"{data.get('dice')}d10", faces, f"{data.get('successes')} successes"
+
+
+def log_export(campaign, viewer_id):
+    """(rows, fingerprint): every entry of the campaign's log, oldest first, as a dict per
+    ``COLUMNS`` (plus ``data``: what the roll stored). An entry whose content the viewer may not
+    see is a stub: when, who, how hidden, nothing rolled. The fingerprint is the last entry's
+    hash, which seals the whole chain; it is given only when nothing is hidden from the viewer
+    (the hash of a hidden roll would let one try every face until it matched). One query."""
+    gm_id = campaign.gm_id()
+    entries = (
+        LogEntry.objects.filter(campaign=campaign)
+        .select_related("actor", "character", "session")
+        .order_by("seq")
+    )
+    rows, last, any_hidden = [], None, False
+    for entry in entries.iterator(chunk_size=2000):
+        last = entry
+        hidden = not entry.visible_to(viewer_id, gm_id)
+        any_hidden |= hidden
+        row = dict.fromkeys(COLUMNS, "")
+        row.update(
+            seq=entry.seq,
+            time=entry.created_at.isoformat(),
+            session=entry.session.number if entry.session else "",
+            kind=entry.kind,
+            visibility=entry.visibility,
+            hidden=hidden,
+            player=entry.actor.username if entry.actor else "",
+            data=None,
+        )
+        if entry.kind != LogEntry.ROLL:
+            row["about"] = f"Session {entry.data.get('number', '')}"
+        elif not hidden:
+            data = entry.data
+            dice, faces, result = _rolled(data)
+            row.update(
+                character=entry.character.name if entry.character else "",
+                system=data.get("system", ""),
+                about=_about(data),
+                dice=dice,
+                faces=faces,
+                result=result,
+                target=data.get("target", ""),
+                success=data.get("success", ""),
+                chance=data.get("chance", ""),
+                intent=data.get("intent", ""),
+                note=data.get("note", ""),
+                data=data,
+            )
+        rows.append(row)
+    fingerprint = last.hash if last is not None and not any_hidden else None
+    return rows, fingerprint
