@@ -6,14 +6,16 @@ Reading views only (GET); a campaign's pages are for its members (``campaigns.ac
 import csv
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from campaigns.access import campaign_for
+from campaigns.access import MAX_ID, campaign_for
+from campaigns.models import GameSession
 
 from . import charts, insights
 from .insight_forms import calculate
+from .systems import system_of
 
 
 @require_GET
@@ -84,3 +86,34 @@ def campaign_log_json(request, campaign_id):
     response = JsonResponse(document, json_dumps_params={"indent": 1})
     response["Content-Disposition"] = _download(campaign, "json")
     return response
+
+
+@login_required
+@require_GET
+def campaign_tuning(request, campaign_id):
+    """For the GM: per difficulty or TN used, how often checks succeeded against how often they
+    were expected to, and the asks that were near-certain or near-hopeless."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    rows, asks = insights.tuning(campaign)
+    context = {
+        "campaign": campaign,
+        "number": system_of(campaign).number,
+        "rows": rows,
+        "asks": asks,
+        "shown": insights.ASKS_SHOWN,
+    }
+    return render(request, "insights/tuning.html", context)
+
+
+@login_required
+@require_GET
+def session_summary(request, campaign_id, number):
+    """A session to share after the game: who rolled what, its luck, its luckiest and unluckiest
+    moments, the sparetime awarded for it."""
+    campaign = campaign_for(request, campaign_id)
+    if not 0 < number <= MAX_ID:
+        raise Http404("No such session.")
+    session = get_object_or_404(GameSession, campaign=campaign, number=number)
+    summary = insights.session_summary(campaign, session, request.user.pk)
+    context = {"campaign": campaign, "summary": summary, "is_gm": campaign.viewer.is_gm}
+    return render(request, "insights/session.html", context)

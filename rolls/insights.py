@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q
+from django.db.models import Q, Sum
 
 from campaigns.models import GameSession
 from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, LogEntry
-from .rules.luck import Tally
+from .rules.luck import Tally, ask_kind
 
 
 def visible_entries(campaign, viewer_id):
@@ -27,10 +27,11 @@ def visible_entries(campaign, viewer_id):
 
 @dataclass
 class Row:
-    """One line of a luck table: who (or which session) and their tally."""
+    """One line of a luck table: who (or which session: ``number``) and their tally."""
 
     label: str
     tally: Tally = field(default_factory=Tally)
+    number: int | None = None
 
 
 @dataclass
@@ -69,10 +70,12 @@ def luck(campaign, viewer_id):
         )
     )
 
-    def rows(tallies, name, order):
+    def rows(tallies, name, order, numbered=False):
         found = [(key, name(key), tally) for key, tally in tallies.items()]
         found.sort(key=lambda row: order(row[0], row[1]))
-        return [Row(label, tally) for _key, label, tally in found]
+        return [
+            Row(label, tally, numbers.get(key) if numbered else None) for key, label, tally in found
+        ]
 
     return Luck(
         players=rows(
@@ -89,8 +92,115 @@ def luck(campaign, viewer_id):
             by["sessions"],
             lambda k: f"Session {numbers[k]}" if k in numbers else "Outside a session",
             lambda k, label: (k not in numbers, numbers.get(k, 0)),
+            numbered=True,
         ),
         total=total,
+    )
+
+
+# Difficulty tuning (the GM's) -------------------------------------------------------------------
+
+#: Near-certain and near-hopeless asks listed on the tuning page, the latest of each kind.
+ASKS_SHOWN = 20
+
+
+@dataclass
+class TargetRow:
+    """The rolls against one difficulty or TN: their tally and how many asks were
+    near-certain or near-hopeless."""
+
+    target: int
+    tally: Tally = field(default_factory=Tally)
+    certain: int = 0
+    hopeless: int = 0
+
+
+@dataclass
+class Ask:
+    seq: int
+    character: str
+    target: int
+    chance: Fraction
+    success: bool
+
+
+def tuning(campaign):
+    """(rows per difficulty or TN used, lowest first; {"near-certain": [Ask], "near-hopeless":
+    [Ask]}, the latest ASKS_SHOWN of each, newest first) over every roll of the campaign: for
+    its GM. Two queries."""
+    rolls = LogEntry.objects.filter(campaign=campaign, kind=LogEntry.ROLL).order_by("seq")
+    fields = ("seq", "character_id", "data__target", "data__success", "data__chance")
+    targets, asks = {}, {"near-certain": [], "near-hopeless": []}
+    for seq, character, target, success, chance in rolls.values_list(*fields).iterator():
+        if target is None:  # every roll stores its target; nothing to tune without one
+            continue
+        chance = Fraction(chance)
+        row = targets.setdefault(target, TargetRow(target))
+        row.tally.add(bool(success), chance)
+        kind = ask_kind(chance)
+        if kind:
+            row.certain += kind == "near-certain"
+            row.hopeless += kind == "near-hopeless"
+            asks[kind].append(Ask(seq, character, target, chance, bool(success)))
+    asks = {kind: found[-ASKS_SHOWN:][::-1] for kind, found in asks.items()}
+    ids = {ask.character for found in asks.values() for ask in found if ask.character}
+    names = dict(Character.objects.filter(pk__in=ids).values_list("pk", "name")) if ids else {}
+    for found in asks.values():
+        for ask in found:
+            ask.character = names.get(ask.character, "a removed character")
+    return [targets[t] for t in sorted(targets)], asks
+
+
+# A session's summary ----------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    session: GameSession
+    rolls: list  # the visible roll entries, oldest first
+    hidden: int  # rolls the viewer may not see
+    tally: Tally
+    luckiest: LogEntry | None  # the success with the lowest chance
+    unluckiest: LogEntry | None  # the failure with the highest chance
+    awards: list  # {character__name, total}: sparetime awarded per character
+
+
+def session_summary(campaign, session, viewer_id):
+    """Who rolled what in ``session``, its luck, its luckiest and unluckiest moments (over the
+    rolls the viewer may see) and the sparetime awarded for it. Two queries."""
+    from sparetime.models import SparetimeEntry
+
+    gm_id = campaign.gm_id()
+    entries = (
+        LogEntry.objects.filter(campaign=campaign, session=session, kind=LogEntry.ROLL)
+        .select_related("actor", "character")
+        .order_by("seq")
+    )
+    rolls, hidden, tally = [], 0, Tally()
+    for entry in entries:
+        if not entry.visible_to(viewer_id, gm_id):
+            hidden += 1
+            continue
+        entry.chance = Fraction(entry.data["chance"])
+        tally.add(bool(entry.data["success"]), entry.chance)
+        rolls.append(entry)
+    successes = [e for e in rolls if e.data["success"]]
+    failures = [e for e in rolls if not e.data["success"]]
+    awards = (
+        SparetimeEntry.objects.filter(session=session, kind=SparetimeEntry.AWARD)
+        .filter(character__in=Character.objects.visible_to(campaign))
+        .values("character_id", "character__name")
+        .annotate(total=Sum("amount"))
+        .order_by("character__name", "character_id")
+    )
+    return Summary(
+        session=session,
+        rolls=rolls,
+        hidden=hidden,
+        tally=tally,
+        luckiest=min(successes, key=lambda e: (e.chance, e.seq), default=None),
+        unluckiest=max(failures, key=lambda e: (e.chance, -e.seq), default=None),
+        awards=list(awards),
     )
 
 

@@ -9,7 +9,8 @@ expected number of successes is the sum of the ``p``, and its variance the sum o
 * "unusually lucky" above that, "unusually unlucky" below it.
 
 So a set of rolls that were all certain (variance 0) is within chance only when it came out as
-certain. Nothing is rolled here: this module only adds up what the log stores.
+certain. An ask is near-certain above a 95 % chance and near-hopeless below 5 % (``ask_kind``).
+Nothing is rolled here: this module only adds up what the log stores.
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-__all__ = ["LUCKY", "UNLUCKY", "WITHIN", "Tally", "verdict"]
+__all__ = [
+    "LUCKY",
+    "NEAR_CERTAIN",
+    "NEAR_HOPELESS",
+    "UNLUCKY",
+    "WITHIN",
+    "Tally",
+    "ask_kind",
+    "verdict",
+]
 
 WITHIN = "within what chance explains"
 LUCKY = "unusually lucky"
@@ -59,3 +69,17 @@ class Tally:
     @property
     def verdict(self) -> str:
         return verdict(self.observed, self.expected, self.variance)
+
+
+#: An ask above this chance is near-certain, one below NEAR_HOPELESS near-hopeless.
+NEAR_CERTAIN = Fraction(95, 100)
+NEAR_HOPELESS = Fraction(5, 100)
+
+
+def ask_kind(chance: Fraction) -> str | None:
+    """ "near-certain" above 95 %, "near-hopeless" below 5 %, else None."""
+    if chance > NEAR_CERTAIN:
+        return "near-certain"
+    if chance < NEAR_HOPELESS:
+        return "near-hopeless"
+    return None

@@ -39,5 +39,11 @@ def add_rolls(table, count):
                 kind=LogEntry.ROLL,
                 actor=table.player,
                 character=table.mira,
-                data={"system": "mana", "success": n % 2 == 0, "chance": "1/2", "dice": 1},
+                data={
+                    "system": "mana",
+                    "success": n % 2 == 0,
+                    "chance": "1/2",
+                    "dice": 1,
+                    "target": 1,
+                },
             )

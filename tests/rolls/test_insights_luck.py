@@ -92,7 +92,8 @@ def test_the_page_shows_the_figures_as_text(mana_table, as_user, player):
     html = response.content.decode()
     assert "<b>2</b> successes in 4 rolls" in html and "0.80 ± 0.77 expected" in html
     assert "<b>within what chance explains</b>" in html
-    row = '<th scope="row">Session 2</th><td>1</td><td>1</td><td>0.10</td><td>± 0.30</td>'
+    summary = reverse("session_summary", args=[mana_table.campaign.id, 2])
+    row = f'<a href="{summary}">Session 2</a></th><td>1</td><td>1</td><td>0.10</td><td>± 0.30</td>'
     assert row + '<td class="ok">unusually lucky</td>' in html
     assert ">Bo<" not in html and "The Warden" not in html
 

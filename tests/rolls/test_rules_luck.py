@@ -63,3 +63,19 @@ def test_figures_stay_in_bounds_and_the_verdict_mirrors(rolls):
     flipped = tally(*[(not s, 1 - p) for s, p in rolls]).verdict
     swap = {luck.LUCKY: luck.UNLUCKY, luck.UNLUCKY: luck.LUCKY, luck.WITHIN: luck.WITHIN}
     assert flipped == swap[t.verdict]
+
+
+def test_near_certain_and_near_hopeless_asks():
+    assert luck.ask_kind(Fraction(96, 100)) == "near-certain"
+    assert luck.ask_kind(Fraction(95, 100)) is None  # exactly 95 % is not above it
+    assert luck.ask_kind(Fraction(5, 100)) is None
+    assert luck.ask_kind(Fraction(1, 21)) == "near-hopeless"
+    assert luck.ask_kind(Fraction(0)) == "near-hopeless" and luck.ask_kind(Fraction(1))
+
+
+@PROPERTIES
+@given(chances)
+def test_an_ask_is_at_most_one_kind_and_mirrors(chance):
+    kind = luck.ask_kind(chance)
+    mirror = {"near-certain": "near-hopeless", "near-hopeless": "near-certain", None: None}
+    assert luck.ask_kind(1 - chance) == mirror[kind]
