@@ -75,3 +75,13 @@ def luck_by_session(rows):
         ],
     )
     return _render(chart)
+
+
+def rolled_against_exact(dist):
+    """How often each outcome of one pool was rolled against how often it was expected
+    (``dist``: a ``rolls.insights.Distribution``)."""
+    chart = _chart(pygal.Bar, f"{dist.title}: {dist.what}, rolled and expected")
+    chart.x_labels = [b.label for b in dist.bins]
+    chart.add("Rolled", [b.rolled for b in dist.bins])
+    chart.add("Expected", [round(float(b.expected), 2) for b in dist.bins])
+    return _render(chart)

@@ -33,11 +33,20 @@ def odds_calculator(request):
 @login_required
 @require_GET
 def campaign_luck(request, campaign_id):
-    """Each player's, character's and session's successes against the exact expectation, over
-    the rolls the viewer may see."""
+    """Each player's, character's and session's successes against the exact expectation, and
+    what the dice showed against the exact distributions, over the rolls the viewer may see."""
     campaign = campaign_for(request, campaign_id)
     luck = insights.luck(campaign, request.user.pk)
-    context = {"campaign": campaign, "luck": luck, "chart": charts.luck_by_session(luck.sessions)}
+    shown = [
+        (dist, charts.rolled_against_exact(dist))
+        for dist in insights.distributions(campaign, request.user.pk)
+    ]
+    context = {
+        "campaign": campaign,
+        "luck": luck,
+        "chart": charts.luck_by_session(luck.sessions),
+        "distributions": shown,
+    }
     return render(request, "insights/luck.html", context)
 
 

@@ -3,6 +3,7 @@ luck against the exact chances every roll stored (``rolls.rules.luck``), and the
 home. Only what the viewer may see counts: the visibility filter below is ``models.entitled``
 as a query."""
 
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -13,6 +14,7 @@ from campaigns.models import GameSession
 from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, LogEntry
+from .rules import distribution, pool
 from .rules.luck import Tally, ask_kind
 
 
@@ -96,6 +98,86 @@ def luck(campaign, viewer_id):
         ),
         total=total,
     )
+
+
+# What the dice showed, against the exact distributions -----------------------------------------
+
+#: The pools shown (the most rolled ones), and the most bins in a distribution's table.
+GROUPS_SHOWN = 4
+MAX_BINS = 40
+#: The last bin ("n or more") starts where the exact tail falls below this, or higher when a
+#: roll showed more.
+TAIL = Fraction(1, 100)
+
+
+@dataclass
+class Bin:
+    label: str
+    rolled: int
+    chance: Fraction
+    expected: Fraction
+
+
+@dataclass
+class Distribution:
+    title: str
+    what: str  # what the bins count: "successes" or "highest total"
+    rolls: int
+    bins: list[Bin]
+
+
+def _bins(counts, chances, last, tail):
+    """Bins for the values ``0..last - 1`` (their exact ``chances``) and "``last`` or more"
+    (``tail``): how often each was rolled and expected."""
+    rolls = sum(counts.values())
+    bins = [
+        Bin(str(value), counts.get(value, 0), chance, rolls * chance)
+        for value, chance in chances
+        if value < last
+    ]
+    beyond = sum(n for value, n in counts.items() if value >= last)
+    bins.append(Bin(f"{last}+", beyond, tail, rolls * tail))
+    return bins
+
+
+def _mana_distribution(dice, counts):
+    exactly = distribution.mana_successes(dice)
+    tails = [sum(exactly[k:]) for k in range(len(exactly))]
+    small = next((k for k, t in enumerate(tails) if t < TAIL), len(exactly) - 1)
+    last = min(len(exactly) - 1, MAX_BINS, max(max(counts), small, 1))
+    bins = _bins(counts, list(enumerate(exactly)), last, tails[last])
+    return Distribution(f"{dice}d10", "successes", sum(counts.values()), bins)
+
+
+def _pool_distribution(d6, d10, counts):
+    small = next(
+        (t for t in range(2, MAX_BINS) if pool.success_probability(d6, d10, t) < TAIL), MAX_BINS
+    )
+    last = min(MAX_BINS, max(max(counts), small))
+    exactly, above = distribution.pool_highest(d6, d10, last - 1)
+    dice = " + ".join(f"{n}{die}" for n, die in ((d6, "d6"), (d10, "d10")) if n)
+    bins = _bins(counts, list(enumerate(exactly, start=1)), last, above)
+    return Distribution(dice, "highest total", sum(counts.values()), bins)
+
+
+def distributions(campaign, viewer_id):
+    """For the pools rolled most often (GROUPS_SHOWN of them), what the rolls the viewer may see
+    showed against the exact distribution: Mana successes per number of dice, Pool highest
+    totals per d6 + d10 pool. One query."""
+    rolls = visible_entries(campaign, viewer_id).filter(kind=LogEntry.ROLL)
+    groups = {}
+    if campaign.is_mana:
+        for dice, shown in rolls.values_list("data__dice", "data__successes").iterator():
+            if dice and shown is not None:
+                groups.setdefault(dice, Counter())[shown] += 1
+    else:
+        for d6, d10, shown in rolls.values_list("data__d6", "data__d10", "data__highest"):
+            if shown is not None:
+                groups.setdefault((len(d6), len(d10)), Counter())[shown] += 1
+    ranked = sorted(groups.items(), key=lambda group: (-sum(group[1].values()), group[0]))
+    if campaign.is_mana:
+        return [_mana_distribution(dice, counts) for dice, counts in ranked[:GROUPS_SHOWN]]
+    return [_pool_distribution(*dice, counts) for dice, counts in ranked[:GROUPS_SHOWN]]
 
 
 # Difficulty tuning (the GM's) -------------------------------------------------------------------

@@ -42,6 +42,7 @@ def add_rolls(table, count):
                 data={
                     "system": "mana",
                     "success": n % 2 == 0,
+                    "successes": 1 if n % 2 == 0 else 0,
                     "chance": "1/2",
                     "dice": 1,
                     "target": 1,

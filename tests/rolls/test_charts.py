@@ -5,7 +5,7 @@ from fractions import Fraction
 
 from django.urls import reverse
 
-from rolls import charts
+from rolls import charts, insights
 from rolls.insights import Row
 from rolls.rules.luck import Tally
 from tests.rolls.insight_setup import build_known_log
@@ -51,3 +51,18 @@ def test_the_luck_page_shows_the_chart_inline(mana_table, as_user, player):
 def test_the_luck_page_without_rolls_has_no_chart(mana_table, as_user, player):
     html = as_user(player).get(reverse("campaign_luck", args=[mana_table.campaign.id]))
     assert "<svg" not in html.content.decode()
+
+
+def test_rolled_against_exact_is_a_self_contained_svg():
+    dist = insights.Distribution(
+        "2d10",
+        "successes",
+        3,
+        [
+            insights.Bin("0", 2, Fraction(49, 100), Fraction(147, 100)),
+            insights.Bin("1+", 1, Fraction(51, 100), Fraction(153, 100)),
+        ],
+    )
+    svg = charts.rolled_against_exact(dist)
+    assert_self_contained(svg)
+    assert ">2d10: successes, rolled and expected<" in svg and ">1.53<" in svg
