@@ -19,10 +19,12 @@ STYLE = Style(
     # a mid orange and a mid blue: enough contrast on a light and on a dark background
     colors=("#d0702f", "#4a86d8"),
     font_family="system-ui, sans-serif",
-    label_font_size=13,
-    major_label_font_size=13,
-    legend_font_size=13,
-    value_font_size=12,
+    # large for the viewBox: a chart is drawn 480 wide and shrinks to a phone's width
+    title_font_size=17,
+    label_font_size=15,
+    major_label_font_size=15,
+    legend_font_size=16,
+    value_font_size=14,
 )
 
 
@@ -49,8 +51,8 @@ def _chart(kind, title, **config):
         disable_xml_declaration=True,
         js=[],
         css=["file://style.css", "file://graph.css"],  # pygal's own, inlined in the SVG
-        width=720,
-        height=360,
+        width=480,
+        height=320,
         legend_at_bottom=True,
         print_values=False,
         **config,

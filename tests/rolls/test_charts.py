@@ -28,7 +28,7 @@ def assert_self_contained(svg):
 def test_luck_by_session_is_a_self_contained_svg():
     svg = charts.luck_by_session(rows())
     assert_self_contained(svg)
-    assert 'viewBox="0 0 720 360"' in svg and "width=" not in svg.split(">")[0]
+    assert 'viewBox="0 0 480 320"' in svg and "width=" not in svg.split(">")[0]
     assert "currentColor" in svg and "transparent" in svg
     assert ">Session 1<" in svg and ">Outside a session<" in svg
     assert ">Observed<" in svg and ">Expected<" in svg
