@@ -36,8 +36,6 @@ class ManaRollForm(forms.Form):
     spend_b = CountField("Second color")
     colorless = CountField("Colorless")
     intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
-    # Only read by the mana advisor: the chance the player would like, in percent.
-    want = forms.IntegerField(label="Wanted chance (%)", min_value=1, max_value=100, required=False)
 
     def __init__(self, data, *, skills, **kwargs):
         super().__init__(data, **kwargs)
@@ -175,9 +173,8 @@ def _advice(check, skill, form, pools):
         previous_units=sum(earlier),
         reattempt=bool(earlier),
     )
-    form.is_valid()
-    error = form.errors.get("want")
-    want = form.cleaned_data.get("want") or WANT_DEFAULT
+    typed = form.data.get("want", WANT_DEFAULT)
+    want, error = _wanted(typed)
     rows = [
         {"spend": _spend_text(s, skill), "dice": s.dice.dice, "chance": s.chance} for s in spends
     ]
@@ -186,9 +183,22 @@ def _advice(check, skill, form, pools):
         "rows": rows[:ADVICE_ROWS],
         "more": len(rows) > ADVICE_ROWS,
         "want": want,
-        "want_error": f"Wanted chance: {error[0]}" if error else "",
+        "typed": typed,
+        "want_error": f"Wanted chance: {error}" if error else "",
         "best": rows[spends.index(best)] if best else None,
     }
+
+
+#: The wanted chance is read apart from the roll form: whatever is typed there, the roll goes on.
+WANT_FIELD = forms.IntegerField(min_value=1, max_value=100, required=False)
+
+
+def _wanted(typed):
+    """(the wanted chance in percent, or WANT_DEFAULT; why ``typed`` is refused, or "")."""
+    try:
+        return WANT_FIELD.clean(typed) or WANT_DEFAULT, ""
+    except ValidationError as error:
+        return WANT_DEFAULT, error.messages[0]
 
 
 def _spend_text(spend, skill):

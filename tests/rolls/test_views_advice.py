@@ -6,10 +6,12 @@ from fractions import Fraction
 from django.urls import reverse
 
 from rolls import services
+from rolls.models import LogEntry
 from rolls.rules import mana, pool
 from rolls.templatetags.dice import percent
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, roll_mana
+from tests.rolls.scripted_rng import ScriptedRng
 
 
 def odds(client, table, check, **params):
@@ -131,3 +133,25 @@ def test_pool_odds_without_a_die_to_hold_back(pool_table, as_user, player):
     check = ask(pool_table, pool_table.ilse, target=3)
     html = odds(as_user(player), pool_table, check, attribute=pool_table.agility.id)
     assert "One more die held back" not in html  # Agility 1: its only die must stay
+
+
+def test_whatever_the_wanted_chance_says_the_roll_goes_on(
+    mana_table, as_user, player, monkeypatch, django_capture_on_commit_callbacks
+):
+    check = ask(mana_table, mana_table.mira, target=1)
+    monkeypatch.setattr(services, "_rng", lambda: ScriptedRng(8, 1, 1, 1))
+    data = {**mana_params(mana_table, spend_a=1, spend_b=1), "want": "500", "intent": ""}
+    url = reverse("check_roll", args=[mana_table.campaign.id, check.id])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(player).post(url, data, **HTMX)
+    assert response.status_code == 204
+    assert LogEntry.objects.get(check_ref=check).data["faces"] == [8, 1, 1, 1]
+
+
+def test_the_wanted_chance_typed_is_kept_in_the_form(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira, target=3)
+    url = reverse("check_form", args=[mana_table.campaign.id, check.id])
+    params = {**mana_params(mana_table), "want": "60"}
+    html = as_user(player).get(url, params, **HTMX).content.decode()
+    assert f'id="roll-{check.id}-want" min="1" max="100" value="60"' in html
+    assert "60% or better with 3 blue + 2 white + 2 colorless" in html  # 8d10: 61.3 %
