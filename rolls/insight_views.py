@@ -1,5 +1,6 @@
 """Insights from the exact odds: the public odds calculator of the rules page, each campaign's
-luck against the stored chances and its charts, and the log to take home.
+luck against the stored chances and its charts, the GM's difficulty tuning, a session's summary
+and the log to take home.
 
 Reading views only (GET); a campaign's pages are for its members (``campaigns.access``)."""
 
