@@ -1,13 +1,23 @@
 from django.urls import path
 
-from . import views
+from . import insight_views, views
 
 ROOM = "campaigns/<int:campaign_id>/room/"
 CHECK = "campaigns/<int:campaign_id>/checks/<int:check_id>/"
 
 urlpatterns = [
+    path("rules/odds/", insight_views.odds_calculator, name="odds_calculator"),
     path(ROOM, views.room, name="room"),
     path(ROOM + "log/", views.room_log, name="room_log"),
+    path("campaigns/<int:campaign_id>/luck/", insight_views.campaign_luck, name="campaign_luck"),
+    path("campaigns/<int:campaign_id>/tuning/", insight_views.campaign_tuning, name="tuning"),
+    path(
+        "campaigns/<int:campaign_id>/sessions/<int:number>/",
+        insight_views.session_summary,
+        name="session_summary",
+    ),
+    path("campaigns/<int:campaign_id>/log.csv", insight_views.campaign_log_csv, name="log_csv"),
+    path("campaigns/<int:campaign_id>/log.json", insight_views.campaign_log_json, name="log_json"),
     path(ROOM + "checks/", views.room_checks, name="room_checks"),
     path(ROOM + "log/<int:seq>/reveal/", views.roll_reveal, name="roll_reveal"),
     path(ROOM + "log/verify/", views.verify_log, name="verify_log"),

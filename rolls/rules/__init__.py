@@ -3,6 +3,9 @@
 * :mod:`rolls.rules.mana` - Mana checks: dice from a mana spend, successes, exact odds.
 * :mod:`rolls.rules.pool` - Pool checks: exploding d6/d10 pools, exact odds.
 * :mod:`rolls.rules.sheet` - the Pool sheet: attributes, skills and skill templates.
+* :mod:`rolls.rules.advice` - advice before a roll: mana spends and their odds, held-back dice.
+* :mod:`rolls.rules.distribution` - exact distributions of successes (Mana) and highest totals.
+* :mod:`rolls.rules.luck` - successes against the expected number, spread and verdict.
 
 Each module's docstring states its rules, including every decision the source texts leave
 open; the /rules/ page tells the same to players.

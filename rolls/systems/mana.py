@@ -1,6 +1,8 @@
 """Mana: mana of a skill's two colors (and colorless) buys d10s; 8-9 is a success, a 10 two.
 The rules and the odds are in ``rolls.rules.mana``; this module is the table's side of them."""
 
+from fractions import Fraction
+
 from django import forms
 from django.core.exceptions import ValidationError
 
@@ -10,7 +12,13 @@ from sheets.models import COLORLESS, ManaPool
 
 from .. import services
 from ..forms import INTENT_MAX, CountField, choice, chosen, first_error
-from ..rules import mana
+from ..models import LogEntry
+from ..rules import advice, mana
+
+#: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
+ADVICE_ROWS = 8
+#: The chance the advisor looks for until the player types another, in percent.
+WANT_DEFAULT = 75
 
 
 class ManaRollForm(forms.Form):
@@ -95,7 +103,10 @@ class Mana:
             "skills": skills,
             "skill": skill,
             "inputs": [(form[name], pool) for name, _color, pool in shown],
-            "odds": _odds(check, form, shown, pools),
+            "odds": {
+                **_odds(check, form, shown, pools),
+                "advice": _advice(check, skill, form, pools),
+            },
         }
 
     def odds(self, check, form):
@@ -144,6 +155,66 @@ def _odds(check, form, shown, pools):
     return odds
 
 
+def _advice(check, skill, form, pools):
+    """The mana advisor: the chance of each spend the pool can pay (the cheapest ADVICE_ROWS,
+    each the spend of so many units that rolls the most dice) and the cheapest spend that reaches
+    the chance the player wants."""
+    if check.target is None:
+        return None
+    have = {color: p.current for color, p in pools.items()}
+    earlier = check.rolls.filter(kind=LogEntry.ROLL).values_list("data__units", flat=True)
+    earlier = list(earlier)
+    spends = advice.mana_spends(
+        have.get(skill.color_a, 0),
+        have.get(skill.color_b, 0),
+        have.get(COLORLESS, 0),
+        check.target,
+        has_trait=check.character.has_trait(skill.trait),
+        previous_units=sum(earlier),
+        reattempt=bool(earlier),
+    )
+    typed = form.data.get("want", WANT_DEFAULT)
+    want, error = _wanted(typed)
+    rows = [
+        {"spend": _spend_text(s, skill), "dice": s.dice.dice, "chance": s.chance} for s in spends
+    ]
+    best = advice.cheapest(spends, Fraction(want, 100))
+    return {
+        "rows": rows[:ADVICE_ROWS],
+        "more": len(rows) > ADVICE_ROWS,
+        "want": want,
+        "typed": typed,
+        "want_error": f"Wanted chance: {error}" if error else "",
+        "best": rows[spends.index(best)] if best else None,
+    }
+
+
+#: The wanted chance is read apart from the roll form: whatever is typed there, the roll goes on.
+WANT_FIELD = forms.IntegerField(min_value=1, max_value=100, required=False)
+
+
+def _wanted(typed):
+    """(the wanted chance in percent, or WANT_DEFAULT; why ``typed`` is refused, or "")."""
+    try:
+        return WANT_FIELD.clean(typed) or WANT_DEFAULT, ""
+    except ValidationError as error:
+        return WANT_DEFAULT, error.messages[0]
+
+
+def _spend_text(spend, skill):
+    """E.g. "2 blue + 1 white + 2 colorless", or "nothing (the free die alone)"."""
+    parts = [
+        f"{amount} {color}"
+        for amount, color in (
+            (spend.spend_a, skill.color_a),
+            (spend.spend_b, skill.color_b),
+            (spend.colorless, COLORLESS),
+        )
+        if amount
+    ]
+    return " + ".join(parts) or "nothing (the free die alone)"
+
+
 def _first_values(check, skills, changed):
     """The roll form's first values: the chosen skill (else the check's), the amounts typed for
     its colors (else 0), the colorless and the intent."""
@@ -157,6 +228,7 @@ def _first_values(check, skills, changed):
         "spend_b": typed.get(skill.color_b) or 0,
         "colorless": changed.get("colorless", 0),
         "intent": changed.get("intent", check.intent),
+        "want": changed.get("want", WANT_DEFAULT),
     }
 
 

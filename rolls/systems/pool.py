@@ -12,7 +12,7 @@ from sheets.models import Rating
 
 from .. import services
 from ..forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error
-from ..rules import pool
+from ..rules import advice, pool
 from ..rules import sheet as pool_sheet
 
 
@@ -196,7 +196,11 @@ def _preview(check, *, attribute, skill, shift_d6, shift_d10):
     dice = _dice_text(d6, d10)
     if shift_d6 or shift_d10:
         dice += f" ({_dice_text(shift_d6, shift_d10)} shifted)"
-    return {"dice": dice, "chance": pool.success_probability(d6, d10, check.target)}
+    return {
+        "dice": dice,
+        "chance": pool.success_probability(d6, d10, check.target),
+        "shift_costs": advice.pool_shift_costs(d6, d10, check.target),
+    }
 
 
 SYSTEM = Pool()
