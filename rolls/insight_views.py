@@ -84,7 +84,7 @@ def campaign_log_csv(request, campaign_id):
 @login_required
 @require_GET
 def campaign_log_json(request, campaign_id):
-    """The campaign's log as JSON, with the chain's fingerprint when nothing is hidden."""
+    """The campaign's log as JSON, with the log's fingerprint."""
     campaign = campaign_for(request, campaign_id)
     rows, fingerprint = insights.log_export(campaign, request.user.pk)
     document = {

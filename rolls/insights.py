@@ -308,6 +308,7 @@ COLUMNS = [
     "chance",
     "intent",
     "note",
+    "fingerprint",
 ]
 
 
@@ -332,20 +333,20 @@ def _rolled(data):
 def log_export(campaign, viewer_id):
     """(rows, fingerprint): every entry of the campaign's log, oldest first, as a dict per
     ``COLUMNS`` (plus ``data``: what the roll stored). An entry whose content the viewer may not
-    see is a stub: when, who, how hidden, nothing rolled. The fingerprint is the last entry's
-    hash, which seals the whole chain; it is given only when nothing is hidden from the viewer
-    (the hash of a hidden roll would let one try every face until it matched). One query."""
+    see is a stub: when, who, how hidden, nothing rolled. Every row has the log's fingerprint as
+    of that entry (the room shows the same); the last one, returned too ("#seq fingerprint"),
+    seals the whole log. The hashes are keyed (``rolls.chain``), so a hidden roll's tells
+    nothing of its dice. One query."""
     gm_id = campaign.gm_id()
     entries = (
         LogEntry.objects.filter(campaign=campaign)
         .select_related("actor", "character", "session")
         .order_by("seq")
     )
-    rows, last, any_hidden = [], None, False
+    rows, last = [], None
     for entry in entries.iterator(chunk_size=2000):
         last = entry
         hidden = not entry.visible_to(viewer_id, gm_id)
-        any_hidden |= hidden
         row = dict.fromkeys(COLUMNS, "")
         row.update(
             seq=entry.seq,
@@ -355,6 +356,7 @@ def log_export(campaign, viewer_id):
             visibility=entry.visibility,
             hidden=hidden,
             player=entry.actor.username if entry.actor else "",
+            fingerprint=entry.fingerprint,
             data=None,
         )
         if entry.kind != LogEntry.ROLL:
@@ -377,5 +379,5 @@ def log_export(campaign, viewer_id):
                 data=data,
             )
         rows.append(row)
-    fingerprint = last.hash if last is not None and not any_hidden else None
+    fingerprint = f"#{last.seq} {last.fingerprint}" if last is not None else None
     return rows, fingerprint

@@ -74,7 +74,11 @@ def test_a_private_roll_does_not_reach_another_players_export(mana_table, as_use
     log = json_log(as_user(other_player), mana_table)
     entry = log["entries"][8]
     assert entry["hidden"] is True and entry["data"] is None and entry["faces"] == ""
-    assert log["fingerprint"] is None  # hashes of hidden rolls are not handed out
+    last = LogEntry.objects.filter(campaign=mana_table.campaign).order_by("seq").last()
+    assert log["fingerprint"] == f"#{last.seq} {last.hash[:12]}"  # as the room shows it
+    assert (
+        entry["fingerprint"] == LogEntry.objects.get(campaign=mana_table.campaign, seq=9).hash[:12]
+    )
 
 
 def test_json_for_the_gm_has_everything_and_the_fingerprint(mana_table, as_user, gm):
@@ -86,7 +90,7 @@ def test_json_for_the_gm_has_everything_and_the_fingerprint(mana_table, as_user,
     assert warden["character"] == "The Warden" and warden["data"]["faces"] == [1]
     assert warden["chance"] == "3/10" and warden["visibility"] == "secret"
     last = LogEntry.objects.filter(campaign=mana_table.campaign).order_by("seq").last()
-    assert log["fingerprint"] == last.hash
+    assert log["fingerprint"] == f"#{last.seq} {last.hash[:12]}"
 
 
 def test_pool_rolls_name_the_pool_and_chains(pool_table, as_user, player):
