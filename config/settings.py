@@ -64,6 +64,8 @@ def secret_key_from_file(path):
 
 SECRET_KEY_FILE = os.environ.get("DJANGO_SECRET_KEY_FILE") or BASE_DIR / ".rollroom" / "secret_key"
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or secret_key_from_file(SECRET_KEY_FILE)
+# The key that signs the roll log (rolls/chain.py); empty: one derived from SECRET_KEY.
+ROLLROOM_LOG_KEY = os.environ.get("ROLLROOM_LOG_KEY", "")
 # --- end of safe by default ---
 ALLOWED_HOSTS = [
     h.strip()

@@ -16,14 +16,12 @@ Functions here take plain values, so that migrations can use them on historical 
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from datetime import UTC
 
 from django.conf import settings
 
 GENESIS = "0" * 64
-KEY_VARIABLE = "ROLLROOM_LOG_KEY"
 #: What the key derived from SECRET_KEY is the HMAC of.
 KEY_LABEL = b"rollroom roll log key v1"
 #: The keys of a secret roll's data that seal it, outside its result.
@@ -31,8 +29,9 @@ SEAL = ("commitment", "salt")
 
 
 def log_key():
-    """The key that signs the log: ``ROLLROOM_LOG_KEY``, else HMAC-SHA256(SECRET_KEY, label)."""
-    key = os.environ.get(KEY_VARIABLE, "")
+    """The key that signs the log: the ``ROLLROOM_LOG_KEY`` setting (from the environment),
+    else HMAC-SHA256(SECRET_KEY, label)."""
+    key = getattr(settings, "ROLLROOM_LOG_KEY", "")
     if key:
         return key.encode()
     return hmac.new(settings.SECRET_KEY.encode(), KEY_LABEL, hashlib.sha256).digest()

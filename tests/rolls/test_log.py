@@ -238,21 +238,21 @@ def test_entries_appended_while_verifying_verify_as_the_chain_goes_on(mana_table
 # The key ----------------------------------------------------------------------------------------
 
 
-def test_the_key_comes_from_the_environment_else_from_the_secret_key(monkeypatch, settings):
-    monkeypatch.delenv(chain.KEY_VARIABLE, raising=False)
+def test_the_key_comes_from_its_setting_else_from_the_secret_key(settings):
+    settings.ROLLROOM_LOG_KEY = ""
     settings.SECRET_KEY = "one secret"
     derived = chain.log_key()
     assert derived != b"one secret" and len(derived) == 32
     settings.SECRET_KEY = "another secret"
     assert chain.log_key() != derived
-    monkeypatch.setenv(chain.KEY_VARIABLE, "a key of its own")
+    settings.ROLLROOM_LOG_KEY = "a key of its own"
     assert chain.log_key() == b"a key of its own"
     settings.SECRET_KEY = "one secret"
     assert chain.log_key() == b"a key of its own"
 
 
-def test_a_log_signed_with_another_key_does_not_verify(mana_table, log, monkeypatch):
-    monkeypatch.setenv(chain.KEY_VARIABLE, "not the key the log was written with")
+def test_a_log_signed_with_another_key_does_not_verify(mana_table, log, settings):
+    settings.ROLLROOM_LOG_KEY = "not the key the log was written with"
     assert verdict(mana_table) == (1, "altered")
 
 
