@@ -188,9 +188,13 @@ class TestContentSecurityPolicyInTheBrowser(BrowserTestCase):
                 f"/campaigns/{self.campaign.id}/gm/",
                 f"/campaigns/{self.campaign.id}/characters/{self.mira.id}/",
                 "/rules/",
+                f"/campaigns/{self.campaign.id}/luck/",
             ):
                 gm.goto(f"{self.live_server_url}{path}")
                 settled(gm)
+            # The luck page's chart: an image of an SVG whose own styles the policy leaves alone.
+            chart = gm.locator("img.chart").first
+            assert chart.evaluate("i => i.complete && i.naturalWidth > 0")
             gm.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/gm/")
             gm.focus("input[data-select-on-focus]")  # static/js/site.js selects the link
             link = gm.locator("input[data-select-on-focus]")
