@@ -213,6 +213,13 @@ async def test_an_unknown_campaign_is_refused(table):
         assert communicator.connected is False
 
 
+@pytest.mark.parametrize("campaign_id", [2**63, 10**30])
+async def test_a_campaign_id_beyond_any_database_s_is_refused(table, campaign_id):
+    """Refused like any unknown campaign (a query with it would overflow on SQLite)."""
+    async with socket(campaign_id, table.cookie["gm"]) as communicator:
+        assert communicator.connected is False
+
+
 async def test_a_bad_session_cookie_is_anonymous(table):
     async with socket(table.campaign.pk, "not-a-session") as communicator:
         assert communicator.connected is False
