@@ -23,6 +23,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Campaign
 from config.asgi import application
+from rolls import services
 from rolls.routing import websocket_urlpatterns
 from sheets.models import Rating
 from tests.conftest import make_campaign, make_user
@@ -221,6 +222,28 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
+    "rules/odds/": ("pool", "200 200 200 200 200", "405 405 405 405 405"),
+    "campaigns/<int:campaign_id>/luck/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
+    "campaigns/<int:campaign_id>/tuning/": (
+        "pool",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/sessions/<int:number>/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/log.csv": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/log.json": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
     "campaigns/<int:campaign_id>/room/log/verify/": (
         "pool",
         "login 404 403 403 200",
@@ -337,6 +360,10 @@ def world(db):
     )
     pool.character, mana.character = pool.ilse, mana.mira
     pool.check, mana.check = ask(pool, pool.ilse), ask(mana, mana.mira)
+    # A session played and ended: its summary is there to see.
+    for table in (pool, mana):
+        services.session_start(campaign=table.campaign, by=gm)
+        services.session_end(campaign=table.campaign, by=gm)
     # A skill the player proposed, pending: the GM may approve or decline it.
     pool.rating = Rating.objects.create(
         character=pool.ilse,
@@ -362,7 +389,8 @@ def kwargs_for(route, table):
         "user_id": table.player.id,
         "skill_id": table.skill.id if table.skill else 1,
         "token": table.campaign.invite_token,
-        "seq": 1,  # no entry yet: nothing to reveal
+        "seq": 1,  # the session's start: nothing to reveal
+        "number": 1,
     }
     if route.startswith("accounts/reset/"):  # a password reset link (an invalid one)
         return {"uidb64": "MQ", "token": "set-password"}
