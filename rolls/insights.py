@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q, Sum
+from django.db.models import Count, Q, Sum
 
 from campaigns.models import GameSession
 from sheets.models import Character
@@ -46,16 +46,19 @@ class Luck:
 
 def luck(campaign, viewer_id):
     """Successes against the expected number per player, character and session (oldest
-    first), over the rolls ``viewer_id`` may see. Four queries."""
+    first), over the rolls ``viewer_id`` may see. Four queries; the database counts the rolls
+    of each player, character, session, chance and outcome, so the sums here run over those
+    groups (a few hundred), not over every roll of a long log."""
     rolls = visible_entries(campaign, viewer_id).filter(kind=LogEntry.ROLL)
     by = {"players": {}, "characters": {}, "sessions": {}}
     total = Tally()
     fields = ("actor_id", "character_id", "session_id", "data__success", "data__chance")
-    for actor, character, session, success, chance in rolls.values_list(*fields).iterator():
+    groups = rolls.values_list(*fields).annotate(count=Count("id")).order_by()
+    for actor, character, session, success, chance, count in groups:
         chance = Fraction(chance)
-        total.add(bool(success), chance)
+        total.add(bool(success), chance, count)
         for kind, key in (("players", actor), ("characters", character), ("sessions", session)):
-            by[kind].setdefault(key, Tally()).add(bool(success), chance)
+            by[kind].setdefault(key, Tally()).add(bool(success), chance, count)
     users = dict(
         get_user_model()
         .objects.filter(pk__in=[k for k in by["players"] if k])
@@ -209,22 +212,39 @@ class Ask:
 def tuning(campaign):
     """(rows per difficulty or TN used, lowest first; {"near-certain": [Ask], "near-hopeless":
     [Ask]}, the latest ASKS_SHOWN of each, newest first) over every roll of the campaign: for
-    its GM. Two queries."""
-    rolls = LogEntry.objects.filter(campaign=campaign, kind=LogEntry.ROLL).order_by("seq")
-    fields = ("seq", "character_id", "data__target", "data__success", "data__chance")
-    targets, asks = {}, {"near-certain": [], "near-hopeless": []}
-    for seq, character, target, success, chance in rolls.values_list(*fields).iterator():
+    its GM. Four queries at most: the database counts the rolls of each target, chance and
+    outcome, then finds the latest near-certain and near-hopeless asks among the chances so
+    counted."""
+    rolls = LogEntry.objects.filter(campaign=campaign, kind=LogEntry.ROLL)
+    fields = ("data__target", "data__success", "data__chance")
+    groups = rolls.values_list(*fields).annotate(count=Count("id")).order_by()
+    targets, chances = {}, {"near-certain": set(), "near-hopeless": set()}
+    for target, success, chance, count in groups:
         if target is None:  # every roll stores its target; nothing to tune without one
             continue
-        chance = Fraction(chance)
+        exact = Fraction(chance)
         row = targets.setdefault(target, TargetRow(target))
-        row.tally.add(bool(success), chance)
-        kind = ask_kind(chance)
+        row.tally.add(bool(success), exact, count)
+        kind = ask_kind(exact)
         if kind:
-            row.certain += kind == "near-certain"
-            row.hopeless += kind == "near-hopeless"
-            asks[kind].append(Ask(seq, character, target, chance, bool(success)))
-    asks = {kind: found[-ASKS_SHOWN:][::-1] for kind, found in asks.items()}
+            row.certain += count if kind == "near-certain" else 0
+            row.hopeless += count if kind == "near-hopeless" else 0
+            chances[kind].add(str(chance))  # as stored (a database may hand "0" back as 0)
+    asks = {}
+    for kind, found in chances.items():
+        # One lookup per chance (a few): a JSON key's ``__in`` is not the same on every database.
+        among = Q(pk__in=[])
+        for chance in sorted(found):
+            among |= Q(data__chance=chance)
+        latest = rolls.filter(among).order_by("-seq")[:ASKS_SHOWN]
+        fields = ("seq", "character_id", "data__target", "data__chance", "data__success")
+        asks[kind] = [
+            Ask(seq, character, target, Fraction(chance), bool(success))
+            for seq, character, target, chance, success in (
+                latest.values_list(*fields) if found else ()
+            )
+            if target is not None
+        ]
     ids = {ask.character for found in asks.values() for ask in found if ask.character}
     names = dict(Character.objects.filter(pk__in=ids).values_list("pk", "name")) if ids else {}
     for found in asks.values():

@@ -52,14 +52,16 @@ class Tally:
     expected: Fraction = field(default_factory=Fraction)
     variance: Fraction = field(default_factory=Fraction)
 
-    def add(self, success: bool, chance: Fraction) -> None:
-        """Count one roll that succeeded (or not) with the exact ``chance`` (0..1)."""
+    def add(self, success: bool, chance: Fraction, count: int = 1) -> None:
+        """Count ``count`` rolls that each succeeded (or not) with the exact ``chance`` (0..1)."""
         if not 0 <= chance <= 1:
             raise ValueError(f"A chance lies between 0 and 1, not {chance}.")
-        self.rolls += 1
-        self.observed += 1 if success else 0
-        self.expected += chance
-        self.variance += chance * (1 - chance)
+        if count < 1:
+            raise ValueError(f"A count of rolls is at least 1, not {count}.")
+        self.rolls += count
+        self.observed += count if success else 0
+        self.expected += chance * count
+        self.variance += chance * (1 - chance) * count
 
     @property
     def spread(self) -> float:

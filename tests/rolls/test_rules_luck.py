@@ -50,6 +50,19 @@ chances = st.fractions(min_value=0, max_value=1, max_denominator=1000)
 
 
 @PROPERTIES
+@given(st.booleans(), chances, st.integers(min_value=1, max_value=50))
+def test_a_counted_group_is_its_rolls_one_by_one(success, chance, count):
+    grouped = luck.Tally()
+    grouped.add(success, chance, count)
+    assert grouped == tally(*[(success, chance)] * count)
+
+
+def test_a_count_below_one_is_refused():
+    with pytest.raises(ValueError):
+        luck.Tally().add(True, Fraction(1, 2), 0)
+
+
+@PROPERTIES
 @given(st.lists(st.tuples(st.booleans(), chances), max_size=40))
 def test_figures_stay_in_bounds_and_the_verdict_mirrors(rolls):
     t = tally(*rolls)
