@@ -13,7 +13,7 @@ from django.db.models import Count, Q, Sum
 from campaigns.models import GameSession
 from sheets.models import Character
 
-from .models import PRIVATE, PUBLIC, LogEntry
+from .models import PRIVATE, PUBLIC, LogEntry, entitled
 from .rules import distribution, pool
 from .rules.luck import Tally, ask_kind
 
@@ -358,34 +358,45 @@ def log_export(campaign, viewer_id):
     seals the whole log. The hashes are keyed (``rolls.chain``), so a hidden roll's tells
     nothing of its dice. One query."""
     gm_id = campaign.gm_id()
-    entries = (
-        LogEntry.objects.filter(campaign=campaign)
-        .select_related("actor", "character", "session")
-        .order_by("seq")
+    fields = (
+        "seq",
+        "created_at",
+        "session__number",
+        "kind",
+        "visibility",
+        "actor_id",
+        "actor__username",
+        "character__name",
+        "data",
+        "hash",
     )
+    # Plain values, not model instances: a long log is read several times faster.
+    entries = LogEntry.objects.filter(campaign=campaign).order_by("seq").values_list(*fields)
     rows, last = [], None
     for entry in entries.iterator(chunk_size=2000):
-        last = entry
-        hidden = not entry.visible_to(viewer_id, gm_id)
+        seq, created_at, session, kind, visibility, actor_id, username, character, data, hash_ = (
+            entry
+        )
+        last = (seq, hash_)
+        hidden = not entitled(visibility, viewer_id=viewer_id, roller_id=actor_id, gm_id=gm_id)
         row = dict.fromkeys(COLUMNS, "")
         row.update(
-            seq=entry.seq,
-            time=entry.created_at.isoformat(),
-            session=entry.session.number if entry.session else "",
-            kind=entry.kind,
-            visibility=entry.visibility,
+            seq=seq,
+            time=created_at.isoformat(),
+            session=session or "",
+            kind=kind,
+            visibility=visibility,
             hidden=hidden,
-            player=entry.actor.username if entry.actor else "",
-            fingerprint=entry.fingerprint,
+            player=username or "",
+            fingerprint=hash_[:12],
             data=None,
         )
-        if entry.kind != LogEntry.ROLL:
-            row["about"] = f"Session {entry.data.get('number', '')}"
+        if kind != LogEntry.ROLL:
+            row["about"] = f"Session {data.get('number', '')}"
         elif not hidden:
-            data = entry.data
             dice, faces, result = _rolled(data)
             row.update(
-                character=entry.character.name if entry.character else "",
+                character=character or "",
                 system=data.get("system", ""),
                 about=_about(data),
                 dice=dice,
@@ -399,5 +410,5 @@ def log_export(campaign, viewer_id):
                 data=data,
             )
         rows.append(row)
-    fingerprint = f"#{last.seq} {last.fingerprint}" if last is not None else None
+    fingerprint = f"#{last[0]} {last[1][:12]}" if last is not None else None
     return rows, fingerprint
