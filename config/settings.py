@@ -105,6 +105,28 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
+# --- Compression of pages (gzip) --------------------------------------------------------------
+# Text responses of at least 200 bytes are gzipped for a client that accepts it (the room page:
+# about 28 KB, 3-4 KB gzipped), on the embedded default as behind a proxy; WhiteNoise serves
+# static files already compressed, and websocket frames are not touched. First in the list, so
+# that it compresses the response every other middleware has finished writing.
+#
+# Compression next to secrets invites BREACH: an attacker who can put chosen text into a
+# page and watch the length of its encrypted responses guesses a secret in it byte by byte.
+# - Protected: the CSRF token. Django masks it with a new random value in every response, so
+#   no two responses carry the same bytes for it; and Django adds 0-99 random bytes to each
+#   gzip header, which blurs every length measured.
+# - Not protected by masking: the rest of a page: a private or secret roll's result, a note, a
+#   character sheet, shown to the member entitled to it. Guessing it takes many requests that
+#   carry the member's session cookie, from a page of the attacker's, while watching the
+#   network. The session cookie is SameSite=Lax (Django's default): cross-site subrequests
+#   (images, scripts, fetch) go without it, only top-level navigations carry it; that slows
+#   such an attack but does not rule it out (some pages echo their query string, e.g. the odds
+#   calculator). The random gzip header bytes are then the only defence. A site that must rule
+#   it out serves its pages uncompressed: drop the line below.
+MIDDLEWARE.insert(0, "django.middleware.gzip.GZipMiddleware")
+# --- end of compression -----------------------------------------------------------------------
+
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
 WSGI_APPLICATION = None

@@ -47,10 +47,36 @@
     // changed while the socket was away.
     htmx.trigger("#checks", "resync");
   });
+  // A frame whose entry is not the next one after the page's last leaves a gap (the server
+  // fills the gaps it sees; this catches any other loss). The frame is dropped and the socket
+  // reopened: the server replays from the last entry shown, so each entry arrives once and in
+  // order. Once per gap: should the same gap come back, the frame is shown as it is.
+  const ENTRY_SEQ = /data-seq="(\d+)"/;
+  let resyncedAfter = null;
+  let resyncing = false;
+
+  function gapBefore(message) {
+    const match = typeof message === "string" ? ENTRY_SEQ.exec(message) : null;
+    if (!match) return false;
+    const last = lastSeq();
+    return Number(match[1]) > last + 1 && resyncedAfter !== last;
+  }
+
   document.addEventListener("htmx:wsClose", function () {
+    if (resyncing) {
+      resyncing = false; // the socket closed on purpose for a resync: another is opening
+      return;
+    }
     setStatus("reconnecting…", "bad");
   });
-  document.addEventListener("htmx:wsBeforeMessage", function () {
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    if (gapBefore(event.detail.message)) {
+      event.preventDefault();
+      resyncedAfter = lastSeq();
+      resyncing = true;
+      event.detail.socketWrapper.reconnect();
+      return;
+    }
     const el = log();
     follow = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 80;
   });

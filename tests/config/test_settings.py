@@ -1,4 +1,5 @@
 import ast
+import gzip
 import os
 import re
 import subprocess
@@ -7,9 +8,11 @@ import sys
 import pytest
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.urls import reverse
 from django.utils.module_loading import import_string
 
 from config.settings import env_bool
+from tests.rolls.room_setup import build_pool_table
 
 
 def settings_in_subprocess(env, expr):
@@ -415,3 +418,46 @@ def test_no_template_holds_what_the_policy_refuses():
             if INLINE.search(line):
                 found.append(f"{path.relative_to(settings.BASE_DIR)}:{number}: {line.strip()}")
     assert found == []
+
+
+# Compression -----------------------------------------------------------------------------------
+
+CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+@pytest.fixture
+def room(pool_campaign, gm, player, other_player, as_user):
+    """The player's client and the URL of a room with characters (as the rolls tests set it)."""
+    build_pool_table(pool_campaign, gm, player, other_player)
+    return as_user(player), reverse("room", args=[pool_campaign.id])
+
+
+def test_gzip_comes_first_in_the_middleware():
+    assert settings.MIDDLEWARE[0] == "django.middleware.gzip.GZipMiddleware"
+
+
+def test_the_room_page_is_gzipped_when_asked_and_under_5_kb(room):
+    client, url = room
+    response = client.get(url, headers={"accept-encoding": "gzip, deflate, br"})
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in response["Vary"]
+    assert len(response.content) < 5 * 1024
+    assert b'id="log"' in gzip.decompress(response.content)
+
+
+def test_the_room_page_is_not_compressed_unasked(room):
+    client, url = room
+    response = client.get(url)
+    assert response.status_code == 200
+    assert not response.has_header("Content-Encoding")
+    assert b'id="log"' in response.content
+
+
+def test_the_csrf_token_differs_between_two_compressed_pages(room):
+    client, url = room
+    tokens = []
+    for _ in range(2):
+        html = gzip.decompress(client.get(url, headers={"accept-encoding": "gzip"}).content)
+        tokens.append(CSRF_INPUT.search(html.decode()).group(1))
+    assert tokens[0] != tokens[1]

@@ -20,6 +20,7 @@ from campaigns.models import ManaSkill
 from config.asgi import application
 from rolls import consumers, push, services
 from rolls.consumers import LEFT, MAX_CLIENT_FRAME, PRESENCE_TTL
+from rolls.layers import RoomChannelLayer
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
 from sheets.models import ManaPool
 from sheets.services import character_create
@@ -373,6 +374,62 @@ async def test_a_gap_is_filled_from_the_log_in_order(table):
         assert all(is_full(frame) for frame in frames)
         await push_again(table, 2)  # the late push arrives: already sent
         assert await ana.receive_nothing()
+
+
+class DroppingLayer(RoomChannelLayer):
+    """The in-memory layer losing every ``every``-th entry push to the channel ``victim``, as a
+    full channel past saturation does."""
+
+    victim = None
+    every = 3
+    seen = 0
+
+    async def send(self, channel, message):
+        if channel == self.victim and message.get("seq") is not None:
+            self.seen += 1
+            if self.seen % self.every == 0:
+                return
+        await super().send(channel, message)
+
+
+@pytest.fixture
+def dropping_layer(settings):
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": f"{__name__}.DroppingLayer", "CONFIG": {"capacity": 100}}
+    }
+    return get_channel_layer()
+
+
+@database_sync_to_async
+def channel_of(username):
+    return Presence.objects.get(user__username=username).channel_name
+
+
+async def test_entries_dropped_by_the_layer_arrive_once_in_order_and_are_logged(
+    table, dropping_layer, caplog
+):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        ben = await enter(stack, table, "ben", ana)
+        await online(ben)
+        dropping_layer.victim = await channel_of("ana")
+
+        for _ in range(7):  # pushes 3 and 6 are lost for ana
+            await roll(table, "ben")
+        ana_frames = [await receive(ana) for _ in range(7)]
+        ben_frames = [await receive(ben) for _ in range(7)]
+        assert seqs(ana_frames) == seqs(ben_frames) == [1, 2, 3, 4, 5, 6, 7]
+        assert all(is_full(frame) for frame in ana_frames)
+        assert await ana.receive_nothing() and await ben.receive_nothing()
+
+    gaps = [r.getMessage() for r in caplog.records if r.name == "rolls.consumers"]
+    assert gaps == [
+        f"Campaign {table.campaign.pk}: socket {dropping_layer.victim} missed 1 entries "
+        f"({total} so far), replayed from the log"
+        for total in (1, 2)
+    ]
+    assert all(r.levelname == "WARNING" for r in caplog.records if r.name == "rolls.consumers")
 
 
 # Presence ------------------------------------------------------------------------------------
