@@ -37,6 +37,18 @@ def fresh_write_limits():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def fresh_channel_layers():
+    """Each test gets channel layers of its own. A layer keeps state bound to the event loop
+    that used it (channels_redis's receive lock and count), and each async test has a loop of
+    its own: a consumer left waiting in a finished test's loop must not hold the next test's."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
 def make_user(username):
     return get_user_model().objects.create_user(username=username, password=PASSWORD)
 
