@@ -2,6 +2,7 @@
 conftest.py)."""
 
 import socket
+import subprocess
 import threading
 from contextlib import contextmanager
 
@@ -59,3 +60,13 @@ def race(*calls):
     for thread in threads:
         thread.join()
     return outcomes
+
+
+def stop(process):
+    """Stop a server process a test started: politely, then for good."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -23,7 +23,7 @@ from django.test import Client
 
 from rolls import services as rolls_services
 from sheets import services as sheet_services
-from tests.helpers import free_port
+from tests.helpers import free_port, stop
 
 pytestmark = [
     pytest.mark.skipif(
@@ -76,15 +76,6 @@ def start_daphne(port):
             time.sleep(0.1)
     process.kill()
     raise RuntimeError(f"daphne did not listen on {port}")
-
-
-def stop(process):
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def session_cookie(user):

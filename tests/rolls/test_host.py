@@ -18,7 +18,7 @@ from django.core.management import CommandError
 
 from rolls.management.commands import host
 from rolls.management.commands.host import parse_addrport
-from tests.helpers import free_port
+from tests.helpers import free_port, stop
 
 
 @pytest.mark.parametrize(
@@ -123,12 +123,7 @@ def hosted(tmp_path):
                 time.sleep(0.2)
         yield port, tmp_path, log.read_text
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def test_host_serves_the_app_with_debug_off_over_plain_http(hosted):
