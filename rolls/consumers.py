@@ -62,6 +62,8 @@ class RoomConsumer(PushConsumer):
 
     #: How many entries this socket's pushes skipped (dropped or late) and the log filled in.
     missed_pushes = 0
+    #: A room socket: it counts in the presence list and receives the log.
+    in_room = True
 
     async def connect(self):
         self.group = None
@@ -95,6 +97,8 @@ class RoomConsumer(PushConsumer):
         for group in self.groups_joined[1:]:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        if not self.in_room:
+            return
         # Read the log's end only once in the group: nothing committed from here on is missed.
         last_seq = await self.current_seq()
         after = self.after_from_query()
@@ -117,7 +121,8 @@ class RoomConsumer(PushConsumer):
             self.heartbeat.cancel()
         for name in self.groups_joined:
             await self.channel_layer.group_discard(name, self.channel_name)
-        await self.send_presence(group, join=False)
+        if self.in_room:
+            await self.send_presence(group, join=False)
 
     async def room_leave(self, message):
         """The user was removed from this campaign (``campaign``) or logged out (None)."""
@@ -252,6 +257,19 @@ class RoomConsumer(PushConsumer):
         return render_to_string(
             "rolls/_presence.html", {"online": online(self.campaign_id), "oob": True}
         )
+
+
+class FactsConsumer(RoomConsumer):
+    """A member's socket on a page outside the room that shows a campaign's facts (the sheet,
+    the campaign page, the GM panel): it joins the same groups as a room socket, so a facts push
+    reaches it through the same sends with the same entitlement, but forwards nothing else (no
+    log, no check cards, no presence) and is not counted at the table."""
+
+    in_room = False
+
+    async def room_push(self, message):
+        if message.get("facts"):
+            await super().room_push(message)
 
 
 def fresh_since():

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import MAX_ID, campaign_for, character_for, check_for
 from campaigns.writes import Refused, answer, attempt
+from sheets.party import party_context
 from sparetime.forms import AwardForm
 from sparetime.models import SparetimeEntry
 
@@ -100,6 +101,7 @@ def _room_page(request, campaign, *, replace=None):
         "online": online(campaign.id),
         "suggestions": system_of(campaign).suggestions(),
         "checks": list(checks.values()),
+        **party_context(campaign),
     }
     if is_gm:
         context["session_html"] = replace.get("session") or _session_html(request, campaign)

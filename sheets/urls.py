@@ -7,6 +7,7 @@ SHEET = CAMPAIGN + "characters/<int:character_id>/"
 GM = CAMPAIGN + "gm/"
 
 urlpatterns = [
+    path(CAMPAIGN + "party/", views.party, name="party"),
     path(CAMPAIGN + "characters/new/", views.character_create, name="character_create"),
     path(SHEET, views.character_detail, name="character_detail"),
     path(SHEET + "edit/", views.character_edit, name="character_edit"),

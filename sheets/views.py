@@ -19,6 +19,7 @@ from campaigns.access import campaign_for, can_edit, character_for, sees_private
 from campaigns.models import Campaign
 from campaigns.views import panel_page
 from campaigns.writes import answer, attempt
+from rolls.push import push_facts, with_facts
 from rolls.rules import sheet as pool_sheet
 
 from . import services
@@ -32,6 +33,7 @@ from .forms import (
     TraitsForm,
 )
 from .models import ManaPool, Rating
+from .party import party_context
 
 POOL, MANA = Campaign.POOL, Campaign.MANA
 SECTIONS = {
@@ -149,12 +151,15 @@ def character_create(request, campaign_id):
     template = "sheets/character_create.html"
     if request.method == "GET":
         return render(request, template, context)
-    ok, character = attempt(
-        lambda: services.character_create(
+
+    def create():
+        character = services.character_create(
             campaign=campaign, owner=request.user, **form.cleaned_data
-        ),
-        form=form,
-    )
+        )
+        push_facts(campaign, [character])  # the party gains a row
+        return character
+
+    ok, character = attempt(create, form=form)
     return answer(
         request,
         ok=ok,
@@ -177,6 +182,15 @@ def character_detail(request, campaign_id, character_id):
 
 
 @login_required
+@require_GET
+def party(request, campaign_id):
+    """The party (``sheets/_party.html``): what the campaign page and the room show of it, for
+    htmx to fetch again when a character's facts changed."""
+    campaign = campaign_for(request, campaign_id)
+    return render(request, "sheets/_party.html", party_context(campaign))
+
+
+@login_required
 @require_POST
 def character_edit(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True)
@@ -186,7 +200,7 @@ def character_edit(request, campaign_id, character_id):
         form.save(commit=False)
         character.save(update_fields=CharacterForm.Meta.fields)
 
-    ok, _ = attempt(save, form=form)
+    ok, _ = attempt(with_facts(save, campaign, [character]), form=form)
     if not ok:
         character.refresh_from_db(fields=CharacterForm.Meta.fields)  # undo the form's copy
     refused = {} if ok else {"header_form": form}
@@ -201,7 +215,12 @@ def character_hp(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = HpForm(request.POST, hp_max=character.hp_max)
     ok, refusal = attempt(
-        lambda: character.set_hp_current(form.cleaned_data["hp_current"]), form=form
+        with_facts(
+            lambda: character.set_hp_current(form.cleaned_data["hp_current"]),
+            campaign,
+            [character],
+        ),
+        form=form,
     )
     error = _refusal(ok, refusal, form)
     return answer(
@@ -214,7 +233,12 @@ def character_hp(request, campaign_id, character_id):
 def character_traits(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
     form = TraitsForm(request.POST)
-    ok, refusal = attempt(lambda: character.set_traits(form.cleaned_data["traits"]), form=form)
+    ok, refusal = attempt(
+        with_facts(
+            lambda: character.set_traits(form.cleaned_data["traits"]), campaign, [character]
+        ),
+        form=form,
+    )
     error = _refusal(ok, refusal, form)
     return answer(
         request, ok=ok, **_section_pieces(request, campaign, character, "mana", mana_error=error)
@@ -229,7 +253,12 @@ def rating_set(request, campaign_id, character_id, rating_id):
     rating.character = character
     form = RatingForm(request.POST)
     ok, refusal = attempt(
-        lambda: services.rating_set(rating=rating, value=form.cleaned_data["value"]), form=form
+        with_facts(
+            lambda: services.rating_set(rating=rating, value=form.cleaned_data["value"]),
+            campaign,
+            [character],
+        ),
+        form=form,
     )
     error = _refusal(ok, refusal, form)
     return answer(
@@ -243,7 +272,12 @@ def skill_take(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = TemplateSkillForm(request.POST)
     ok, refusal = attempt(
-        lambda: services.skill_take(character=character, **form.cleaned_data), form=form
+        with_facts(
+            lambda: services.skill_take(character=character, **form.cleaned_data),
+            campaign,
+            [character],
+        ),
+        form=form,
     )
     error = _refusal(ok, refusal, form)
     return answer(
@@ -257,7 +291,12 @@ def skill_propose(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = SkillProposalForm(request.POST)
     ok, refusal = attempt(
-        lambda: services.skill_propose(character=character, **form.cleaned_data), form=form
+        with_facts(
+            lambda: services.skill_propose(character=character, **form.cleaned_data),
+            campaign,
+            [character],
+        ),
+        form=form,
     )
     error = _refusal(ok, refusal, form)
     return answer(
@@ -300,8 +339,19 @@ def gm_approvals(request, campaign_id):
 
 def _decide(request, campaign_id, rating_id, *, approve):
     campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
-    rating = get_object_or_404(Rating, pk=rating_id, character__campaign=campaign, custom=True)
-    ok, refusal = attempt(lambda: services.skill_decide(rating=rating, approve=approve))
+    rating = get_object_or_404(
+        Rating.objects.select_related("character"),
+        pk=rating_id,
+        character__campaign=campaign,
+        custom=True,
+    )
+    ok, refusal = attempt(
+        with_facts(
+            lambda: services.skill_decide(rating=rating, approve=approve),
+            campaign,
+            [rating.character],
+        )
+    )
     error = None if ok else refusal
     pieces = _gm_pieces(
         request, campaign, "approvals", lambda: _approvals_html(request, campaign, error)
@@ -365,7 +415,13 @@ def mana_maxima(request, campaign_id, character_id):
     pools = _mana_pools(campaign, character.mana.all())
     form = _maxima_form(character, pools, request.POST)
     ok, refusal = attempt(
-        lambda: services.mana_set_maxima(character=character, maxima=form.cleaned_data), form=form
+        with_facts(
+            lambda: services.mana_set_maxima(character=character, maxima=form.cleaned_data),
+            campaign,
+            [character],
+            private=True,
+        ),
+        form=form,
     )
     if ok:
         pieces = _mana_pieces(request, campaign)
@@ -379,7 +435,14 @@ def mana_maxima(request, campaign_id, character_id):
 @require_POST
 def mana_refill_one(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
-    ok, _ = attempt(lambda: services.mana_refill(campaign=campaign, character=character))
+    ok, _ = attempt(
+        with_facts(
+            lambda: services.mana_refill(campaign=campaign, character=character),
+            campaign,
+            [character],
+            private=True,
+        )
+    )
     return answer(request, ok=ok, **_mana_pieces(request, campaign))
 
 
@@ -387,5 +450,12 @@ def mana_refill_one(request, campaign_id, character_id):
 @require_POST
 def mana_refill_all(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True, system=MANA)
-    ok, _ = attempt(lambda: services.mana_refill(campaign=campaign))
+    ok, _ = attempt(
+        with_facts(
+            lambda: services.mana_refill(campaign=campaign),
+            campaign,
+            campaign.characters.all(),  # read once committed
+            private=True,
+        )
+    )
     return answer(request, ok=ok, **_mana_pieces(request, campaign))

@@ -249,6 +249,11 @@ MATRIX = {
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
+    "campaigns/<int:campaign_id>/party/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
     "campaigns/<int:campaign_id>/room/checks/": (
         "pool",
         "login 404 200 200 200",
@@ -314,6 +319,7 @@ MATRIX = {
 #: Websocket routes -> one answer per role: "open" or "refused" (in the player's campaign).
 WS_MATRIX = {
     "ws/campaigns/<int:campaign_id>/": "refused refused open open open",
+    "ws/campaigns/<int:campaign_id>/facts/": "refused refused open open open",
 }
 
 
