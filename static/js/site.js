@@ -30,10 +30,15 @@
     });
     htmx.trigger(document.body, "facts");
   });
+  // The socket's element tells whether it is open (data-socket), for styles and tests.
   let opened = false;
-  document.addEventListener("htmx:wsOpen", function () {
+  document.addEventListener("htmx:wsOpen", function (event) {
+    event.detail.elt.dataset.socket = "open";
     if (opened) htmx.trigger(document.body, "facts-resync");
     opened = true;
+  });
+  document.addEventListener("htmx:wsClose", function (event) {
+    event.detail.elt.dataset.socket = "closed";
   });
 
   // Fields marked data-select-on-focus (the invite link) select their text when focused.
