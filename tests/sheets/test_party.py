@@ -113,3 +113,28 @@ def test_the_party_view_runs_a_fixed_number_of_queries(
     with django_assert_max_num_queries(4):  # session user, access, the party, its sum
         response = client.get(party_url(campaign))
     assert "Hero 7" in response.content.decode()
+
+
+# The sheet's pieces follow the facts -----------------------------------------------------------
+
+
+def test_the_sheet_page_listens_for_its_character_s_facts(as_user, player, pool_party):
+    campaign, ilse, _tor, _ogre = pool_party
+    path = reverse("character_detail", args=[campaign.id, ilse.id])
+    content = as_user(player).get(path).content.decode()
+    assert f'ws-connect="/ws/campaigns/{campaign.id}/facts/"' in content
+    trigger = f"facts-{ilse.id} from:body, facts-resync from:body"
+    assert f'hx-trigger="sheet-changed from:body, {trigger}"' in content  # the Pool section
+    assert f'hx-trigger="load, {trigger}"' in content  # the sparetime section
+
+
+def test_the_mana_section_fetched_again_shows_the_pool_to_its_player_alone(
+    as_user, player, other_player, mana_party
+):
+    campaign, mira, _bo = mana_party
+    path = reverse("character_detail", args=[campaign.id, mira.id]) + "?section=mana"
+    own = as_user(player).get(path, **HTMX).content.decode()
+    assert f'hx-trigger="facts-{mira.id} from:body, facts-resync from:body"' in own
+    assert "<td>blue</td><td>2</td><td>3</td>" in own
+    other = as_user(other_player).get(path, **HTMX).content.decode()
+    assert 'id="sheet-mana"' in other and "<td>blue</td>" not in other
