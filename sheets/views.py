@@ -6,6 +6,11 @@ The sheet page is made of sections (``_sheet_header.html``, ``_sheet_pool.html``
 ``campaigns.writes.answer``: htmx gets the section re-rendered (422 and the refusal when refused,
 nothing changed), a plain form post a redirect to the sheet (or the sheet with the refusal,
 200). The GM's fragments answer htmx with themselves, and a plain post with the GM panel.
+
+A write that changes a character's facts (HP, ratings, traits, its name; its mana pools) also
+sends a facts push once committed (``rolls.push.with_facts``): every other page showing them
+renders its pieces again (the sections here listen for ``facts-<id>``), and so does the party
+(``party``, ``sheets/party.py``).
 """
 
 from django.contrib.auth.decorators import login_required
