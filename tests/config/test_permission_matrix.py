@@ -62,7 +62,8 @@ MATRIX = {
     "accounts/signup/": ("pool", "200 200 200 200 200", "422 422 422 422 422"),
     "campaigns/new/": ("pool", "login 200 200 200 200", "login 422 422 422 422"),
     "campaigns/<int:campaign_id>/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
-    "join/<str:token>/": ("pool", "login 200 302 302 302", "login 200 200 200 200"),
+    # The invite link: a logged-out invitee sees which campaign it is, and logs in to join.
+    "join/<str:token>/": ("pool", "200 200 302 302 302", "login 200 200 200 200"),
     "campaigns/<int:campaign_id>/gm/": ("pool", "login 404 403 403 200", "login 405 405 405 405"),
     "campaigns/<int:campaign_id>/gm/settings/": (
         "pool",
@@ -73,6 +74,11 @@ MATRIX = {
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/gm/members/add/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
     ),
     "campaigns/<int:campaign_id>/gm/members/<int:user_id>/remove/": (
         "pool",
