@@ -40,11 +40,11 @@ EXCLUDED = {
 # The answers. A row lists one answer per role, in ROLES' order; an answer is a status code,
 # several joined by "|" (any of them), or "login" (a redirect to the login page). What they say:
 # anonymous: the login page, but for the pages anyone may see (login, sign-up, password reset,
-# the rules, an invite link's page). A method the route does not take: 405 for every signed-in user, before any access
-# check (it tells nothing). Non-member: 404 for anything of the campaign. A member who may not:
-# 403 (GM-only; another's character, check or roll). A member who may: 200, 302 (done, or
-# already there), 204 (done, the socket brings it), 422 (refused: the empty form), 400 (a query
-# that needs parameters).
+# the rules, an invite link's page). A method the route does not take: 405 for every signed-in
+# user, before any access check (it tells nothing). Non-member: 404 for anything of the
+# campaign. A member who may not: 403 (GM-only; another's character, check or roll). A member
+# who may: 200, 302 (done, or already there), 204 (done, the socket brings it), 422 (refused:
+# the empty form), 400 (a query that needs parameters).
 LOGIN = "login"
 
 #: route -> (system of the campaign it is asked in, GET row, POST row); a POST is sent as htmx.
