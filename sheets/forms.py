@@ -20,6 +20,51 @@ class CharacterForm(forms.ModelForm):
             self.fields[name].validators.append(plain_name)
 
 
+def _players(campaign):
+    from django.contrib.auth import get_user_model
+
+    from campaigns.models import Membership
+
+    return (
+        get_user_model()
+        .objects.filter(memberships__campaign=campaign, memberships__role=Membership.PLAYER)
+        .order_by("username")
+    )
+
+
+def _player_field(**kwargs):
+    field = forms.ModelChoiceField(
+        queryset=None,
+        error_messages={"invalid_choice": "Choose a player of this campaign."},
+        **kwargs,
+    )
+    field.label_from_instance = lambda user: user.username
+    return field
+
+
+class CharacterCreateForm(CharacterForm):
+    """A new character. The GM also says whose it is: their own (an NPC), or a player's (a sheet
+    made for them)."""
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        if campaign.viewer.is_gm:
+            self.fields["owner"] = _player_field(
+                required=False, empty_label="Me (an NPC)", label="Whose"
+            )
+            self.fields["owner"].queryset = _players(campaign)
+
+
+class HandOverForm(forms.Form):
+    """The GM hands an NPC to a player."""
+
+    to = _player_field(label="Hand over to", empty_label=None)
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["to"].queryset = _players(campaign)
+
+
 class RatingForm(forms.Form):
     value = forms.IntegerField(min_value=0, max_value=RATING_MAX, label="Rating")
 
