@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from rolls import services
-from rolls.models import PRIVATE, PUBLIC, SECRET, Check
+from rolls.models import PRIVATE, SECRET, Check
 from tests.helpers import HTMX, unchanged
 from tests.rolls.room_setup import refused, url
 
@@ -77,9 +77,7 @@ def chosen(html, name):
     return re.findall(r'<option value="([^"]*)"[^>]*\bselected\b', select)
 
 
-def test_the_gm_asks_a_group_check(
-    mana_table, as_user, pushes, django_capture_on_commit_callbacks
-):
+def test_the_gm_asks_a_group_check(mana_table, as_user, pushes, django_capture_on_commit_callbacks):
     t = mana_table
     with django_capture_on_commit_callbacks(execute=True):
         response = as_user(t.gm).post(url("check_ask", t), group_data(t), **HTMX)
@@ -126,7 +124,9 @@ def test_the_ask_form_keeps_its_choices(mana_table, as_user):
 def test_a_pool_ask_keeps_its_suggestion(pool_table, as_user):
     t = pool_table
     data = {"character": t.ilse.id, "suggestion": "Strength + Jump", "target": 8}
+    data["visibility"] = PRIVATE
     html = as_user(t.gm).post(url("check_ask", t), data, **HTMX).content.decode()
+    assert "Asked." in html and Check.objects.get().suggestion == "Strength + Jump"
     assert 'value="Strength + Jump"' in html and 'name="target" value="8"' in html
 
 

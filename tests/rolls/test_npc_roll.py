@@ -94,7 +94,12 @@ def test_a_secret_npc_roll_is_sealed(pool_table, monkeypatch):
     t = pool_table
     script_dice(monkeypatch, 1, 2, 3, 4)
     _check, entry = services.check_roll_npc(
-        campaign=t.campaign, character=t.npc, by=t.gm, target=4, data=pool_data(t), visibility=SECRET
+        campaign=t.campaign,
+        character=t.npc,
+        by=t.gm,
+        target=4,
+        data=pool_data(t),
+        visibility=SECRET,
     )
     assert entry.visibility == SECRET and entry.commitment
     assert services.log_verify(t.campaign) is None
