@@ -156,6 +156,10 @@ class AskForm(_CheckAboutForm):
         field.queryset = Character.objects.filter(campaign=campaign).select_related("owner")
         field.label_from_instance = lambda c: f"{c.name} ({c.owner.username})"
         field.widget.attrs["size"] = 4
+        if not self.is_bound and not self.initial.get("character"):
+            # A fresh form has the first character chosen, as a single choice would.
+            first = field.queryset.values_list("pk", flat=True).first()
+            self.initial["character"] = [first] if first else []
 
     def about(self):
         return {**super().about(), "characters": self.cleaned_data["character"]}
