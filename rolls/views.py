@@ -295,9 +295,9 @@ def check_ask(request, campaign_id):
 NPC_PROBE = {"id": "npc"}
 
 
-def _npcs(campaign):
-    """The characters the GM may roll for in one step: their own."""
-    return list(NpcRollForm(campaign=campaign).fields["character"].queryset)
+def _npcs(form):
+    """The characters the GM may roll for in one step (their own), from a blank ``form``."""
+    return list(form.fields["character"].queryset)
 
 
 def _npc_target(values):
@@ -316,11 +316,8 @@ def _npc_probe(campaign, npcs, values):
     return Check(campaign=campaign, character=npc, target=_npc_target(values))
 
 
-def _npc_odds(system, probe, roll_form):
-    """The odds of the NPC roll form's values, once the number is typed."""
-    if probe.target is None:
-        return {"error": f"Set the {system.number} (a whole number from 1)."}
-    return system.odds(probe, roll_form)
+def _no_number(system):
+    return {"error": f"Set the {system.number} (a whole number from 1)."}
 
 
 def _npc_html(request, campaign, *, values=None, error="", rolled=False, form_only=False):
@@ -328,7 +325,8 @@ def _npc_html(request, campaign, *, values=None, error="", rolled=False, form_on
     that still apply to the chosen NPC are kept), with a refusal or the news of a roll."""
     values = values or {}
     system = system_of(campaign)
-    npcs = _npcs(campaign)
+    blank = NpcRollForm(campaign=campaign)
+    npcs = _npcs(blank)
     context = {
         "campaign": campaign,
         "system": system,
@@ -339,7 +337,7 @@ def _npc_html(request, campaign, *, values=None, error="", rolled=False, form_on
         "note_max": NOTE_MAX,
         "values": values,
         "check": NPC_PROBE,
-        "once": NpcRollForm(campaign=campaign)["once"].initial,
+        "once": blank["once"].initial,
     }
     if npcs:
         probe = _npc_probe(campaign, npcs, values)
@@ -350,7 +348,7 @@ def _npc_html(request, campaign, *, values=None, error="", rolled=False, form_on
         probe.target = typed or 1
         context["roll"] = system.roll_context(probe, changed=values)
         if typed is None and "odds" in context["roll"]:
-            context["roll"]["odds"] = _npc_odds(system, Check(target=None), None)
+            context["roll"]["odds"] = _no_number(system)
     template = "rolls/_npc_form.html" if form_only else "rolls/_npc_roll.html"
     return render_to_string(template, context, request=request)
 
@@ -369,12 +367,14 @@ def npc_odds(request, campaign_id):
     """The live odds of the NPC roll form's current values (or why they would be refused)."""
     campaign = campaign_for(request, campaign_id, gm=True)
     system = system_of(campaign)
-    npcs = _npcs(campaign)
-    if not chosen(npcs, request.GET.get("character")):
+    npcs = _npcs(NpcRollForm(campaign=campaign))
+    probe = chosen(npcs, request.GET.get("character")) and _npc_probe(campaign, npcs, request.GET)
+    if not probe:
         odds = {"error": "Choose one of your NPCs."}
+    elif probe.target is None:
+        odds = _no_number(system)
     else:
-        probe = _npc_probe(campaign, npcs, request.GET)
-        odds = _npc_odds(system, probe, system.roll_form(probe, request.GET))
+        odds = system.odds(probe, system.roll_form(probe, request.GET))
     return render(request, "rolls/_odds.html", {"odds": odds})
 
 
