@@ -1,5 +1,7 @@
 from django import forms
+from django.contrib.auth import get_user_model
 
+from campaigns.models import Membership
 from campaigns.names import plain_name
 
 from .models import Character, Rating
@@ -21,10 +23,7 @@ class CharacterForm(forms.ModelForm):
 
 
 def _players(campaign):
-    from django.contrib.auth import get_user_model
-
-    from campaigns.models import Membership
-
+    """The campaign's players (the GM is none), by name."""
     return (
         get_user_model()
         .objects.filter(memberships__campaign=campaign, memberships__role=Membership.PLAYER)
