@@ -61,6 +61,7 @@ def character_hand_over(*, campaign, character, to):
     from campaigns.models import Membership
     from rolls.cards import push_check
     from rolls.models import SECRET, Check
+    from rolls.push import push_facts
 
     gm_id = campaign.gm_id()
     with transaction.atomic():
@@ -83,6 +84,8 @@ def character_hand_over(*, campaign, character, to):
             )
         Character.objects.filter(pk=character.pk).update(owner=to)
         character.owner = to
+        # The party shows whose it is (and now to its player): its pages fetch it again.
+        push_facts(campaign, [character])
         for check in live:
             check.campaign = campaign
             check.character.owner = to

@@ -102,6 +102,9 @@ def test_an_npc_handed_over_takes_its_live_checks_along(
     assert 'hx-swap-oob="outerHTML"' in message["gm"] and roll_url not in message["gm"]
     assert "Waiting for ana to roll" in message["gm"]
     assert set(message["users"]) == {str(t.player.id)} and pushes.entries() == []
+    # The party's pages learn whose it is now: every member (a public fact).
+    [facts] = pushes.facts()
+    assert set(facts) == {"facts", "all"} and str(t.npc.pk) in facts["all"]
 
 
 @pytest.mark.parametrize(
