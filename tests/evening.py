@@ -14,8 +14,9 @@ from tests.browser import TIMEOUT, BrowserTestCase, settled
 
 PASSWORD = "a long table-side passphrase"
 
-#: Where the screenshots go: ``ROLLROOM_SCREENSHOTS`` (docs/screenshots to refresh the README's),
-#: else a temporary folder, so a run leaves the working tree alone.
+#: Where the screenshots go: the folder ``ROLLROOM_SCREENSHOTS`` names, else a temporary one, so
+#: that a run leaves the working tree alone (the README's are copied from there into
+#: docs/screenshots).
 SCREENSHOTS_VARIABLE = "ROLLROOM_SCREENSHOTS"
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "mobile": {"width": 375, "height": 812}}
 
@@ -69,7 +70,8 @@ def submit(form):
 
 
 class Table(BrowserTestCase):
-    """A live server and a Chromium; ``self.pages`` are the GM's and players' pages by name."""
+    """A live server for a table that signs up through the pages: ``new_page`` gives each
+    member a browser context of their own (no cookies)."""
 
     def new_page(self, browser):
         context = browser.new_context(viewport=VIEWPORTS["desktop"])
@@ -138,9 +140,11 @@ class Table(BrowserTestCase):
         settled(page)
 
     def droppable_room(self, page):
-        """Open the room through a route that can take the page's socket away: while
-        ``away[0]`` is true every new socket is refused at once (as when the network is down);
-        ``drop()`` closes the open one. Returns (sockets asked for, drop)."""
+        """Open the room through a route that can take the page's socket away. ``drop()``
+        takes the page's browser context offline and closes its socket; until ``back()`` every
+        new socket the page opens is refused at once, as when the network is down (Chromium's
+        offline mode alone leaves open sockets alone). Returns (the socket URLs the page asked
+        for, drop, back)."""
         sockets, routes, away = [], [], [False]
 
         def through(route):
@@ -158,9 +162,11 @@ class Table(BrowserTestCase):
 
         def drop():
             away[0] = True
+            page.context.set_offline(True)
             routes[-1].close(code=1012, reason="network down")
 
         def back():
+            page.context.set_offline(False)
             away[0] = False
 
         return sockets, drop, back
