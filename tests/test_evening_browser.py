@@ -89,6 +89,7 @@ class TestManaEvening(Table):
             card.locator("[name=spend_a]").fill("1")
             card.locator("[name=spend_b]").fill("1")
             expect(odds).to_contain_text("1 free + 2 mana + 1 synergy = 4d10")
+            expect(odds).to_contain_text("0.0%")  # 8 successes at most against 30
             card.locator("[name=intent]").fill("Ask around the docks")
             settled(ana)
             submit(posting_to(card, "/roll/"))
@@ -230,11 +231,13 @@ class TestPoolEvening(Table):
             expect(check_card(ben, "Ilse")).to_have_count(0)
             settled(ana)
             odds = card.locator("output")
-            expect(odds).to_contain_text("2d6")
+            # The exact chances against TN 4 (rolls.rules.pool): 2d6, then with Dodge's d10,
+            # then with a d6 shifted aside.
+            expect(odds).to_contain_text(re.compile(r"75\.0%.*2d6"))
             card.locator("[name=skill]").select_option(label="Dodge 1d10")
-            expect(odds).to_contain_text("2d6 + 1d10")
+            expect(odds).to_contain_text(re.compile(r"92\.5%.*2d6 \+ 1d10"))
             card.locator("[name=shift_d6]").fill("1")
-            expect(odds).to_contain_text("1d6 + 1d10 (1d6 shifted)")
+            expect(odds).to_contain_text(re.compile(r"85\.0%.*1d6 \+ 1d10 \(1d6 shifted\)"))
             expect(odds).to_contain_text("Name the bonus effect")
             card.locator("[name=bonus_effect]").fill("Land behind the guard")
             expect(odds).to_contain_text("The GM agrees to the shift")
