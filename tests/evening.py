@@ -106,16 +106,15 @@ class Table(BrowserTestCase):
         expect(page.locator("h1")).to_contain_text(name)
         self.campaign_path = re.search(r"/campaigns/\d+/", page.url).group(0)
         page.goto(self.url(self.campaign_path + "gm/"))
-        return page.get_by_label("Invite link").input_value()
+        return page.locator("main input[value*='/join/']").input_value()
 
     def player_joins(self, page, invite, username, character, concept=""):
-        """Open the invite link logged out, sign up from the login page, join, make a
-        character. Returns the sheet's path."""
+        """Open the invite link logged out, sign up from its page, join, make a character.
+        Returns the sheet's path."""
         from playwright.sync_api import expect
 
         page.goto(invite)
-        expect(page).to_have_url(re.compile(r"/accounts/login/\?next="))
-        page.locator("main").get_by_role("link", name="Sign up").click()
+        page.locator("main a[href*='/accounts/signup/?next=']").click()
         self.sign_up(page, username)
         expect(page).to_have_url(re.compile(r"/join/"))
         submit(page.locator("main form"))
