@@ -78,11 +78,13 @@ def render_check(check, viewer, *, request=None, **options):
     return render_to_string("rolls/_check.html", context, request=request)
 
 
-def push_check(check, *, entry=None, swap="update"):
+def push_check(check, *, entry=None, swap="update", owner_swap=None):
     """Once the write in progress commits, push ``entry`` (its new log entry, if any) to the
     room and the card of ``check`` to the GM and to its character's player; nobody else hears
     of a check. Rendering waits for the commit, so that no lock is held meanwhile. Call inside
-    the write's transaction, after the write (``check`` holds its new state)."""
+    the write's transaction, after the write (``check`` holds its new state). ``owner_swap``:
+    how the player's card is placed, when not as the GM's (a check handed over with its
+    character is new to its new player)."""
 
     def send():
         gm_id = check.campaign.gm_id()
@@ -90,6 +92,7 @@ def push_check(check, *, entry=None, swap="update"):
         message = {"gm": render_check(check, Viewer(gm_id, True), **options)}
         owner_id = check.character.owner_id
         if owner_id != gm_id:
+            options["swap"] = owner_swap or swap
             message["users"] = {
                 str(owner_id): render_check(check, Viewer(owner_id, False), **options)
             }

@@ -23,7 +23,9 @@ from rolls.rules import sheet as pool_sheet
 
 from . import services
 from .forms import (
+    CharacterCreateForm,
     CharacterForm,
+    HandOverForm,
     HpForm,
     ManaMaximaForm,
     RatingForm,
@@ -95,6 +97,10 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
     }
     if section in (None, "header"):
         context["header_form"] = CharacterForm(instance=character)
+        if context["is_gm"] and character.owner_id == campaign.viewer.user_id:
+            context["hand_over_form"] = HandOverForm(
+                campaign=campaign, auto_id=f"hand-over-{character.pk}-%s"
+            )
     if section in (None, "pool") and campaign.is_pool:
         context["attributes"] = _pool_attributes(character.ratings.all())
         context["hp_max"] = character.hp_max
@@ -149,17 +155,18 @@ def _refusal(ok, refusal, form):
 @require_http_methods(["GET", "POST"])
 def character_create(request, campaign_id):
     campaign = campaign_for(request, campaign_id)
-    form = CharacterForm(request.POST or None)
+    form = CharacterCreateForm(request.POST or None, campaign=campaign)
     context = {"campaign": campaign, "form": form}
     template = "sheets/character_create.html"
     if request.method == "GET":
         return render(request, template, context)
-    ok, character = attempt(
-        lambda: services.character_create(
-            campaign=campaign, owner=request.user, **form.cleaned_data
-        ),
-        form=form,
-    )
+
+    def create():
+        fields = dict(form.cleaned_data)
+        owner = fields.pop("owner", None) or request.user
+        return services.character_create(campaign=campaign, owner=owner, **fields)
+
+    ok, character = attempt(create, form=form)
     return answer(
         request,
         ok=ok,
@@ -197,6 +204,26 @@ def character_edit(request, campaign_id, character_id):
     refused = {} if ok else {"header_form": form}
     return answer(
         request, ok=ok, **_section_pieces(request, campaign, character, "header", **refused)
+    )
+
+
+@login_required
+@require_POST
+def character_hand_over(request, campaign_id, character_id):
+    """The GM hands one of their characters (an NPC) to a player."""
+    campaign, character = character_for(request, campaign_id, character_id, gm=True)
+    form = HandOverForm(request.POST, campaign=campaign)
+    ok, refusal = attempt(
+        lambda: services.character_hand_over(
+            campaign=campaign, character=character, to=form.cleaned_data["to"]
+        ),
+        form=form,
+    )
+    error = _refusal(ok, refusal, form)
+    return answer(
+        request,
+        ok=ok,
+        **_section_pieces(request, campaign, character, "header", hand_over_error=error),
     )
 
 

@@ -162,8 +162,10 @@ def _advice(check, skill, form, pools):
     if check.target is None:
         return None
     have = {color: p.current for color, p in pools.items()}
-    earlier = check.rolls.filter(kind=LogEntry.ROLL).values_list("data__units", flat=True)
-    earlier = list(earlier)
+    earlier = []
+    if check.pk is not None:  # else a check not asked yet (the GM's NPC roll form)
+        earlier = check.rolls.filter(kind=LogEntry.ROLL).values_list("data__units", flat=True)
+        earlier = list(earlier)
     spends = advice.mana_spends(
         have.get(skill.color_a, 0),
         have.get(skill.color_b, 0),

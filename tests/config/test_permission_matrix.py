@@ -117,6 +117,13 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 422 403 422",
     ),
+    # The GM hands an NPC to a player: refused for the empty form (the player's character is
+    # not the GM's either).
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/hand-over/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
     "campaigns/<int:campaign_id>/characters/<int:character_id>/hp/": (
         "pool",
         "login 405 405 405 405",
@@ -274,6 +281,22 @@ MATRIX = {
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
+    ),
+    # The GM's NPC roll in one step: the form again, its live odds, the roll.
+    "campaigns/<int:campaign_id>/room/npc/roll/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/room/npc/form/": (
+        "pool",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/room/npc/odds/": (
+        "mana",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
     ),
     "campaigns/<int:campaign_id>/room/characters/<int:character_id>/request/": (
         "pool",
