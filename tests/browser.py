@@ -1,5 +1,8 @@
 """What the browser tests share: Debian's Chromium through playwright, against a live Daphne that
-serves the app as in production (``BrowserTestCase``)."""
+serves the app as in production (``BrowserTestCase``).
+
+Without Chromium they skip and say why, except under ``CI=true``: there a missing Chromium fails
+them (``launch``), so that CI never passes without having run them."""
 
 import os
 import shutil
@@ -15,10 +18,16 @@ from django.test import Client
 CHROMIUM = shutil.which("chromium")
 TIMEOUT = 10_000  # ms
 
+
+def in_ci(environ=os.environ):
+    """Whether the tests run in CI (``CI=true``, as CI services set it; also ``1`` or ``yes``)."""
+    return environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
 #: ``pytestmark = BROWSER`` in a module of browser tests.
 BROWSER = [
     pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium"),
+    pytest.mark.skipif(CHROMIUM is None and not in_ci(), reason="needs Debian's chromium"),
 ]
 
 
@@ -65,6 +74,11 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
 
     @staticmethod
     def launch(playwright):
+        if CHROMIUM is None:
+            pytest.fail(
+                "CI=true and no chromium on the PATH: the browser tests must run in CI "
+                "(apt-get install chromium; never `playwright install`)."
+            )
         return playwright.chromium.launch(
             executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
         )
