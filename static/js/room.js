@@ -84,5 +84,95 @@
     if (follow) scrollDown();
   });
 
+  // The keyboard stays where it was when a swap (htmx's or the socket's) replaces the control
+  // that had the focus: on the control with the same id in the new content, else on what the
+  // new card says happened ([data-result]), else on the card. The player who rolled (or the GM
+  // who answered) hears the result: it is announced in #announce (aria-live).
+  let focused = null; // the control that last had the focus, and the card or section around it
+  let awaiting = null; // the id of the card whose form this page just sent, until it comes back
+
+  function homeOf(el) {
+    const parent = el.parentElement;
+    return parent ? parent.closest("[id]") : null;
+  }
+
+  document.addEventListener("focusin", function (event) {
+    const home = homeOf(event.target);
+    focused = { el: event.target, id: event.target.id, home: home ? home.id : "" };
+  });
+
+  function announce(el) {
+    const region = document.getElementById("announce");
+    if (!region || !el) return;
+    region.textContent = "";
+    // A new text node after a tick, so that the same result twice is heard twice.
+    setTimeout(function () {
+      region.textContent = el.textContent.replace(/\s+/g, " ").trim();
+    }, 50);
+  }
+
+  function focusOn(el) {
+    if (!el) return;
+    if (!el.hasAttribute("tabindex") && !el.matches("a, button, input, select, textarea")) {
+      el.setAttribute("tabindex", "-1");
+    }
+    el.focus({ preventScroll: false });
+  }
+
+  function lost() {
+    const active = document.activeElement;
+    return !active || active === document.body || (focused && !focused.el.isConnected);
+  }
+
+  function restoreFocus() {
+    const card = awaiting ? document.getElementById(awaiting) : null;
+    const result = card ? card.querySelector("[data-result]") : null;
+    if (result && !card.querySelector("form.roll")) {
+      // The check was rolled (or is waiting for the GM): its result, focused and announced.
+      awaiting = null;
+      if (lost()) focusOn(result);
+      announce(result);
+      return;
+    }
+    if (!focused || !lost()) return;
+    const same = focused.id ? document.getElementById(focused.id) : null;
+    if (same && !same.disabled) {
+      focusOn(same);
+      return;
+    }
+    const home = focused.home ? document.getElementById(focused.home) : null;
+    if (home) focusOn(home.querySelector("[data-result]") || home);
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const elt = event.detail.elt;
+    const card = elt && elt.tagName === "FORM" ? elt.closest(".check") : null;
+    if (card) awaiting = card.id;
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    // Refused (422): the card comes back with the reason, in place: no result to wait for.
+    const xhr = event.detail.xhr;
+    if (xhr && xhr.status !== 204 && awaiting && event.detail.elt.closest) {
+      const card = event.detail.elt.closest(".check");
+      if (!card || card.id === awaiting) awaiting = null;
+    }
+  });
+  document.addEventListener("htmx:afterSettle", restoreFocus);
+  document.addEventListener("htmx:wsAfterMessage", restoreFocus);
+
+  // The roll button says what it does: with dice shifted (Pool), it proposes the shift to the GM.
+  document.addEventListener("input", function (event) {
+    const form = event.target.closest ? event.target.closest("form.roll") : null;
+    const button = form ? form.querySelector("button[data-shift-label]") : null;
+    if (!button) return;
+    const shifted = Array.prototype.some.call(
+      form.querySelectorAll("input[name=shift_d6], input[name=shift_d10]"),
+      function (input) {
+        return Number(input.value) > 0;
+      },
+    );
+    button.textContent = shifted ? button.dataset.shiftLabel : button.dataset.rollLabel;
+  });
+
   scrollDown();
 })();

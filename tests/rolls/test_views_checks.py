@@ -447,7 +447,7 @@ def test_gm_allows_a_reattempt(
     owner_html = message["users"][str(player.id)]
     # The re-attempt keeps the skill and counts the 2 earlier units: 1 reroll die.
     assert "Jump (red" not in owner_html
-    assert "Gather Information (blue + white)" in owner_html
+    assert "Skill <b>Gather Information</b> (blue + white)" in owner_html
     assert "A re-attempt must spend at least one new mana unit." in owner_html
 
 
@@ -588,7 +588,7 @@ def test_no_shift_to_answer(pool_table, as_user, gm, pushes, django_capture_on_c
 
 def test_player_sees_own_shift_waiting(pool_table, as_user, player, other_player, shifted):
     html = as_user(player).get(url("room", pool_table)).content.decode()
-    assert "Waiting for the GM to agree to the shift." in html
+    assert "Shift proposed: waiting for the GM to agree to it." in html
     assert 'name="answer"' not in html
     assert (
         "land silently" not in as_user(other_player).get(url("room", pool_table)).content.decode()

@@ -199,7 +199,7 @@ def test_a_reattempt_keeps_its_skill_and_spends_new_mana(
         pushes,
         django_capture_on_commit_callbacks,
     )
-    assert "Choose one of this campaign&#x27;s skills." in html
+    assert "A re-attempt uses the same skill (Gather Information)." in html
     nothing = mana_data(mana_table, spend_a=0, spend_b=0)
     html = refused(
         client,
@@ -328,7 +328,8 @@ def test_a_shift_waits_for_the_gm(
     assert check.bonus_effect == "land silently"
     assert not check.rolls.exists()
     [check_message] = pushes.checks()
-    assert "Waiting for the GM to agree to the shift." in check_message["users"][str(player.id)]
+    waiting = "Shift proposed: waiting for the GM to agree to it."
+    assert waiting in check_message["users"][str(player.id)]
     assert pushes.entries() == []
     [message] = pushes.checks()
     assert 'name="answer" value="approve"' in message["gm"]
@@ -438,7 +439,9 @@ def test_the_pool_form_lists_only_approved_skills_of_the_attribute(pool_table, a
     rate(pool_table.ilse, "Agility", "Wallrun", value=1, status=Rating.DECLINED)
     html = as_user(player).get(url("room", pool_table)).content.decode()
     form = html[html.index('<form class="roll"') :]
-    assert f'<option value="{pool_table.agility.id}" selected>Agility 1d6</option>' in form
+    # The attribute asked for is fixed; its skills are the player's choice.
+    assert "Attribute <b>Agility 1d6</b>" in form
+    assert f'<input type="hidden" name="attribute" value="{pool_table.agility.id}">' in form
     assert "Dodge 1d10" in form
     for hidden in ("Parkour", "Wallrun", "Jump 2d10"):
         assert hidden not in form
