@@ -89,7 +89,7 @@
   // new card says happened ([data-result]), else on the card. The player who rolled (or the GM
   // who answered) hears the result: it is announced in #announce (aria-live).
   let focused = null; // the control that last had the focus, and the card or section around it
-  let awaiting = null; // the id of the card whose form this page just sent, until it comes back
+  let awaiting = null; // the card whose form this page just sent, until it is replaced
 
   function homeOf(el) {
     const parent = el.parentElement;
@@ -125,14 +125,17 @@
   }
 
   function restoreFocus() {
-    const card = awaiting ? document.getElementById(awaiting) : null;
-    const result = card ? card.querySelector("[data-result]") : null;
-    if (result && !card.querySelector("form.roll")) {
-      // The check was rolled (or is waiting for the GM): its result, focused and announced.
+    if (awaiting) {
+      if (awaiting.isConnected) return; // the answer has not come yet
+      const card = document.getElementById(awaiting.id);
       awaiting = null;
-      if (lost()) focusOn(result);
-      announce(result);
-      return;
+      const result = card ? card.querySelector("[data-result]") : null;
+      if (result && !card.querySelector("form.roll")) {
+        // Rolled (or put to the GM, or answered): the result, focused and announced.
+        if (lost()) focusOn(result);
+        announce(result);
+        return;
+      }
     }
     if (!focused || !lost()) return;
     const same = focused.id ? document.getElementById(focused.id) : null;
@@ -141,21 +144,24 @@
       return;
     }
     const home = focused.home ? document.getElementById(focused.home) : null;
-    if (home) focusOn(home.querySelector("[data-result]") || home);
+    if (!home) return;
+    const said = home.querySelector("[data-result]");
+    focusOn(said || home);
+    if (said) announce(said); // what changed where the keyboard was (a shift declined, ...)
   }
 
   document.addEventListener("htmx:beforeRequest", function (event) {
     const elt = event.detail.elt;
     const card = elt && elt.tagName === "FORM" ? elt.closest(".check") : null;
-    if (card) awaiting = card.id;
+    if (card) awaiting = card;
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     // Refused (422): the card comes back with the reason, in place: no result to wait for.
+    // (Only the form's own answer tells: the odds are asked for meanwhile, and answered.)
     const xhr = event.detail.xhr;
-    if (xhr && xhr.status !== 204 && awaiting && event.detail.elt.closest) {
-      const card = event.detail.elt.closest(".check");
-      if (!card || card.id === awaiting) awaiting = null;
-    }
+    const elt = event.detail.elt;
+    if (!awaiting || !xhr || xhr.status === 204 || !elt || elt.tagName !== "FORM") return;
+    if (elt.closest(".check") === awaiting) awaiting = null;
   });
   document.addEventListener("htmx:afterSettle", restoreFocus);
   document.addEventListener("htmx:wsAfterMessage", restoreFocus);

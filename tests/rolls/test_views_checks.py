@@ -621,9 +621,16 @@ def test_a_decline_reason_too_long_is_refused(
 
 def test_the_gms_shift_answer_is_named_for_what_it_does(pool_table, as_user, gm, shifted):
     html = as_user(gm).get(url("room", pool_table)).content.decode()
-    assert '<button name="answer" value="decline" class="secondary">Decline shift</button>' in html
+    decline = (
+        f'<button name="answer" value="decline" class="secondary" id="check-{shifted.id}-decline">'
+    )
+    assert decline + "Decline shift</button>" in html
     assert f'<input name="reason" id="check-{shifted.id}-reason" maxlength="200">' in html
-    assert "Reason (if you decline)" in html
+    assert "Reason (optional)" in html
+    # The reason and the decline are a form of their own: Enter there declines.
+    form = html[html.rindex("<form", 0, html.index('name="reason"')) :]
+    form = form[: form.index("</form>")]
+    assert 'value="approve"' not in form
 
 
 def test_closing_a_check_reads_as_closing_it(mana_table, as_user, gm, player, failed):
