@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from . import push
 from .forms import TargetForm
 from .models import Check
+from .services import DECLINE_REASON_MAX
 from .systems import system_of
 
 
@@ -45,8 +46,9 @@ def asks(check, viewer):
 def check_context(
     check, viewer, *, roll_form=None, target_form=None, error="", last_roll=None, swap=None
 ):
-    """What ``viewer`` sees of ``check``: who, what, the number, the note and the status; the
-    player's roll form while it is open; the GM's controls. ``roll_form``/``target_form``: a
+    """What ``viewer`` sees of ``check``: who, what it asks (once rolled: what was asked and
+    rolled), the number, the note and the status; the player's roll form while it is open (and
+    why the GM declined a shift); the GM's controls. ``roll_form``/``target_form``: a
     refused form to show with its errors, with ``error`` the refusal. ``last_roll``: the check's
     latest roll, when known. ``swap`` ("new" or "update"): how a push places the card."""
     campaign = check.campaign
@@ -60,6 +62,7 @@ def check_context(
         "is_owner": is_owner,
         "swap": swap,
         "error": error,
+        "asked": system.asked(check),
         "asks_viewer": asks(check, viewer),
     }
     if is_owner and check.status == Check.OPEN:
@@ -68,6 +71,7 @@ def check_context(
         context["target_form"] = target_form or TargetForm(auto_id=f"target-{check.pk}-%s")
     if check.status == Check.SHIFT:
         context["proposal"] = system.proposal(check)
+        context["reason_max"] = DECLINE_REASON_MAX
     if check.status in (Check.FAILED, Check.DONE):
         last = last_roll or check.rolls.order_by("-seq").first()
         context["last_roll"] = last

@@ -319,6 +319,7 @@ COLUMNS = [
     "player",
     "character",
     "system",
+    "asked",
     "about",
     "dice",
     "faces",
@@ -398,6 +399,7 @@ def log_export(campaign, viewer_id):
             row.update(
                 character=character or "",
                 system=data.get("system", ""),
+                asked=data.get("asked", ""),
                 about=_about(data),
                 dice=dice,
                 faces=faces,

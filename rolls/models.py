@@ -82,6 +82,14 @@ class Check(models.Model):
     shift_d6 = models.PositiveIntegerField(default=0)
     shift_d10 = models.PositiveIntegerField(default=0)
     bonus_effect = models.CharField(max_length=200, blank=True)
+    # Pool: the GM declined the last shift proposed (and why, if they said), until the next one.
+    shift_declined = models.BooleanField(default=False)
+    decline_reason = models.CharField(max_length=200, blank=True)
+    # Pool: what the check binds the roll to, read from its suggestion when it was asked
+    # (``rolls.rules.sheet.asked_in``): an attribute of the sheet, and maybe one of its skills;
+    # empty: the player chooses. (Mana binds with ``mana_skill``.)
+    asked_attribute = models.CharField(max_length=20, blank=True)
+    asked_skill = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = CheckQuerySet.as_manager()

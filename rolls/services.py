@@ -15,6 +15,7 @@ from django.utils import timezone
 from campaigns.models import Campaign, GameSession
 from campaigns.writes import Refused
 from rolls.rules import RulesError, mana, pool
+from rolls.rules import sheet as pool_sheet
 from sheets.models import COLORLESS, Character, ManaPool, Rating
 
 from . import chain
@@ -245,7 +246,9 @@ def _check_target(target):
 def check_ask(
     *, campaign, character, by, target, suggestion="", mana_skill=None, note="", visibility=PUBLIC
 ):
-    """The GM asks ``character`` for a check with its difficulty or TN."""
+    """The GM asks ``character`` for a check with its difficulty or TN. What it is about binds
+    the roll: the skill (Mana), or what the suggestion names of the sheet (Pool,
+    ``_pool_asked``)."""
     check = Check.objects.create(
         campaign=campaign,
         character=character,
@@ -257,6 +260,7 @@ def check_ask(
         suggestion=suggestion,
         mana_skill=mana_skill,
         note=note,
+        **_pool_asked(campaign, character, suggestion),
     )
     return check
 
@@ -320,7 +324,8 @@ def check_roll_npc(*, campaign, character, by, target, data, note="", visibility
 def check_request(
     *, campaign, character, by, suggestion="", mana_skill=None, note="", visibility=PUBLIC
 ):
-    """A player asks to make a check; the GM answers with the number (``check_set_target``)."""
+    """A player asks to make a check; the GM answers with the number (``check_set_target``).
+    What it is about binds the roll, as for ``check_ask``."""
     if character.owner_id != by.pk:
         raise Refused("You can only ask for checks for your own characters.")
     return Check.objects.create(
@@ -333,7 +338,19 @@ def check_request(
         suggestion=suggestion,
         mana_skill=mana_skill,
         note=note,
+        **_pool_asked(campaign, character, suggestion),
     )
+
+
+def _pool_asked(campaign, character, suggestion):
+    """Pool: the attribute (and skill) of ``character``'s sheet that ``suggestion`` names, which
+    its roll must use (``rolls.rules.sheet.asked_in``; skills: the greenlit ones)."""
+    if not campaign.is_pool or not suggestion.strip():
+        return {}
+    ratings = Rating.objects.filter(character=character).values_list("attribute", "skill", "status")
+    names = [(a, s) for a, s, status in ratings if not s or status == Rating.APPROVED]
+    attribute, skill = pool_sheet.asked_in(suggestion, names)
+    return {"asked_attribute": attribute, "asked_skill": skill}
 
 
 #: What the writes on a check may change: read again under the lock before each write.
@@ -348,6 +365,9 @@ CHECK_STATE = [
     "shift_d10",
     "bonus_effect",
 ]
+#: What a declined shift resets.
+SHIFT_STATE = ["status", "shift_d6", "shift_d10", "bonus_effect"]
+DECLINE_REASON_MAX = Check._meta.get_field("decline_reason").max_length
 
 
 def _locked(check):
@@ -400,6 +420,15 @@ def previous_units(check):
     )
 
 
+def mana_skill_require(check, skill):
+    """Refuse a Mana skill other than the check's own, when it has one: the skill asked, or
+    the one its first attempt rolled (a re-attempt keeps it)."""
+    if check.mana_skill_id and check.mana_skill_id != skill.pk:
+        if check.rolls.exists():
+            raise Refused(f"A re-attempt uses the same skill ({check.mana_skill}).")
+        raise Refused(f"This check is for {check.mana_skill}: roll {check.mana_skill}.")
+
+
 def _amount(value, label):
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SPEND:
         raise Refused(f"{label} must be a whole number from 0 to {MAX_SPEND}.")
@@ -436,8 +465,9 @@ def mana_require(spend, have):
 
 @transaction.atomic
 def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="", rng=None):
-    """Spend mana and roll a Mana check. ``skill`` is a ManaSkill of the campaign; ``spend_a``
-    and ``spend_b`` are mana of its two colors. The mana leaves the pool whatever the outcome."""
+    """Spend mana and roll a Mana check. ``skill`` is a ManaSkill of the campaign, the check's
+    own if it has one (asked, or rolled at the first attempt); ``spend_a`` and ``spend_b`` are
+    mana of its two colors. The mana leaves the pool whatever the outcome."""
     check = _locked(check)
     character = check.character
     if check.status != Check.OPEN:
@@ -446,8 +476,8 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
         raise Refused("Only the character's player rolls this check.")
     if skill.campaign_id != check.campaign_id:
         raise Refused("Choose one of this campaign's skills.")
-    if check.mana_skill_id and check.rolls.exists() and check.mana_skill_id != skill.pk:
-        raise Refused(f"A re-attempt uses the same skill ({check.mana_skill}).")
+    mana_skill_require(check, skill)
+    asked = skill.name if check.mana_skill_id else ""
     spend = {
         skill.color_a: _amount(spend_a, f"{skill.color_a.title()} mana"),
         skill.color_b: _amount(spend_b, f"{skill.color_b.title()} mana"),
@@ -477,6 +507,7 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
         visibility=check.visibility,
         data={
             "system": "mana",
+            "asked": asked,
             "skill": skill.name,
             "spent": {color: amount for color, amount in spend.items() if amount},
             "units": dice.units,
@@ -559,6 +590,7 @@ def check_roll_pool(
     if check.character.owner_id != by.pk:
         raise Refused("Only the character's player rolls this check.")
     pool_dice(check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10)
+    pool_asked_require(check, attribute, skill)
     bonus_effect = bonus_effect.strip()
     shifted = bool(shift_d6 or shift_d10)
     if shifted and not bonus_effect:
@@ -572,10 +604,29 @@ def check_roll_pool(
         shift_d10=shift_d10,
         bonus_effect=bonus_effect if shifted else "",
         intent=intent,
+        shift_declined=False,
+        decline_reason="",
     )
     if shifted:
         return None
     return _roll_pool(check, by, rng, attribute=attribute, skill=skill)
+
+
+def pool_asked(check):
+    """What a Pool check asked to roll, as text: the attribute (and skill) it binds, else its
+    suggestion; "" for any attribute."""
+    if check.asked_attribute:
+        return " + ".join(n for n in (check.asked_attribute, check.asked_skill) if n)
+    return check.suggestion
+
+
+def pool_asked_require(check, attribute, skill):
+    """Refuse a Pool choice other than the attribute (and skill) the check asked for."""
+    asked = pool_asked(check)
+    if check.asked_attribute and attribute.attribute != check.asked_attribute:
+        raise Refused(f"This check is for {asked}: roll {check.asked_attribute}.")
+    if check.asked_skill and (skill is None or skill.skill != check.asked_skill):
+        raise Refused(f"This check is for {asked}: roll {check.asked_skill}.")
 
 
 def _claim(check, status, **changes):
@@ -595,17 +646,23 @@ def _claim(check, status, **changes):
 
 
 @transaction.atomic
-def check_answer_shift(*, check, approve, rng=None):
-    """The GM agrees to a shift (the check is rolled at once, as proposed) or declines it (the
-    check opens again and the player chooses anew)."""
+def check_answer_shift(*, check, approve, reason="", rng=None):
+    """The GM agrees to a shift (the check is rolled at once, as proposed) or declines it, with
+    a ``reason`` if they give one (the check opens again, telling the player so, and the player
+    chooses anew)."""
     check = _locked(check)
     if check.status != Check.SHIFT:
         raise Refused("No shift awaits an answer on this check.")
+    reason = reason.strip()
+    if len(reason) > DECLINE_REASON_MAX:
+        raise Refused(f"A reason has at most {DECLINE_REASON_MAX} characters.")
     if not approve:
         check.status = Check.OPEN
         check.shift_d6 = check.shift_d10 = 0
         check.bonus_effect = ""
-        check.save()
+        check.shift_declined = True
+        check.decline_reason = reason
+        check.save(update_fields=[*SHIFT_STATE, "shift_declined", "decline_reason"])
         return None
     entry = _roll_pool(check, check.character.owner, rng)
     check.status = Check.DONE
@@ -636,6 +693,7 @@ def _roll_pool(check, by, rng, *, attribute=None, skill=None):
         visibility=check.visibility,
         data={
             "system": "pool",
+            "asked": pool_asked(check),
             "attribute": attribute.attribute,
             "attribute_value": attribute.value,
             "skill": skill.skill if skill else "",

@@ -488,11 +488,13 @@ def check_set_target(request, campaign_id, check_id):
 def check_answer_shift(request, campaign_id, check_id):
     _campaign, check = check_for(request, campaign_id, check_id, gm=True)
     decision = request.POST.get("answer")
+    reason = request.POST.get("reason", "")
 
     def write():
         if decision not in ("approve", "decline"):
             raise Refused("Approve or decline the shift.")
-        return services.check_answer_shift(check=check, approve=decision == "approve")
+        approve = decision == "approve"
+        return services.check_answer_shift(check=check, approve=approve, reason=reason)
 
     return _check_write(request, check, write)
 

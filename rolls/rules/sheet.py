@@ -85,3 +85,33 @@ def fixed_skills(attribute):
 
 def templates(attribute):
     return [s for s in ATTRIBUTES[attribute] if is_template(s)]
+
+
+def _names(text, name):
+    """Whether ``text`` names ``name`` (casefolded, as a whole word or words)."""
+    return re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", text.casefold()) is not None
+
+
+def asked_in(text, ratings):
+    """What a check's suggestion ``text`` asks a sheet to roll: ``(attribute, skill)``, names
+    of ``ratings`` (``(attribute, skill)`` pairs, skill "" for the attribute itself), "" for
+    what it leaves to the player.
+
+    An attribute named binds the attribute; a skill named binds the skill and its attribute
+    (a skill of another attribute than the one named binds nothing more). A choice between
+    several attributes, or between several skills, is the player's: "Climb or Jump" binds
+    Strength alone, "Strength or Agility" nothing. Text that names none of them binds nothing."""
+    attributes = {a for a, s in ratings if not s and _names(text, a)}
+    if len(attributes) > 1:
+        return "", ""
+    attribute = next(iter(attributes), "")
+    skills = [(a, s) for a, s in ratings if s and _names(text, s)]
+    if attribute:
+        skills = [(a, s) for a, s in skills if a == attribute]
+    # A name inside a longer one found ("Alchemy" in "Alchemy Spells") is that one.
+    skills = [(a, s) for a, s in skills if not any(s != o and _names(o, s) for _a, o in skills)]
+    if len(skills) == 1:
+        return skills[0]
+    if not attribute and skills and len({a for a, _s in skills}) == 1:
+        attribute = skills[0][0]
+    return attribute, ""

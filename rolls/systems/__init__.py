@@ -11,12 +11,13 @@
   and its live odds; ``roll_form(check, data)``: the bound form; ``odds(check, form)``: the odds
   of what the form holds, or why it would be refused;
 * ``roll(check, by, data)``: the roll itself (the ``rolls.services`` write), from the form's
-  cleaned data;
+  cleaned data; it refuses anything but what the check asks for, when it asks for something;
+* ``asked(check)``: what the check asks to roll, as text ("" for any: the player chooses);
 * ``proposal(check)``: what a shift awaiting the GM would roll (systems without shifts: None);
 * ``closed_by_gm(check, last_roll)``: whether a done check was closed without a success;
 * its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields),
   ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
-  (what a log entry says was rolled, and its dice).
+  (what a log entry says was asked and rolled, and its dice).
 
 A third system is one more module here and its templates.
 """

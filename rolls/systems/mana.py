@@ -26,7 +26,8 @@ class ManaRollForm(forms.Form):
     """A Mana roll: the skill, mana of its two colors and colorless, and the intent.
 
     ``color_a``/``color_b`` name the colors the amounts were typed for; they must be the chosen
-    skill's colors, so an amount is never spent on a color the player did not see."""
+    skill's colors, so an amount is never spent on a color the player did not see. The amounts
+    are labelled with those colors (a refused form keeps the labels it was shown with)."""
 
     skill = choice(
         ManaSkill.objects.none(), "Choose one of this campaign's skills.", empty_label=None
@@ -41,6 +42,10 @@ class ManaRollForm(forms.Form):
     def __init__(self, data, *, skills, **kwargs):
         super().__init__(data, **kwargs)
         self.fields["skill"].queryset = skills
+        for x in "ab":
+            color = self.data.get(f"color_{x}")
+            if isinstance(color, str) and color.strip():
+                self.fields[f"spend_{x}"].label = color.strip().capitalize()
 
     def clean(self):
         cleaned = super().clean()
@@ -66,21 +71,24 @@ class Mana:
         return ()
 
     def skills(self, check):
-        """The skills the check may be rolled with: a re-attempt keeps the skill of the first."""
+        """The skills the check may be rolled with: the check's own if it has one (the skill
+        asked, or the one the first attempt rolled: a re-attempt keeps it), else any."""
         skills = check.campaign.mana_skills.all()
-        if check.mana_skill_id and check.rolls.exists():
+        if check.mana_skill_id:
             skills = skills.filter(pk=check.mana_skill_id)
         return skills
 
     def roll_form(self, check, data, *, skills=None):
-        skills = self.skills(check) if skills is None else skills
+        """The bound roll form; it takes any of the campaign's skills (``skills``: those
+        offered), the roll refuses one the check does not allow with the reason."""
+        skills = check.campaign.mana_skills.all() if skills is None else skills
         return ManaRollForm(data, skills=skills, auto_id=f"roll-{check.pk}-%s")
 
     def roll_context(self, check, *, form=None, changed=None):
         """The roll form's choices, values and live odds. ``form`` is bound to what the player
         sent; without it the form starts from ``changed`` (the values sent when the player
         picked another skill) or from the check's suggestion."""
-        queryset = self.skills(check) if form is None else form.fields["skill"].queryset
+        queryset = self.skills(check)
         skills = list(queryset)
         if not skills:
             return {"skills": []}
@@ -88,8 +96,6 @@ class Mana:
             data = _first_values(check, skills, changed or {})
             form = self.roll_form(check, data, skills=queryset)
         skill = chosen(skills, form["skill"].value()) or skills[0]
-        form.fields["spend_a"].label = skill.color_a.capitalize()
-        form.fields["spend_b"].label = skill.color_b.capitalize()
         pools = {p.color: p for p in ManaPool.objects.filter(character=check.character)}
         shown = [
             (name, color, pools.get(color) or ManaPool(color=color))
@@ -103,6 +109,7 @@ class Mana:
             "form": form,
             "skills": skills,
             "skill": skill,
+            "fixed": bool(check.mana_skill_id),
             "inputs": [(form[name], pool) for name, _color, pool in shown],
             "odds": {
                 **_odds(check, form, shown, pools),
@@ -127,6 +134,9 @@ class Mana:
         push_facts(check.campaign, [check.character], private=True)
         return entry
 
+    def asked(self, check):
+        return check.mana_skill.name if check.mana_skill else ""
+
     def proposal(self, check):
         return None
 
@@ -143,6 +153,7 @@ def _odds(check, form, shown, pools):
     data = form.cleaned_data
     spend = {color: data[name] for name, color, _pool in shown}
     try:
+        services.mana_skill_require(check, data["skill"])
         dice = services.mana_dice(
             check=check,
             skill=data["skill"],

@@ -73,8 +73,9 @@ class Pool:
     def roll_context(self, check, *, form=None, changed=None):
         """The roll form's choices, values and live odds. ``form`` is bound to what the player
         sent; without it the form starts from ``changed`` (the values sent when the player
-        picked another attribute) or from the check's suggestion."""
-        ratings = list(Rating.objects.filter(character=check.character))
+        picked another attribute) or from the check's suggestion. What the check asks for
+        (``asked_attribute``, ``asked_skill``) is the only choice offered, fixed."""
+        ratings = _offered(check, Rating.objects.filter(character=check.character))
         attributes = [r for r in ratings if r.is_attribute]
         if not attributes:
             return {"attributes": []}
@@ -82,13 +83,19 @@ class Pool:
             form = self.roll_form(check, _first_values(check, ratings, changed), ratings=ratings)
         attribute = chosen(attributes, form["attribute"].value()) or attributes[0]
         skills = [r for r in ratings if _skill_of(r, attribute)]
+        skill = chosen(skills, form["skill"].value())
+        if check.asked_skill:
+            skill = skills[0] if skills else None
         return {
             "form": form,
             "attributes": attributes,
             "attribute": attribute,
+            "fixed_attribute": bool(check.asked_attribute),
+            "fixed_skill": bool(check.asked_skill),
             "skills": skills,
-            "skill": chosen(skills, form["skill"].value()),
+            "skill": skill,
             "inputs": [form["shift_d6"], form["shift_d10"]],
+            "shifted": any(_sent_number(form[n].value()) for n in ("shift_d6", "shift_d10")),
             "odds": self.odds(check, form),
         }
 
@@ -97,6 +104,10 @@ class Pool:
         if not form.is_valid():
             return {"error": first_error(form)}
         data = form.cleaned_data
+        try:
+            services.pool_asked_require(check, data["attribute"], data["skill"])
+        except Refused as refusal:
+            return {"error": str(refusal)}
         odds = _preview(
             check,
             attribute=data["attribute"],
@@ -123,6 +134,9 @@ class Pool:
             intent=data["intent"],
         )
 
+    def asked(self, check):
+        return services.pool_asked(check)
+
     def proposal(self, check):
         """What the shift awaiting the GM would roll, and its chance."""
         return _preview(
@@ -138,6 +152,25 @@ class Pool:
         return last_roll is None
 
 
+def _sent_number(value):
+    """A number the browser sent, or 0 if it is none."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _offered(check, ratings):
+    """The ratings a roll of ``check`` may use: the attribute and skill it asks for, if it
+    does."""
+    ratings = list(ratings)
+    if check.asked_attribute:
+        ratings = [r for r in ratings if r.attribute == check.asked_attribute]
+    if check.asked_skill:
+        ratings = [r for r in ratings if r.skill in ("", check.asked_skill)]
+    return ratings
+
+
 def _skill_of(rating, attribute):
     """Whether ``rating`` is a rollable skill of the attribute rating ``attribute``."""
     same = rating.attribute == attribute.attribute
@@ -146,7 +179,8 @@ def _skill_of(rating, attribute):
 
 def _first_values(check, ratings, changed):
     """The roll form's first values: the picked attribute (else the one chosen before or named
-    by the suggestion), its skill if still one of it, the shift and the texts."""
+    by the suggestion), its skill if still one of it (the one asked, if the check asks one),
+    the shift and the texts."""
     attributes = [r for r in ratings if r.is_attribute]
     if changed:
         attribute = chosen(attributes, changed.get("attribute")) or attributes[0]
@@ -154,6 +188,8 @@ def _first_values(check, ratings, changed):
     else:
         attribute, skill = _suggested(check, ratings, attributes)
         changed = {}
+    if check.asked_skill:  # the ratings offered hold that skill alone
+        skill = next((r for r in ratings if _skill_of(r, attribute)), None)
     return {
         "attribute": attribute.pk,
         "skill": skill.pk if skill else "",

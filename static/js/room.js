@@ -84,6 +84,102 @@
     if (follow) scrollDown();
   });
 
+  // The keyboard stays where it was when a swap (htmx's or the socket's) replaces the control
+  // that had the focus: on the control with the same id in the new content, else on what the
+  // new card says happened ([data-result]), else on the card. The player who rolled (or the GM
+  // who answered) hears the result: it is announced in #announce (aria-live).
+  let focused = null; // the control that last had the focus, and the card or section around it
+  let awaiting = null; // the card whose form this page just sent, until it is replaced
+
+  function homeOf(el) {
+    const parent = el.parentElement;
+    return parent ? parent.closest("[id]") : null;
+  }
+
+  document.addEventListener("focusin", function (event) {
+    const home = homeOf(event.target);
+    focused = { el: event.target, id: event.target.id, home: home ? home.id : "" };
+  });
+
+  function announce(el) {
+    const region = document.getElementById("announce");
+    if (!region || !el) return;
+    region.textContent = "";
+    // A new text node after a tick, so that the same result twice is heard twice.
+    setTimeout(function () {
+      region.textContent = el.textContent.replace(/\s+/g, " ").trim();
+    }, 50);
+  }
+
+  function focusOn(el) {
+    if (!el) return;
+    if (!el.hasAttribute("tabindex") && !el.matches("a, button, input, select, textarea")) {
+      el.setAttribute("tabindex", "-1");
+    }
+    el.focus({ preventScroll: false });
+  }
+
+  function lost() {
+    const active = document.activeElement;
+    return !active || active === document.body || (focused && !focused.el.isConnected);
+  }
+
+  function restoreFocus() {
+    if (awaiting) {
+      if (awaiting.isConnected) return; // the answer has not come yet
+      const card = document.getElementById(awaiting.id);
+      awaiting = null;
+      const result = card ? card.querySelector("[data-result]") : null;
+      if (result && !card.querySelector("form.roll")) {
+        // Rolled (or put to the GM, or answered): the result, focused and announced.
+        if (lost()) focusOn(result);
+        announce(result);
+        return;
+      }
+    }
+    if (!focused || !lost()) return;
+    const same = focused.id ? document.getElementById(focused.id) : null;
+    if (same && !same.disabled) {
+      focusOn(same);
+      return;
+    }
+    const home = focused.home ? document.getElementById(focused.home) : null;
+    if (!home) return;
+    const said = home.querySelector("[data-result]");
+    focusOn(said || home);
+    if (said) announce(said); // what changed where the keyboard was (a shift declined, ...)
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const elt = event.detail.elt;
+    const card = elt && elt.tagName === "FORM" ? elt.closest(".check") : null;
+    if (card) awaiting = card;
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    // Refused (422): the card comes back with the reason, in place: no result to wait for.
+    // (Only the form's own answer tells: the odds are asked for meanwhile, and answered.)
+    const xhr = event.detail.xhr;
+    const elt = event.detail.elt;
+    if (!awaiting || !xhr || xhr.status === 204 || !elt || elt.tagName !== "FORM") return;
+    if (elt.closest(".check") === awaiting) awaiting = null;
+  });
+  document.addEventListener("htmx:afterSettle", restoreFocus);
+  document.addEventListener("htmx:wsAfterMessage", restoreFocus);
+
+  // The roll button says what it does: with dice shifted (Pool), it proposes the shift to the GM.
+  document.addEventListener("input", function (event) {
+    const form = event.target.closest ? event.target.closest("form.roll") : null;
+    const button = form ? form.querySelector("button[data-shift-label]") : null;
+    if (!button) return;
+    const shifted = Array.prototype.some.call(
+      form.querySelectorAll("input[name=shift_d6], input[name=shift_d10]"),
+      function (input) {
+        return Number(input.value) > 0;
+      },
+    );
+    button.textContent = shifted ? button.dataset.shiftLabel : button.dataset.rollLabel;
+  });
+
   scrollDown();
 })();
 

@@ -145,3 +145,27 @@ def test_a_pool_roll_and_its_pushes_run_twelve_statements(
             HTTP_HX_REQUEST="true",
         )
     assert response.status_code == 204 and len(run) == 1
+
+
+def test_a_roll_of_what_the_check_asks_runs_twelve_statements_too(
+    pool_table,
+    as_user,
+    player,
+    django_assert_num_queries,
+    django_capture_on_commit_callbacks,
+    monkeypatch,
+):
+    """The check's binding is read with the check: comparing it adds no statement."""
+    session = 0 if settings.SESSION_ENGINE.endswith("cached_db") else 1
+    monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
+    client = as_user(player)
+    check = ask(pool_table, pool_table.ilse, suggestion="Strength + Jump")
+    capture = django_capture_on_commit_callbacks(execute=True)
+    with django_assert_num_queries(12 + session), capture as run:
+        response = client.post(
+            url("check_roll", pool_table, check.id),
+            {"attribute": pool_table.strength.id, "skill": pool_table.jump.id},
+            HTTP_HX_REQUEST="true",
+        )
+    assert response.status_code == 204 and len(run) == 1
+    assert check.rolls.get().data["asked"] == "Strength + Jump"

@@ -1,5 +1,5 @@
-"""The Pool sheet's template skills (rolls.rules.sheet): how they read before and after they are
-taken."""
+"""The Pool sheet (rolls.rules.sheet): how its template skills read before and after they are
+taken; what a check's suggestion binds (asked_in)."""
 
 import pytest
 
@@ -37,3 +37,37 @@ def test_fill_template():
     assert sheet.fill_template("Geography: {Region}", "  Salt   Coast ") == "Geography: Salt Coast"
     with pytest.raises(ValueError, match="Name the Region."):
         sheet.fill_template("Geography: {Region}", "   ")
+
+
+SHEET = [
+    ("Strength", ""),
+    ("Strength", "Climb"),
+    ("Strength", "Jump"),
+    ("Agility", ""),
+    ("Agility", "Run"),
+    ("Education", ""),
+    ("Education", "Alchemy"),
+    ("MagicXP", ""),
+    ("MagicXP", "Alchemy Spells"),
+    ("Education", "Geography: Northern Marches"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("strength", ("Strength", "")),
+        ("JUMP!", ("Strength", "Jump")),
+        ("Climb or Jump", ("Strength", "")),  # two skills: the attribute they share
+        ("Run or Jump", ("", "")),  # skills of two attributes: nothing
+        ("Alchemy Spells", ("MagicXP", "Alchemy Spells")),  # not Education's Alchemy
+        ("Alchemy", ("Education", "Alchemy")),
+        ("Geography: Northern Marches", ("Education", "Geography: Northern Marches")),
+        ("Running late", ("", "")),  # "Run" as a word only
+        ("Strength or Agility", ("", "")),
+        ("Agility + Jump", ("Agility", "")),
+        ("", ("", "")),
+    ],
+)
+def test_asked_in(text, asked):
+    assert sheet.asked_in(text, SHEET) == asked

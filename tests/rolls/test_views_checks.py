@@ -449,7 +449,7 @@ def test_gm_allows_a_reattempt(
     owner_html = message["users"][str(player.id)]
     # The re-attempt keeps the skill and counts the 2 earlier units: 1 reroll die.
     assert "Jump (red" not in owner_html
-    assert "Gather Information (blue + white)" in owner_html
+    assert "Skill <b>Gather Information</b> (blue + white)" in owner_html
     assert "A re-attempt must spend at least one new mana unit." in owner_html
 
 
@@ -560,6 +560,95 @@ def test_gm_declines_a_shift(
     assert f'<option value="{pool_table.jump.id}" selected>Jump 2d10</option>' in owner_html
 
 
+def test_a_declined_shift_says_so_with_the_gms_reason(
+    pool_table, as_user, gm, player, shifted, pushes, django_capture_on_commit_callbacks
+):
+    data = {"answer": "decline", "reason": "  Not <b>here</b>: the floor is ice  "}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(shift_url(pool_table, shifted), data, **HTMX)
+    assert response.status_code == 204
+    shifted.refresh_from_db()
+    assert (shifted.shift_declined, shifted.decline_reason) == (
+        True,
+        "Not <b>here</b>: the floor is ice",
+    )
+    [message] = pushes.checks()
+    said = "declined your shift: “Not &lt;b&gt;here&lt;/b&gt;: the floor is ice”"
+    assert said in message["users"][str(player.id)]
+    assert "You declined the shift: “Not &lt;b&gt;here&lt;/b&gt;" in message["gm"]
+    # The player's page says it too after a reload, until the next proposal.
+    html = as_user(player).get(url("room", pool_table)).content.decode()
+    assert said in html
+    data = {
+        "attribute": pool_table.strength.id,
+        "skill": pool_table.jump.id,
+        "shift_d10": 1,
+        "bonus_effect": "land on the rope",
+    }
+    roll_path = reverse("check_roll", args=[pool_table.campaign.id, shifted.id])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert as_user(player).post(roll_path, data, **HTMX).status_code == 204
+    shifted.refresh_from_db()
+    assert (shifted.status, shifted.shift_declined, shifted.decline_reason) == (
+        Check.SHIFT,
+        False,
+        "",
+    )
+    assert "declined" not in as_user(player).get(url("room", pool_table)).content.decode()
+
+
+def test_a_shift_declined_without_a_reason_says_so_too(
+    pool_table, as_user, gm, player, shifted, pushes, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(shift_url(pool_table, shifted), {"answer": "decline"}, **HTMX)
+    assert response.status_code == 204
+    [message] = pushes.checks()
+    assert "The GM declined your shift. Roll without it" in message["users"][str(player.id)]
+
+
+def test_a_decline_reason_too_long_is_refused(
+    pool_table, as_user, gm, shifted, pushes, django_capture_on_commit_callbacks
+):
+    html = refused(
+        as_user(gm),
+        shift_url(pool_table, shifted),
+        {"answer": "decline", "reason": "x" * 201},
+        pool_table.campaign,
+        pushes,
+        capture=django_capture_on_commit_callbacks,
+    )
+    assert "A reason has at most 200 characters." in html
+
+
+def test_the_gms_shift_answer_is_named_for_what_it_does(pool_table, as_user, gm, shifted):
+    html = as_user(gm).get(url("room", pool_table)).content.decode()
+    decline = (
+        f'<button name="answer" value="decline" class="secondary" id="check-{shifted.id}-decline">'
+    )
+    assert decline + "Decline shift</button>" in html
+    assert f'<input name="reason" id="check-{shifted.id}-reason" maxlength="200">' in html
+    assert "Reason (optional)" in html
+    # The reason and the decline are a form of their own: Enter there declines.
+    form = html[html.rindex("<form", 0, html.index('name="reason"')) :]
+    form = form[: form.index("</form>")]
+    assert 'value="approve"' not in form
+
+
+def test_closing_a_check_reads_as_closing_it(mana_table, as_user, gm, player, failed):
+    open_check = ask(mana_table, mana_table.bo)
+    html = as_user(gm).get(url("room", mana_table)).content.decode()
+    assert "Cancel" not in html
+    failed_card = html[html.index(f'id="check-{failed.id}"') :]
+    assert '<button class="secondary">Close without re-attempt</button>' in failed_card
+    assert 'hx-confirm="Close this check without a re-attempt?"' in failed_card
+    open_card = html[
+        html.index(f'id="check-{open_check.id}"') : html.index(f'id="check-{failed.id}"')
+    ]
+    assert '<button class="secondary">Close check</button>' in open_card
+    assert 'hx-confirm="Close this check without a roll?"' in open_card
+
+
 @pytest.mark.parametrize("data", [{}, {"answer": "maybe"}, {"answer": ""}])
 def test_a_shift_needs_a_clear_answer(
     pool_table, as_user, gm, shifted, pushes, django_capture_on_commit_callbacks, data
@@ -590,7 +679,7 @@ def test_no_shift_to_answer(pool_table, as_user, gm, pushes, django_capture_on_c
 
 def test_player_sees_own_shift_waiting(pool_table, as_user, player, other_player, shifted):
     html = as_user(player).get(url("room", pool_table)).content.decode()
-    assert "Waiting for the GM to agree to the shift." in html
+    assert "Shift proposed: waiting for the GM to agree to it." in html
     assert 'name="answer"' not in html
     assert (
         "land silently" not in as_user(other_player).get(url("room", pool_table)).content.decode()

@@ -171,6 +171,41 @@ def test_bad_mana_rolls_change_nothing(
     assert 'name="spend_a"' in html  # the form again, to correct
 
 
+@pytest.mark.parametrize(
+    "overrides", [{"spend_a": 4}, {"spend_a": -1}, {"spend_b": "two"}, {"colorless": 1}]
+)
+def test_a_refused_roll_keeps_the_labels_of_its_colors(
+    mana_table, as_user, player, pushes, django_capture_on_commit_callbacks, overrides
+):
+    check = ask(mana_table, mana_table.mira)
+    html = refused(
+        as_user(player),
+        roll_url(mana_table, check),
+        mana_data(mana_table, **overrides),
+        mana_table.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "First color" not in html and "Second color" not in html
+    assert f'<label>Blue <input type="number" name="spend_a" id="roll-{check.id}-spend_a"' in html
+    assert f'<label>White <input type="number" name="spend_b" id="roll-{check.id}-spend_b"' in html
+
+
+def test_a_refused_amount_is_named_after_its_color(
+    mana_table, as_user, player, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(mana_table, mana_table.mira)
+    html = refused(
+        as_user(player),
+        roll_url(mana_table, check),
+        mana_data(mana_table, spend_a=-1),
+        mana_table.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "Blue: Ensure this value is greater than or equal to 0." in html
+
+
 def test_a_skill_of_another_campaign_is_refused(
     mana_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
 ):
@@ -204,7 +239,7 @@ def test_a_reattempt_keeps_its_skill_and_spends_new_mana(
         pushes,
         django_capture_on_commit_callbacks,
     )
-    assert "Choose one of this campaign&#x27;s skills." in html
+    assert "A re-attempt uses the same skill (Gather Information)." in html
     nothing = mana_data(mana_table, spend_a=0, spend_b=0)
     html = refused(
         client,
@@ -334,11 +369,25 @@ def test_a_shift_waits_for_the_gm(
     assert check.bonus_effect == "land silently"
     assert not check.rolls.exists()
     [check_message] = pushes.checks()
-    assert "Waiting for the GM to agree to the shift." in check_message["users"][str(player.id)]
+    waiting = "Shift proposed: waiting for the GM to agree to it."
+    assert waiting in check_message["users"][str(player.id)]
     assert pushes.entries() == []
     [message] = pushes.checks()
     assert 'name="answer" value="approve"' in message["gm"]
     assert "roll 2d6 + 1d10 (1d6 + 1d10 shifted)" in message["gm"]
+
+
+def test_the_roll_button_says_when_it_proposes_a_shift(pool_table, as_user, player):
+    check = ask(pool_table, pool_table.ilse, target=4)
+    client = as_user(player)
+    form_url = reverse("check_form", args=[pool_table.campaign.id, check.id])
+    button = f'<button id="roll-{check.id}-submit" data-shift-label="Propose shift"'
+    html = client.get(url("room", pool_table)).content.decode()
+    assert f'{button} data-roll-label="Roll">Roll</button>' in html
+    html = client.get(form_url, pool_data(pool_table, shift_d6=1)).content.decode()
+    assert f'{button} data-roll-label="Roll">Propose shift</button>' in html
+    html = client.get(form_url, pool_data(pool_table, shift_d10="x")).content.decode()
+    assert f'{button} data-roll-label="Roll">Roll</button>' in html
 
 
 @pytest.mark.parametrize(
@@ -444,7 +493,9 @@ def test_the_pool_form_lists_only_approved_skills_of_the_attribute(pool_table, a
     rate(pool_table.ilse, "Agility", "Wallrun", value=1, status=Rating.DECLINED)
     html = as_user(player).get(url("room", pool_table)).content.decode()
     form = html[html.index('<form class="roll"') :]
-    assert f'<option value="{pool_table.agility.id}" selected>Agility 1d6</option>' in form
+    # The attribute asked for is fixed; its skills are the player's choice.
+    assert "Attribute <b>Agility 1d6</b>" in form
+    assert f'<input type="hidden" name="attribute" value="{pool_table.agility.id}">' in form
     assert "Dodge 1d10" in form
     for hidden in ("Parkour", "Wallrun", "Jump 2d10"):
         assert hidden not in form

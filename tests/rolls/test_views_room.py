@@ -83,6 +83,17 @@ def test_player_page_has_log_presence_checks_and_characters(mana_table, as_user,
     assert 'id="ask"' not in html and 'id="session"' not in html
 
 
+def test_the_room_announces_results_and_lets_the_keyboard_find_them(mana_table, as_user, player):
+    """room.js focuses a card's [data-result] after a roll and reads it into #announce."""
+    check = ask(mana_table, mana_table.mira, target=3)
+    html = as_user(player).get(url("room", mana_table)).content.decode()
+    assert '<p id="announce" class="visually-hidden" role="status" aria-live="polite">' in html
+    assert f'<button id="roll-{check.id}-submit"' in html  # its focus survives a swap
+    roll_mana(check, mana_table.player, mana_table.gather, (1, 1, 1), spend_b=0)
+    html = as_user(player).get(url("room", mana_table)).content.decode()
+    assert f'id="check-{check.id}-result" data-result tabindex="-1">' in html
+
+
 def test_gm_page_has_session_and_ask_controls(mana_table, as_user, gm):
     html = as_user(gm).get(url("room", mana_table)).content.decode()
     assert 'id="session"' in html and "Start session 1" in html
