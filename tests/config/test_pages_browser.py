@@ -157,20 +157,28 @@ class TestPagesOnAPhone(PagesTestCase):
 
 
 class TestTheRoomOnAPhone(PagesTestCase):
-    def test_the_room_puts_the_checks_right_after_a_short_log(self):
+    def test_the_checks_come_first_for_a_player_and_after_a_short_log_for_the_gm(self):
         from playwright.sync_api import sync_playwright
 
+        room = f"/campaigns/{self.pool.id}/room/"
         with sync_playwright() as pw:
             browser = self.launch(pw)
-            page = self.visit(browser, "ana", f"/campaigns/{self.pool.id}/room/", viewport=PHONE)
-            log = page.locator(".log-card").bounding_box()
-            checks = page.locator(".checks-card").bounding_box()
-            presence = page.locator(".presence-card").bounding_box()
-            assert log["y"] < checks["y"] < presence["y"]
-            # The roll button within a screen and a half of the top: a thumb's scroll away.
-            button = page.locator(".checks-card button", has_text="Roll").first.bounding_box()
-            assert button["y"] < PHONE["height"] * 1.5
+            boxes = {}
+            for username in ("ana", "gm"):
+                page = self.visit(browser, username, room, viewport=PHONE)
+                boxes[username] = {
+                    card: page.locator(f".{card}").bounding_box()["y"]
+                    for card in ("log-card", "checks-card", "presence-card")
+                }
+                if username == "ana":
+                    # The roll button on the first screen, within a thumb's reach.
+                    button = page.locator(".checks-card button", has_text="Roll").first
+                    assert button.bounding_box()["y"] < PHONE["height"]
+                page.context.close()
             browser.close()
+        ana, gm = boxes["ana"], boxes["gm"]
+        assert ana["checks-card"] < ana["log-card"] < ana["presence-card"]
+        assert gm["log-card"] < gm["checks-card"] < gm["presence-card"]
 
 
 class TestAccessibility(PagesTestCase):
