@@ -1,5 +1,7 @@
 // What every page does in the browser, kept in a file of its own: the Content-Security-Policy
-// (config/settings.py) runs no inline script or event handler.
+// (config/settings.py) runs no inline script or event handler. base.html loads it in <head>, not
+// deferred (the theme applies before the page is drawn): whatever reads the page waits for
+// DOMContentLoaded or listens on document.
 (function () {
   "use strict";
 
@@ -135,7 +137,10 @@
     });
   }
 
-  document.querySelectorAll("form[data-system-switch]").forEach(show);
+  // site.js runs in <head> (base.html): the form is there once the document is parsed.
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("form[data-system-switch]").forEach(show);
+  });
   document.addEventListener("change", function (event) {
     const form = event.target.closest && event.target.closest("form[data-system-switch]");
     if (form && event.target.name === "system") show(form);
