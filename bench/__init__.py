@@ -5,6 +5,7 @@
   routed (``DJANGO_SETTINGS_MODULE=bench.settings``, ``daphne bench.asgi:application``).
 - ``stats``: percentiles and the summary of one phase.
 - ``server``: start, pin, measure and stop server processes.
+- ``meters``: the CPU of PostgreSQL's backends serving the servers, and of Redis.
 - ``data``: the benchmark's users, campaigns, characters, checks and sessions (ORM).
 - ``client``: a small keep-alive HTTP/1.1 client and the arrival tracker of the sockets.
 - ``phases``: one open-loop phase (the app or a floor) from scheduling to summary.

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from . import report
+from . import meters, report
 from . import server as procs
 from .data import table_create, table_delete
 from .runner import Server, run_all
@@ -124,6 +124,8 @@ class Command(BaseCommand):
     def bench(self, options, tmp):
         cpu = options["cpu"] if options["cpu"] >= 0 else None
         started = []
+        # The name the started servers' database connections carry (bench/meters.py).
+        self.application_name = None if options["url"] else f"rollroom-bench-{secrets.token_hex(4)}"
         try:
             if options["url"]:
                 servers = [self.running(url) for url in options["url"].split(",")]
@@ -160,6 +162,7 @@ class Command(BaseCommand):
         process = procs.Process(
             procs.pinned(procs.python_module(module, *args), core),
             log_path=os.path.join(tmp, f"{module}-{k}.log"),
+            env={**os.environ, meters.APPLICATION_NAME: self.application_name or ""},
             cwd=settings.BASE_DIR,
         )
         started.append(process)
@@ -193,6 +196,7 @@ class Command(BaseCommand):
                     grace=options["grace"],
                     floors=not options["skip_floors"],
                     raw_floor=raw_floor,
+                    meters=meters.meters(self.application_name),
                 )
             )
         finally:

@@ -5,7 +5,7 @@ ends, then the summary. Latency runs from a send's scheduled time, not from when
 import asyncio
 from dataclasses import dataclass
 
-from . import stats
+from . import meters, stats
 from .client import Tracker
 
 
@@ -69,8 +69,14 @@ async def run(phase, *, sends, rooms, clients, rate, grace):
             phase.close()
 
 
+async def _snapshots(servers):
+    """A snapshot of each of the servers' meters, read in a thread (they block)."""
+    return [await asyncio.to_thread(meter.snapshot) for meter in getattr(servers, "meters", ())]
+
+
 async def _measure(phase, tracker, sockets, sends, rate, grace, loop):
     tasks, lags, answered = [], [], [None] * len(sends)
+    beside_before = await _snapshots(phase.servers)
     t0 = loop.time() + 0.1
     scheduled = [t0 + i / rate for i in range(len(sends))]
 
@@ -84,6 +90,7 @@ async def _measure(phase, tracker, sockets, sends, rate, grace, loop):
         tasks.append(asyncio.create_task(fire(index)))
 
     cpu_before = phase.servers.cpu()
+    each_before = phase.servers.cpu_each()
     for index, at in enumerate(scheduled):
         loop.call_at(at, start, index)
     duration = len(sends) / rate
@@ -93,6 +100,8 @@ async def _measure(phase, tracker, sockets, sends, rate, grace, loop):
         pass
     end = loop.time()
     cpu_after = phase.servers.cpu()
+    each_after = phase.servers.cpu_each()
+    beside_after = await _snapshots(phase.servers)
     errors = await _outcomes(tasks, grace)
     latencies = [d - s for d, s in zip(tracker.done_at, scheduled, strict=True) if d is not None]
     last = max((d for d in tracker.done_at if d is not None), default=t0)
@@ -111,6 +120,19 @@ async def _measure(phase, tracker, sockets, sends, rate, grace, loop):
     if cpu_before is not None and cpu_after is not None:
         summary["cpu_s"] = round(cpu_after - cpu_before, 3)
         summary["cpu_pct"] = round(100 * (cpu_after - cpu_before) / (end - t0), 1)
+        summary["cpu_ms_per_roll"] = round(1000 * summary["cpu_s"] / len(sends), 2)
+        summary["cpu_s_by_server"] = [
+            None if b is None or a is None else round(a - b, 3)
+            for b, a in zip(each_before, each_after, strict=True)
+        ]
+    for meter, before, after in zip(
+        getattr(phase.servers, "meters", ()), beside_before, beside_after, strict=True
+    ):
+        used = meters.increase(before, after)
+        summary[f"{meter.name}_cpu_s"] = used
+        summary[f"{meter.name}_cpu_ms_per_roll"] = (
+            None if used is None else round(1000 * used / len(sends), 2)
+        )
     summary["rss_peak_mb"] = phase.servers.rss()
     if errors:
         summary["first_error"] = str(errors[0])[:300]

@@ -16,6 +16,9 @@ COLUMNS = [
     ("errors", "errors"),
     ("cpu_s", "cpu s"),
     ("cpu_pct", "cpu %"),
+    ("cpu_ms_per_roll", "ms/roll"),
+    ("pg_cpu_ms_per_roll", "pg ms/r"),
+    ("redis_cpu_ms_per_roll", "rds ms/r"),
     ("rss_peak_mb", "rss MB"),
     ("send_lag_max_ms", "lag ms"),
 ]

@@ -42,11 +42,15 @@ class Server:
 
 
 class Servers(list):
-    """The server processes of a phase; a room's member talks to one of them, round robin."""
+    """The server processes of a phase; a room's members talk to them round robin (member k
+    of room r to server (r * clients + k) mod N), so that with N <= clients every room has
+    sockets on every server and each push crosses the channel layer to all of them.
+    ``meters``: what else is measured beside them (bench/meters.py)."""
 
-    def __init__(self, servers, clients):
+    def __init__(self, servers, clients, meters=()):
         super().__init__(servers)
         self.clients = clients
+        self.meters = list(meters)
 
     def of(self, room, member):
         return (room * self.clients + member) % len(self)
@@ -56,6 +60,10 @@ class Servers(list):
 
     def rss(self):
         return self._total(procs.peak_rss_mb)
+
+    def cpu_each(self):
+        """CPU seconds so far of each server (None: unknown)."""
+        return [procs.cpu_seconds(s.pid) if s.pid else None for s in self]
 
     def _total(self, measure):
         values = [measure(s.pid) for s in self if s.pid]
@@ -183,11 +191,12 @@ def socket_floor_phase(name, servers, *, sends, size, path):
 
 
 async def run_all(
-    table, servers, *, sends, warmups, rooms, clients, rate, grace, floors, raw_floor
+    table, servers, *, sends, warmups, rooms, clients, rate, grace, floors, raw_floor, meters=()
 ):
     """Run the app and, when ``floors``, the floors; returns {phase name: summary}.
-    ``raw_floor()`` starts the plain websockets server and returns (Server, stop)."""
-    servers = Servers(servers, clients)
+    ``raw_floor()`` starts the plain websockets server and returns (Server, stop); ``meters``:
+    the CPU measured beside the servers' (bench/meters.py)."""
+    servers = Servers(servers, clients, meters)
     common = {"sends": sends, "rooms": rooms, "clients": clients, "rate": rate, "grace": grace}
     results = {"app": await run(app_phase(table, servers, sends=sends, warmups=warmups), **common)}
     if not floors:

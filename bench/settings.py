@@ -3,7 +3,15 @@ app (``bench/urls.py`` for the HTTP floor, ``bench/asgi.py`` for the Channels fl
 ``python manage.py bench_rolls`` starts its servers with these; the app's own settings never
 route the floors."""
 
+import os
+
 from config.settings import *  # noqa: F403
+
+# The connections of the servers the benchmark starts carry this name, by which it finds the
+# PostgreSQL backends serving them and reads their CPU (bench/meters.py).
+_database = DATABASES["default"]  # noqa: F405
+if os.environ.get("ROLLROOM_BENCH_APPLICATION_NAME") and _database["ENGINE"].endswith("postgresql"):
+    _database["OPTIONS"]["application_name"] = os.environ["ROLLROOM_BENCH_APPLICATION_NAME"]
 
 ROOT_URLCONF = "bench.urls"
 # Its players roll far faster than a table does: no per-user limit (campaigns/throttle.py).

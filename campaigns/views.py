@@ -20,6 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from rolls import push
+from sheets.party import party_context
 
 from . import services
 from .access import campaign_for
@@ -118,10 +119,7 @@ def campaign_create(request):
 @require_GET
 def campaign_detail(request, campaign_id):
     campaign = campaign_for(request, campaign_id)
-    characters = campaign.characters.select_related("owner")
-    if not campaign.viewer.is_gm:
-        characters = characters.filter(owner=request.user)
-    context = {"campaign": campaign, "members": _members(campaign), "characters": characters}
+    context = {"campaign": campaign, "members": _members(campaign), **party_context(campaign)}
     return render(request, "campaigns/detail.html", context)
 
 

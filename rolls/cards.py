@@ -3,12 +3,15 @@ for the room page, the answer to a refused write and the push alike.
 
 A page's cards change through its socket only: a write that changed a check pushes the card to
 the GM and to the character's player (:func:`push_check`), each rendered for them, and answers
-the request without it; so whoever acted receives the card once, like everyone else.
+the request without it; so whoever acted receives the card once, like everyone else. A check
+that closed (done, or cancelled by the GM) leaves the live checks: its push removes the card
+(the log keeps the roll).
 """
 
 from dataclasses import dataclass
 
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 
 from . import push
 from .forms import TargetForm
@@ -78,21 +81,33 @@ def render_check(check, viewer, *, request=None, **options):
     return render_to_string("rolls/_check.html", context, request=request)
 
 
-def push_check(check, *, entry=None, swap="update"):
+def render_gone(check):
+    """The push that takes a closed check's card out of the live checks."""
+    return format_html('<article id="check-{}" hx-swap-oob="delete"></article>', check.pk)
+
+
+def push_check(check, *, entry=None, swap="update", owner_swap=None):
     """Once the write in progress commits, push ``entry`` (its new log entry, if any) to the
     room and the card of ``check`` to the GM and to its character's player; nobody else hears
     of a check. Rendering waits for the commit, so that no lock is held meanwhile. Call inside
-    the write's transaction, after the write (``check`` holds its new state)."""
+    the write's transaction, after the write (``check`` holds its new state). ``owner_swap``:
+    how the player's card is placed, when not as the GM's (a check handed over with its
+    character is new to its new player)."""
 
     def send():
         gm_id = check.campaign.gm_id()
         options = {"swap": swap, "last_roll": entry}
-        message = {"gm": render_check(check, Viewer(gm_id, True), **options)}
+
+        def card(viewer):
+            if not check.is_live:
+                return render_gone(check)
+            return render_check(check, viewer, **options)
+
+        message = {"gm": card(Viewer(gm_id, True))}
         owner_id = check.character.owner_id
         if owner_id != gm_id:
-            message["users"] = {
-                str(owner_id): render_check(check, Viewer(owner_id, False), **options)
-            }
+            options["swap"] = owner_swap or swap
+            message["users"] = {str(owner_id): card(Viewer(owner_id, False))}
         messages = [push.entry_message(entry)] if entry else []
         push.send(check.campaign_id, *messages, message)
 

@@ -21,6 +21,16 @@ from .models import LogEntry, Presence
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
 
+#: An entry pushed ahead of the one a socket expects is held this long (seconds) for the
+#: missing one, before the socket reads the gap from the log. Two requests of one room commit
+#: in order but may send their pushes in the other order (each request runs in a thread of its
+#: own on PostgreSQL, and several processes send through Redis): waiting puts them back in
+#: order without a read of the log per socket. A push dropped for good (a full channel) costs
+#: its socket this much delay.
+REORDER_WAIT = 1.0
+#: A socket holding this many entries reads the log at once instead of waiting.
+HOLD_LIMIT = 50
+
 #: An open socket refreshes its presence row this often (seconds); a row not refreshed for
 #: PRESENCE_TTL is a socket gone without a word (its process died): nobody counts it.
 HEARTBEAT = 25
@@ -62,10 +72,17 @@ class RoomConsumer(PushConsumer):
 
     #: How many entries this socket's pushes skipped (dropped or late) and the log filled in.
     missed_pushes = 0
+    #: A room socket: it counts in the presence list and receives the log.
+    in_room = True
 
     async def connect(self):
         self.group = None
         self.heartbeat = None
+        #: Entries pushed ahead of the next one expected, by seq, while waiting for it.
+        self.held = {}
+        self.gap_wait = None
+        #: Held by whatever sends entries: a push, or the log's replay of a gap that stayed.
+        self.ordered = asyncio.Lock()
         self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
         user = self.scope.get("user")
         self.user_id = user.pk if user and user.is_authenticated else None
@@ -95,6 +112,8 @@ class RoomConsumer(PushConsumer):
         for group in self.groups_joined[1:]:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
+        if not self.in_room:
+            return
         # Read the log's end only once in the group: nothing committed from here on is missed.
         last_seq = await self.current_seq()
         after = self.after_from_query()
@@ -115,9 +134,13 @@ class RoomConsumer(PushConsumer):
         group, self.group = self.group, None
         if self.heartbeat is not None:
             self.heartbeat.cancel()
+        if self.gap_wait is not None:
+            self.gap_wait.cancel()
+        self.held.clear()
         for name in self.groups_joined:
             await self.channel_layer.group_discard(name, self.channel_name)
-        await self.send_presence(group, join=False)
+        if self.in_room:
+            await self.send_presence(group, join=False)
 
     async def room_leave(self, message):
         """The user was removed from this campaign (``campaign``) or logged out (None)."""
@@ -141,19 +164,54 @@ class RoomConsumer(PushConsumer):
         if self.group is None:
             return  # left the room: a push already on its way is dropped
         seq = message.get("seq")
-        if seq is not None:
+        if seq is None:
+            await self.forward(message)
+            return
+        async with self.ordered:
             if seq <= self.last_seq:
                 return  # already sent (by a replay)
             if seq > self.last_seq + 1:
-                # An earlier push is late or was dropped (a full channel past saturation):
-                # read the log. Without a gap this path does no database work.
-                self.count_gap(seq - self.last_seq - 1)
-                await self.replay()
+                # An earlier push is late, or was dropped (a full channel past saturation):
+                # hold this one a moment for it, then read the log. Without a gap this path
+                # does no database work.
+                self.held[seq] = message
+                if len(self.held) >= HOLD_LIMIT:
+                    await self.replay_gap()
+                elif self.gap_wait is None:
+                    self.gap_wait = asyncio.create_task(self.wait_for_gap())
                 return
             self.last_seq = seq
+            await self.forward(message)
+            while self.last_seq + 1 in self.held:  # the late push came: the held ones follow
+                self.last_seq += 1
+                await self.forward(self.held.pop(self.last_seq))
+            if not self.held and self.gap_wait is not None:
+                self.gap_wait.cancel()
+                self.gap_wait = None
+
+    async def forward(self, message):
         html = push.pick(message, user_id=self.user_id, is_gm=self.is_gm)
         if html:
             await self.send(text_data=html)
+
+    async def wait_for_gap(self):
+        """REORDER_WAIT after an entry came ahead of its turn: if the gap is still there, read
+        it from the log."""
+        await asyncio.sleep(REORDER_WAIT)
+        async with self.ordered:
+            self.gap_wait = None
+            if self.held and self.group is not None:
+                await self.replay_gap()
+
+    async def replay_gap(self):
+        """Send what follows the last entry sent, from the log (the held entries with it)."""
+        if self.gap_wait is not None and self.gap_wait is not asyncio.current_task():
+            self.gap_wait.cancel()
+        self.gap_wait = None
+        missing = max(self.held) - self.last_seq - len(self.held)
+        self.held.clear()
+        self.count_gap(missing)
+        await self.replay()
 
     def count_gap(self, missed):
         self.missed_pushes += missed
@@ -252,6 +310,19 @@ class RoomConsumer(PushConsumer):
         return render_to_string(
             "rolls/_presence.html", {"online": online(self.campaign_id), "oob": True}
         )
+
+
+class FactsConsumer(RoomConsumer):
+    """A member's socket on a page outside the room that shows a campaign's facts (the sheet,
+    the campaign page, the GM panel): it joins the same groups as a room socket, so a facts push
+    reaches it through the same sends with the same entitlement, but forwards nothing else (no
+    log, no check cards, no presence) and is not counted at the table."""
+
+    in_room = False
+
+    async def room_push(self, message):
+        if message.get("facts"):
+            await super().room_push(message)
 
 
 def fresh_since():

@@ -7,6 +7,7 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 
 from django import forms
 
+from campaigns.access import MAX_ID
 from campaigns.models import ManaSkill
 from campaigns.names import plain_name
 from campaigns.writes import OnceField
@@ -106,14 +107,39 @@ class _CheckAboutForm(forms.Form):
         }
 
 
-class AskForm(_CheckAboutForm):
-    """The GM asks a character of the campaign for a check."""
+class _RowsField(forms.ModelMultipleChoiceField):
+    """Rows by the ids a browser sent; an id no database holds is refused before any query."""
 
-    character = choice(
-        Character.objects.none(),
+    def _check_values(self, value):
+        for pk in value:
+            if not str(pk).isdecimal() or int(pk) > MAX_ID:
+                raise forms.ValidationError(
+                    self.error_messages["invalid_choice"], code="invalid_choice"
+                )
+        return super()._check_values(value)
+
+
+def characters_field(message, **kwargs):
+    """Characters of the campaign, by the ids a browser sent (the queryset is set per form)."""
+    return _RowsField(
+        queryset=Character.objects.none(),
+        error_messages={
+            "invalid_choice": message,
+            "invalid_pk_value": message,
+            "required": "Choose at least one character.",
+        },
+        **kwargs,
+    )
+
+
+class AskForm(_CheckAboutForm):
+    """The GM asks one character of the campaign for a check, or several at once (a group
+    check: one check each)."""
+
+    character = characters_field(
         "Choose a character of this campaign.",
-        empty_label=None,
         label="Character",
+        help_text="Ctrl- or ⌘-click to ask several at once.",
     )
     target = target_field()
     visibility = forms.ChoiceField(label="Visibility", choices=VISIBILITIES, initial=PUBLIC)
@@ -121,14 +147,50 @@ class AskForm(_CheckAboutForm):
 
     field_order = ["character", "mana_skill", "suggestion", "target", "note", "visibility"]
 
+    #: What the form shows again after an ask (the GM often asks the same again).
+    REMEMBERED = ("character", "mana_skill", "suggestion", "target", "visibility")
+
     def __init__(self, data=None, *, campaign, **kwargs):
         super().__init__(data, campaign=campaign, **kwargs)
         field = self.fields["character"]
         field.queryset = Character.objects.filter(campaign=campaign).select_related("owner")
         field.label_from_instance = lambda c: f"{c.name} ({c.owner.username})"
+        field.widget.attrs["size"] = 4
+        if not self.is_bound and not self.initial.get("character"):
+            # A fresh form has the first character chosen, as a single choice would.
+            first = field.queryset.values_list("pk", flat=True).first()
+            self.initial["character"] = [first] if first else []
 
     def about(self):
-        return {**super().about(), "character": self.cleaned_data["character"]}
+        return {**super().about(), "characters": self.cleaned_data["character"]}
+
+    def remembered(self):
+        """The initial values of the next ask form: this (valid) one's choices, the note and
+        the one-time token left out."""
+        data = self.cleaned_data
+        return {
+            name: [c.pk for c in data[name]] if name == "character" else data[name]
+            for name in self.REMEMBERED
+            if name in data
+        }
+
+
+class NpcRollForm(forms.Form):
+    """The GM's roll for an NPC in one step: the check's side (which NPC, the number, the
+    visibility, a note); the roll's side is the system's roll form (``rolls.systems``), bound to
+    the same data."""
+
+    character = choice(
+        Character.objects.none(), "Choose one of your NPCs.", empty_label=None, label="NPC"
+    )
+    target = target_field()
+    visibility = forms.ChoiceField(label="Visibility", choices=VISIBILITIES, initial=PUBLIC)
+    note = forms.CharField(label="Note", max_length=NOTE_MAX, required=False)
+    once = OnceField()  # a double submit rolls once
+
+    def __init__(self, data=None, *, campaign, **kwargs):
+        super().__init__(data, **kwargs)
+        self.fields["character"].queryset = campaign.characters.filter(owner_id=campaign.gm_id())
 
 
 class RequestForm(_CheckAboutForm):

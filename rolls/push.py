@@ -15,6 +15,13 @@ the sockets that missed it get it from the log when they reconnect.
 
 A member who is removed from a campaign, or who logs out, must hear nothing more: :func:`leave`
 tells that user's sockets, in every process, to close (``room.leave``).
+
+A write that changes a character's facts (HP, ratings, mana pools, sparetime; see
+:func:`push_facts`) tells the pages showing them which character changed: a "facts" push, an
+HTML comment naming the character, sent to the whole room when a public fact changed, else only
+to its player and the GM. Every piece of a page that shows the character's facts then renders
+itself again for its viewer, through the view that renders it on the page (``static/js/site.js``).
+Pages outside the room hear these pushes alone (``rolls.consumers.FactsConsumer``).
 """
 
 import logging
@@ -105,18 +112,20 @@ def entry_message(entry):
 def send(campaign_id, *messages):
     """Push ``messages``, in order: one with an ``all`` variant to the whole room (each socket
     picks its own); any other only to the sockets it names, the GM's (``gm``) and the
-    ``users``' ones."""
+    ``users``' ones. A message marked ``facts`` keeps its mark (pages outside the room hear
+    nothing else)."""
     sends = []
     for message in messages:
         if "all" in message:
             sends.append((group_name(campaign_id), message))
             continue
+        mark = {"facts": True} if message.get("facts") else {}
         sends.extend(
-            (user_group_name(campaign_id, uid), {"all": html})
+            (user_group_name(campaign_id, uid), {"all": html, **mark})
             for uid, html in (message.get("users") or {}).items()
         )
         if message.get("gm") is not None:
-            sends.append((gm_group_name(campaign_id), {"all": message["gm"]}))
+            sends.append((gm_group_name(campaign_id), {"all": message["gm"], **mark}))
     async_to_sync(group_send_all)(sends)
 
 
@@ -166,3 +175,56 @@ def push_entry(entry):
 def push_entry_on_commit(entry):
     """Push ``entry`` once the write in progress commits; call inside the write's transaction."""
     on_commit(entry.campaign_id, lambda: push_entry(entry))
+
+
+# Facts: what a character's sheet shows ---------------------------------------------------------
+
+
+def facts_signal(character_ids):
+    """The HTML of a facts push: a comment naming the characters whose facts changed (htmx swaps
+    nothing for it; ``static/js/site.js`` tells the page's pieces to render themselves again)."""
+    return "<!--facts " + " ".join(str(int(i)) for i in sorted(set(character_ids))) + "-->"
+
+
+def facts_message(characters, *, gm_id, private):
+    """The push telling pages that ``characters``' facts changed: to the whole room, or, when
+    only ``private`` facts changed (mana pools, sparetime), to each character's player (naming
+    their characters alone) and to the GM."""
+    characters = list(characters)
+    if not characters:
+        return None
+    ids = [c.pk for c in characters]
+    if not private:
+        return {"facts": True, "all": facts_signal(ids)}
+    owned = {}
+    for character in characters:
+        if character.owner_id != gm_id:
+            owned.setdefault(str(character.owner_id), []).append(character.pk)
+    users = {uid: facts_signal(cids) for uid, cids in owned.items()}
+    return {"facts": True, "gm": facts_signal(ids), "users": users}
+
+
+def push_facts(campaign, characters, *, private=False):
+    """Once the write in progress commits, tell the pages that ``characters`` (of ``campaign``;
+    a list, or a queryset read then) changed: HP, a rating, a name (public) or, with
+    ``private``, only their mana pools or sparetime. Call inside the write's transaction."""
+
+    def run():
+        message = facts_message(characters, gm_id=campaign.gm_id(), private=private)
+        if message:
+            send(campaign.pk, message)
+
+    on_commit(campaign.pk, run)
+
+
+def with_facts(write, campaign, characters, *, private=False):
+    """``write`` followed, in its transaction, by :func:`push_facts` (what ``attempt`` runs);
+    ``characters`` may be a function of what ``write()`` returned."""
+
+    def run():
+        result = write()
+        changed = characters(result) if callable(characters) else characters
+        push_facts(campaign, changed, private=private)
+        return result
+
+    return run

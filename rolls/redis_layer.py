@@ -22,12 +22,15 @@ from .layers import warn_dropped
 logger = logging.getLogger(__name__)
 
 # channels_redis's group send script, returning the (1-based) positions of the full queues
-# instead of their count.
+# instead of their count, and dropping each queue's expired messages first (channels_redis
+# does that in a round trip of its own).
 GROUP_SEND = """
 local full = {}
-local current_time = ARGV[#ARGV - 1]
-local expiry = ARGV[#ARGV]
+local current_time = ARGV[#ARGV - 2]
+local expiry = ARGV[#ARGV - 1]
+local expired = ARGV[#ARGV]
 for i = 1, #KEYS do
+    redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, expired)
     if redis.call('ZCOUNT', KEYS[i], '-inf', '+inf') < tonumber(ARGV[i + #KEYS]) then
         redis.call('ZADD', KEYS[i], current_time, ARGV[i])
         redis.call('EXPIRE', KEYS[i], expiry)
@@ -74,34 +77,35 @@ class ReceiveBuffers(dict):
 
 class RoomRedisChannelLayer(RedisChannelLayer):
     """channels_redis's layer, warning of each push dropped (one warning per push for as long
-    as a channel stays full)."""
+    as a channel stays full), with two round trips to Redis per group send instead of four."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.receive_buffer = ReceiveBuffers(self.capacity)
 
     async def group_send(self, group, message):
-        """channels_redis's ``group_send``, with the full queues' channels logged. (Expired
-        messages are deleted through their queue's host, where channels_redis may use another
-        host's connection: the same one with a single Redis.)"""
+        """channels_redis's ``group_send`` in two round trips per Redis host (its own takes
+        four): the group's expired members out and the members read in one pipeline, then each
+        host's queues cleaned of expired messages and written in one script; the full queues'
+        channels are logged. (Expired messages are deleted through their queue's host, where
+        channels_redis may use another host's connection: the same one with a single Redis.)"""
         assert self.require_valid_group_name(group), "Group name not valid"
         key = self._group_key(group)
         connection = self.connection(self.consistent_hash(group))
-        await connection.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
-        channels = [x.decode("utf8") for x in await connection.zrange(key, 0, -1)]
+        pipe = connection.pipeline(transaction=False)
+        pipe.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
+        pipe.zrange(key, 0, -1)
+        _, members = await pipe.execute()
+        channels = [x.decode("utf8") for x in members]
         keys_by_index, messages, capacities = self._map_channel_keys_to_connection(
             channels, message
         )
         full_keys = set()
         for index, keys in keys_by_index.items():
-            connection = self.connection(index)
-            pipe = connection.pipeline()  # expired messages out first
-            for channel_key in keys:
-                pipe.zremrangebyscore(channel_key, min=0, max=int(time.time()) - int(self.expiry))
-            await pipe.execute()
             args = [messages[k] for k in keys] + [capacities[k] for k in keys]
-            full = await connection.eval(
-                GROUP_SEND, len(keys), *keys, *args, time.time(), self.expiry
+            now = time.time()
+            full = await self.connection(index).eval(
+                GROUP_SEND, len(keys), *keys, *args, now, self.expiry, int(now) - int(self.expiry)
             )
             full_keys.update(keys[position - 1] for position in full)
         if full_keys:

@@ -262,6 +262,61 @@ def check_ask(
 
 
 @transaction.atomic
+def check_ask_group(
+    *, campaign, characters, by, target, suggestion="", mana_skill=None, note="", visibility=PUBLIC
+):
+    """The GM asks each of ``characters`` for the same check (``check_ask``, one check each):
+    all of them, or none when one is refused."""
+    characters = list(characters)
+    if not characters:
+        raise Refused("Choose at least one character.")
+    return [
+        check_ask(
+            campaign=campaign,
+            character=character,
+            by=by,
+            target=target,
+            suggestion=suggestion,
+            mana_skill=mana_skill,
+            note=note,
+            visibility=visibility,
+        )
+        for character in characters
+    ]
+
+
+@transaction.atomic
+def check_roll_npc(*, campaign, character, by, target, data, note="", visibility=PUBLIC):
+    """The GM rolls for one of their own characters (an NPC) in one step: the check is asked
+    (``check_ask``) and rolled at once by the campaign's system (``rolls.systems``: ``data`` is
+    its roll form's cleaned data). A Pool shift is the GM's own: it is rolled at once, as
+    ``check_answer_shift`` approves it. Returns (check, log entry)."""
+    from .systems import system_of
+
+    gm_id = campaign.gm_id()
+    if by.pk != gm_id:
+        raise Refused("Only the GM rolls for NPCs.")
+    if character.campaign_id != campaign.pk or character.owner_id != gm_id:
+        raise Refused("Choose one of your own characters (an NPC).")
+    chosen = [data.get("attribute"), data.get("skill")] if campaign.is_pool else []
+    check = check_ask(
+        campaign=campaign,
+        character=character,
+        by=by,
+        target=target,
+        mana_skill=data.get("skill") if campaign.is_mana else None,
+        suggestion=" + ".join(rating.label for rating in chosen if rating),
+        note=note,
+        visibility=visibility,
+    )
+    check.campaign = campaign
+    entry = system_of(campaign).roll(check, by=by, data=data)
+    if check.status == Check.SHIFT:
+        entry = check_answer_shift(check=check, approve=True)
+    return check, entry
+
+
+@transaction.atomic
 def check_request(
     *, campaign, character, by, suggestion="", mana_skill=None, note="", visibility=PUBLIC
 ):
@@ -337,6 +392,8 @@ def check_allow_reattempt(*, check):
 
 def previous_units(check):
     """Mana units spent on the earlier attempts of ``check``."""
+    if check.pk is None:  # a check not asked yet (the GM's NPC roll form)
+        return 0
     return sum(
         entry.data["units"]
         for entry in LogEntry.objects.filter(check_ref=check, kind=LogEntry.ROLL)
@@ -363,7 +420,7 @@ def mana_dice(*, check, skill, spend_a, spend_b, colorless):
         raise Refused(str(error)) from error
     # The engine knows a re-attempt by its earlier units only; after a free-die attempt that
     # spent nothing there are none, yet a re-attempt must still spend new mana (the /rules/ page).
-    if not dice.units and check.rolls.exists():
+    if not dice.units and check.pk is not None and check.rolls.exists():
         raise Refused("A re-attempt must spend at least one new mana unit.")
     return dice
 

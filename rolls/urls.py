@@ -24,6 +24,9 @@ urlpatterns = [
     path(ROOM + "session/start/", views.session_start, name="session_start"),
     path(ROOM + "session/end/", views.session_end, name="session_end"),
     path("campaigns/<int:campaign_id>/checks/ask/", views.check_ask, name="check_ask"),
+    path(ROOM + "npc/roll/", views.npc_roll, name="npc_roll"),
+    path(ROOM + "npc/form/", views.npc_form, name="npc_form"),
+    path(ROOM + "npc/odds/", views.npc_odds, name="npc_odds"),
     path(
         ROOM + "characters/<int:character_id>/request/",
         views.check_request,

@@ -12,6 +12,7 @@ So the highest entry a page shows is always where its socket may resume (``stati
 """
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -21,14 +22,15 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import MAX_ID, campaign_for, character_for, check_for
 from campaigns.writes import Refused, answer, attempt
+from sheets.party import party_context
 from sparetime.forms import AwardForm
 from sparetime.models import SparetimeEntry
 
 from . import push, services
 from .cards import Viewer, asks, push_check, render_check
 from .consumers import online
-from .forms import AskForm, RequestForm, TargetForm
-from .models import Check, LogEntry
+from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
+from .models import VISIBILITIES, Check, LogEntry
 from .systems import system_of
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
@@ -81,7 +83,7 @@ def _live_checks(request, campaign):
 
 
 def _room_page(request, campaign, *, replace=None):
-    """The room. ``replace`` maps a piece ("session", "ask", "request-<character id>",
+    """The room. ``replace`` maps a piece ("session", "ask", "npc", "request-<character id>",
     "check-<id>", "log": above the log) to the HTML to show instead: a refused form with its
     refusal."""
     replace = replace or {}
@@ -103,10 +105,12 @@ def _room_page(request, campaign, *, replace=None):
         "suggestions": system_of(campaign).suggestions(),
         "checks": list(checks.values()),
         "asked": asked,
+        **party_context(campaign),
     }
     if is_gm:
         context["session_html"] = replace.get("session") or _session_html(request, campaign)
         context["ask_html"] = replace.get("ask") or _ask_html(request, campaign)
+        context["npc_html"] = replace.get("npc") or _npc_html(request, campaign)
     else:
         context["requests"] = [
             replace.get(f"request-{c.pk}") or _request_html(request, campaign, c)
@@ -223,7 +227,9 @@ def session_award_answer(request, campaign, *, ok, result, form):
 # Asking for checks ------------------------------------------------------------------------------
 
 
-def _ask_html(request, campaign, *, form=None, error="", created=False):
+def _ask_html(request, campaign, *, form=None, error="", created=0):
+    """The GM's ask form: ``form`` a refused one, or one holding the last ask's choices;
+    ``created``: how many checks the last ask created."""
     context = {
         "campaign": campaign,
         "system": system_of(campaign),
@@ -262,21 +268,161 @@ def _new_check(campaign, form, create, *, once_by=None):
 @login_required
 @require_POST
 def check_ask(request, campaign_id):
+    """The GM asks one character for a check, or several at once (one check each); each card
+    goes to the GM and to its player. The form comes back holding the choices just made."""
     campaign = campaign_for(request, campaign_id, gm=True)
     form = AskForm(request.POST, campaign=campaign, auto_id="ask-%s")
 
-    def create(**about):
+    def write():
         target = form.cleaned_data["target"]
-        return services.check_ask(campaign=campaign, by=request.user, target=target, **about)
+        asked = services.check_ask_group(
+            campaign=campaign, by=request.user, target=target, **form.about()
+        )
+        for check in Check.objects.of(campaign).filter(pk__in=[c.pk for c in asked]):
+            check.campaign = campaign
+            push_check(check, swap="new")
+        return len(asked)
 
-    ok, error = _new_check(campaign, form, create, once_by=request.user)
+    ok, result = attempt(write, form=form, once_by=request.user)
 
     def fragment():
         if ok:
-            return _ask_html(request, campaign, created=True)
-        return _ask_html(request, campaign, form=form, error=error)
+            again = AskForm(campaign=campaign, auto_id="ask-%s", initial=form.remembered())
+            return _ask_html(request, campaign, form=again, created=result or 1)
+        return _ask_html(request, campaign, form=form, error=result)
 
     return _answer(request, campaign, ok=ok, fragment=fragment, piece="ask")
+
+
+# Rolling for an NPC in one step ------------------------------------------------------------------
+
+#: The NPC roll form's check, as its roll fields' template knows it (``check.id``: the odds' id).
+NPC_PROBE = {"id": "npc"}
+
+
+def _npcs(form):
+    """The characters the GM may roll for in one step (their own), from a blank ``form``."""
+    return list(form.fields["character"].queryset)
+
+
+def _npc_target(values):
+    """The difficulty or TN typed in the NPC roll form, or None."""
+    try:
+        return NpcRollForm.base_fields["target"].clean(values.get("target"))
+    except ValidationError:
+        return None
+
+
+def _npc_probe(campaign, npcs, values):
+    """A check not asked yet, for the NPC chosen in ``values`` (else the first), with the number
+    typed (else None): the roll form's choices and odds are worked out on it."""
+    npc = chosen(npcs, values.get("character")) or npcs[0]
+    npc.campaign = campaign
+    return Check(campaign=campaign, character=npc, target=_npc_target(values))
+
+
+def _no_number(system):
+    return {"error": f"Set the {system.number} (a whole number from 1)."}
+
+
+def _npc_html(request, campaign, *, values=None, error="", rolled=False, form_only=False):
+    """The GM's NPC roll form, filled with ``values`` (what was typed or posted: the choices
+    that still apply to the chosen NPC are kept), with a refusal or the news of a roll."""
+    values = values or {}
+    system = system_of(campaign)
+    blank = NpcRollForm(campaign=campaign)
+    npcs = _npcs(blank)
+    context = {
+        "campaign": campaign,
+        "system": system,
+        "npcs": npcs,
+        "error": error,
+        "rolled": rolled,
+        "visibilities": VISIBILITIES,
+        "note_max": NOTE_MAX,
+        "values": values,
+        "check": NPC_PROBE,
+        "once": blank["once"].initial,
+    }
+    if npcs:
+        probe = _npc_probe(campaign, npcs, values)
+        context["npc"] = probe.character
+        context["target"] = probe.target
+        typed = probe.target
+        # The choices do not depend on the number: without one, the odds say it is missing.
+        probe.target = typed or 1
+        context["roll"] = system.roll_context(probe, changed=values)
+        if typed is None and "odds" in context["roll"]:
+            context["roll"]["odds"] = _no_number(system)
+    template = "rolls/_npc_form.html" if form_only else "rolls/_npc_roll.html"
+    return render_to_string(template, context, request=request)
+
+
+@login_required
+@require_GET
+def npc_form(request, campaign_id):
+    """The NPC roll form again after the GM picked another NPC, skill or attribute."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    return HttpResponse(_npc_html(request, campaign, values=request.GET, form_only=True))
+
+
+@login_required
+@require_GET
+def npc_odds(request, campaign_id):
+    """The live odds of the NPC roll form's current values (or why they would be refused)."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    system = system_of(campaign)
+    npcs = _npcs(NpcRollForm(campaign=campaign))
+    probe = chosen(npcs, request.GET.get("character")) and _npc_probe(campaign, npcs, request.GET)
+    if not probe:
+        odds = {"error": "Choose one of your NPCs."}
+    elif probe.target is None:
+        odds = _no_number(system)
+    else:
+        odds = system.odds(probe, system.roll_form(probe, request.GET))
+    return render(request, "rolls/_odds.html", {"odds": odds})
+
+
+@login_required
+@require_POST
+def npc_roll(request, campaign_id):
+    """The GM rolls for an NPC in one step: the check is asked and rolled in one write
+    (``services.check_roll_npc``); its log entry goes to the room like every roll (and its card,
+    should it stay live: a failed Mana roll may be attempted again). The form comes back holding
+    what was posted."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    form = NpcRollForm(request.POST, campaign=campaign)
+    system = system_of(campaign)
+
+    def write():
+        data = form.cleaned_data
+        probe = Check(campaign=campaign, character=data["character"], target=data["target"])
+        roll_form = system.roll_form(probe, request.POST)
+        if not roll_form.is_valid():
+            raise Refused(first_error(roll_form))
+        check, entry = services.check_roll_npc(
+            campaign=campaign,
+            character=data["character"],
+            by=request.user,
+            target=data["target"],
+            data=roll_form.cleaned_data,
+            note=data["note"],
+            visibility=data["visibility"],
+        )
+        if check.status == Check.DONE:
+            push.push_entry_on_commit(entry)
+        else:
+            push_check(check, entry=entry, swap="new")
+        return entry
+
+    ok, error = attempt(write, form=form, once_by=request.user)
+    if not ok and not error:
+        error = first_error(form)
+
+    def fragment():
+        return _npc_html(request, campaign, values=request.POST, error=error, rolled=ok)
+
+    return _answer(request, campaign, ok=ok, fragment=fragment, piece="npc")
 
 
 @login_required

@@ -1,5 +1,7 @@
 from django import forms
+from django.contrib.auth import get_user_model
 
+from campaigns.models import Membership
 from campaigns.names import plain_name
 
 from .models import Character, Rating
@@ -18,6 +20,48 @@ class CharacterForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         for name in ("name", "concept"):
             self.fields[name].validators.append(plain_name)
+
+
+def _players(campaign):
+    """The campaign's players (the GM is none), by name."""
+    return (
+        get_user_model()
+        .objects.filter(memberships__campaign=campaign, memberships__role=Membership.PLAYER)
+        .order_by("username")
+    )
+
+
+def _player_field(**kwargs):
+    field = forms.ModelChoiceField(
+        queryset=None,
+        error_messages={"invalid_choice": "Choose a player of this campaign."},
+        **kwargs,
+    )
+    field.label_from_instance = lambda user: user.username
+    return field
+
+
+class CharacterCreateForm(CharacterForm):
+    """A new character. The GM also says whose it is: their own (an NPC), or a player's (a sheet
+    made for them)."""
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        if campaign.viewer.is_gm:
+            self.fields["owner"] = _player_field(
+                required=False, empty_label="Me (an NPC)", label="Whose"
+            )
+            self.fields["owner"].queryset = _players(campaign)
+
+
+class HandOverForm(forms.Form):
+    """The GM hands an NPC to a player."""
+
+    to = _player_field(label="Hand over to", empty_label=None)
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["to"].queryset = _players(campaign)
 
 
 class RatingForm(forms.Form):

@@ -52,6 +52,47 @@ def character_create(*, campaign, owner, name, concept="", history=""):
     return character
 
 
+def character_hand_over(*, campaign, character, to):
+    """The GM hands one of their own characters (an NPC) to ``to``, a player of the campaign:
+    the player owns it from now on (sees its private side and rolls its checks), the GM keeps
+    the GM's rights on it. Its live checks go with it: their cards are pushed to the new player
+    (and again to the GM, who no longer rolls them). Refused while it has a live GM-secret
+    check, which only the GM's own characters roll."""
+    from campaigns.models import Membership
+    from rolls.cards import push_check
+    from rolls.models import SECRET, Check
+    from rolls.push import push_facts
+
+    gm_id = campaign.gm_id()
+    with transaction.atomic():
+        owner_id = (
+            Character.objects.select_for_update()
+            .filter(pk=character.pk, campaign=campaign)
+            .values_list("owner_id", flat=True)
+            .first()
+        )
+        if owner_id is None or owner_id != gm_id:
+            raise Refused("Only the GM's own characters (NPCs) can be handed over.")
+        players = Membership.objects.filter(campaign=campaign, role=Membership.PLAYER)
+        if to is None or not players.filter(user_id=to.pk).exists():
+            raise Refused("Choose a player of this campaign.")
+        live = Check.objects.of(campaign).filter(character=character).exclude(status=Check.DONE)
+        if any(check.visibility == SECRET for check in live):
+            raise Refused(
+                f"{character.name} has a live GM-secret check: cancel it before handing "
+                f"{character.name} over."
+            )
+        Character.objects.filter(pk=character.pk).update(owner=to)
+        character.owner = to
+        # The party shows whose it is (and now to its player): its pages fetch it again.
+        push_facts(campaign, [character])
+        for check in live:
+            check.campaign = campaign
+            check.character.owner = to
+            push_check(check, owner_swap="new")
+    return character
+
+
 def rating_set(*, rating, value):
     """The GM sets an approved rating to ``value`` (0..RATING_MAX). Lowering Endurance below
     what the current HP needs lowers the current HP to the new maximum."""

@@ -7,9 +7,11 @@ SHEET = CAMPAIGN + "characters/<int:character_id>/"
 GM = CAMPAIGN + "gm/"
 
 urlpatterns = [
+    path(CAMPAIGN + "party/", views.party, name="party"),
     path(CAMPAIGN + "characters/new/", views.character_create, name="character_create"),
     path(SHEET, views.character_detail, name="character_detail"),
     path(SHEET + "edit/", views.character_edit, name="character_edit"),
+    path(SHEET + "hand-over/", views.character_hand_over, name="character_hand_over"),
     path(SHEET + "hp/", views.character_hp, name="character_hp"),
     path(SHEET + "traits/", views.character_traits, name="character_traits"),
     path(SHEET + "ratings/<int:rating_id>/", views.rating_set, name="rating_set"),

@@ -6,6 +6,11 @@ The sheet page is made of sections (``_sheet_header.html``, ``_sheet_pool.html``
 ``campaigns.writes.answer``: htmx gets the section re-rendered (422 and the refusal when refused,
 nothing changed), a plain form post a redirect to the sheet (or the sheet with the refusal,
 200). The GM's fragments answer htmx with themselves, and a plain post with the GM panel.
+
+A write that changes a character's facts (HP, ratings, traits, its name; its mana pools) also
+sends a facts push once committed (``rolls.push.with_facts``): every other page showing them
+renders its pieces again (the sections here listen for ``facts-<id>``), and so does the party
+(``party``, ``sheets/party.py``).
 """
 
 from django.contrib.auth.decorators import login_required
@@ -19,11 +24,14 @@ from campaigns.access import campaign_for, can_edit, character_for, sees_private
 from campaigns.models import Campaign
 from campaigns.views import panel_page
 from campaigns.writes import answer, attempt
+from rolls.push import push_facts, with_facts
 from rolls.rules import sheet as pool_sheet
 
 from . import services
 from .forms import (
+    CharacterCreateForm,
     CharacterForm,
+    HandOverForm,
     HpForm,
     ManaMaximaForm,
     RatingForm,
@@ -32,6 +40,7 @@ from .forms import (
     TraitsForm,
 )
 from .models import ManaPool, Rating
+from .party import party_context
 
 POOL, MANA = Campaign.POOL, Campaign.MANA
 SECTIONS = {
@@ -95,6 +104,10 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
     }
     if section in (None, "header"):
         context["header_form"] = CharacterForm(instance=character)
+        if context["is_gm"] and character.owner_id == campaign.viewer.user_id:
+            context["hand_over_form"] = HandOverForm(
+                campaign=campaign, auto_id=f"hand-over-{character.pk}-%s"
+            )
     if section in (None, "pool") and campaign.is_pool:
         context["attributes"] = _pool_attributes(character.ratings.all())
         context["hp_max"] = character.hp_max
@@ -149,17 +162,20 @@ def _refusal(ok, refusal, form):
 @require_http_methods(["GET", "POST"])
 def character_create(request, campaign_id):
     campaign = campaign_for(request, campaign_id)
-    form = CharacterForm(request.POST or None)
+    form = CharacterCreateForm(request.POST or None, campaign=campaign)
     context = {"campaign": campaign, "form": form}
     template = "sheets/character_create.html"
     if request.method == "GET":
         return render(request, template, context)
-    ok, character = attempt(
-        lambda: services.character_create(
-            campaign=campaign, owner=request.user, **form.cleaned_data
-        ),
-        form=form,
-    )
+
+    def create():
+        fields = dict(form.cleaned_data)
+        owner = fields.pop("owner", None) or request.user
+        character = services.character_create(campaign=campaign, owner=owner, **fields)
+        push_facts(campaign, [character])  # the party gains a row
+        return character
+
+    ok, character = attempt(create, form=form)
     return answer(
         request,
         ok=ok,
@@ -182,6 +198,15 @@ def character_detail(request, campaign_id, character_id):
 
 
 @login_required
+@require_GET
+def party(request, campaign_id):
+    """The party (``sheets/_party.html``): what the campaign page and the room show of it, for
+    htmx to fetch again when a character's facts changed."""
+    campaign = campaign_for(request, campaign_id)
+    return render(request, "sheets/_party.html", party_context(campaign))
+
+
+@login_required
 @require_POST
 def character_edit(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True)
@@ -191,7 +216,7 @@ def character_edit(request, campaign_id, character_id):
         form.save(commit=False)
         character.save(update_fields=CharacterForm.Meta.fields)
 
-    ok, _ = attempt(save, form=form)
+    ok, _ = attempt(with_facts(save, campaign, [character]), form=form)
     if not ok:
         character.refresh_from_db(fields=CharacterForm.Meta.fields)  # undo the form's copy
     refused = {} if ok else {"header_form": form}
@@ -202,11 +227,36 @@ def character_edit(request, campaign_id, character_id):
 
 @login_required
 @require_POST
+def character_hand_over(request, campaign_id, character_id):
+    """The GM hands one of their characters (an NPC) to a player."""
+    campaign, character = character_for(request, campaign_id, character_id, gm=True)
+    form = HandOverForm(request.POST, campaign=campaign)
+    ok, refusal = attempt(
+        lambda: services.character_hand_over(
+            campaign=campaign, character=character, to=form.cleaned_data["to"]
+        ),
+        form=form,
+    )
+    error = _refusal(ok, refusal, form)
+    return answer(
+        request,
+        ok=ok,
+        **_section_pieces(request, campaign, character, "header", hand_over_error=error),
+    )
+
+
+@login_required
+@require_POST
 def character_hp(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = HpForm(request.POST, hp_max=character.hp_max)
     ok, refusal = attempt(
-        lambda: character.set_hp_current(form.cleaned_data["hp_current"]), form=form
+        with_facts(
+            lambda: character.set_hp_current(form.cleaned_data["hp_current"]),
+            campaign,
+            [character],
+        ),
+        form=form,
     )
     error = _refusal(ok, refusal, form)
     return answer(
@@ -219,7 +269,12 @@ def character_hp(request, campaign_id, character_id):
 def character_traits(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
     form = TraitsForm(request.POST)
-    ok, refusal = attempt(lambda: character.set_traits(form.cleaned_data["traits"]), form=form)
+    ok, refusal = attempt(
+        with_facts(
+            lambda: character.set_traits(form.cleaned_data["traits"]), campaign, [character]
+        ),
+        form=form,
+    )
     error = _refusal(ok, refusal, form)
     return answer(
         request, ok=ok, **_section_pieces(request, campaign, character, "mana", mana_error=error)
@@ -234,7 +289,12 @@ def rating_set(request, campaign_id, character_id, rating_id):
     rating.character = character
     form = RatingForm(request.POST)
     ok, refusal = attempt(
-        lambda: services.rating_set(rating=rating, value=form.cleaned_data["value"]), form=form
+        with_facts(
+            lambda: services.rating_set(rating=rating, value=form.cleaned_data["value"]),
+            campaign,
+            [character],
+        ),
+        form=form,
     )
     error = _refusal(ok, refusal, form)
     return answer(
@@ -248,7 +308,12 @@ def skill_take(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = TemplateSkillForm(request.POST)
     ok, refusal = attempt(
-        lambda: services.skill_take(character=character, **form.cleaned_data), form=form
+        with_facts(
+            lambda: services.skill_take(character=character, **form.cleaned_data),
+            campaign,
+            [character],
+        ),
+        form=form,
     )
     error = _refusal(ok, refusal, form)
     return answer(
@@ -262,7 +327,12 @@ def skill_propose(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = SkillProposalForm(request.POST)
     ok, refusal = attempt(
-        lambda: services.skill_propose(character=character, **form.cleaned_data), form=form
+        with_facts(
+            lambda: services.skill_propose(character=character, **form.cleaned_data),
+            campaign,
+            [character],
+        ),
+        form=form,
     )
     error = _refusal(ok, refusal, form)
     return answer(
@@ -305,8 +375,19 @@ def gm_approvals(request, campaign_id):
 
 def _decide(request, campaign_id, rating_id, *, approve):
     campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
-    rating = get_object_or_404(Rating, pk=rating_id, character__campaign=campaign, custom=True)
-    ok, refusal = attempt(lambda: services.skill_decide(rating=rating, approve=approve))
+    rating = get_object_or_404(
+        Rating.objects.select_related("character"),
+        pk=rating_id,
+        character__campaign=campaign,
+        custom=True,
+    )
+    ok, refusal = attempt(
+        with_facts(
+            lambda: services.skill_decide(rating=rating, approve=approve),
+            campaign,
+            [rating.character],
+        )
+    )
     error = None if ok else refusal
     pieces = _gm_pieces(
         request, campaign, "approvals", lambda: _approvals_html(request, campaign, error)
@@ -370,7 +451,13 @@ def mana_maxima(request, campaign_id, character_id):
     pools = _mana_pools(campaign, character.mana.all())
     form = _maxima_form(character, pools, request.POST)
     ok, refusal = attempt(
-        lambda: services.mana_set_maxima(character=character, maxima=form.cleaned_data), form=form
+        with_facts(
+            lambda: services.mana_set_maxima(character=character, maxima=form.cleaned_data),
+            campaign,
+            [character],
+            private=True,
+        ),
+        form=form,
     )
     if ok:
         pieces = _mana_pieces(request, campaign)
@@ -384,7 +471,14 @@ def mana_maxima(request, campaign_id, character_id):
 @require_POST
 def mana_refill_one(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
-    ok, _ = attempt(lambda: services.mana_refill(campaign=campaign, character=character))
+    ok, _ = attempt(
+        with_facts(
+            lambda: services.mana_refill(campaign=campaign, character=character),
+            campaign,
+            [character],
+            private=True,
+        )
+    )
     return answer(request, ok=ok, **_mana_pieces(request, campaign))
 
 
@@ -392,5 +486,12 @@ def mana_refill_one(request, campaign_id, character_id):
 @require_POST
 def mana_refill_all(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True, system=MANA)
-    ok, _ = attempt(lambda: services.mana_refill(campaign=campaign))
+    ok, _ = attempt(
+        with_facts(
+            lambda: services.mana_refill(campaign=campaign),
+            campaign,
+            campaign.characters.all(),  # read once committed
+            private=True,
+        )
+    )
     return answer(request, ok=ok, **_mana_pieces(request, campaign))

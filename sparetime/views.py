@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for, can_edit, character_for
 from campaigns.models import Campaign, Membership
 from campaigns.writes import answer, attempt
+from rolls.push import with_facts
 from rolls.views import session_award_answer
 from sheets.models import Rating
 
@@ -134,7 +135,13 @@ def sparetime_spend(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = SpendForm(character, request.POST)
     ok, entry = attempt(
-        lambda: services.sparetime_spend(character=character, by=request.user, **form.cleaned_data),
+        with_facts(
+            lambda: services.sparetime_spend(
+                character=character, by=request.user, **form.cleaned_data
+            ),
+            campaign,
+            [character],  # a rating (and HP, through Endurance) with the balance: public
+        ),
         form=form,
     )
     if ok:
@@ -208,8 +215,14 @@ def sparetime_grant(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
     form = GrantForm(campaign, request.POST)
     ok, entry = attempt(
-        lambda: services.sparetime_grant(
-            by=request.user, **{f: form.cleaned_data[f] for f in ("character", "amount", "note")}
+        with_facts(
+            lambda: services.sparetime_grant(
+                by=request.user,
+                **{f: form.cleaned_data[f] for f in ("character", "amount", "note")},
+            ),
+            campaign,
+            lambda entry: [entry.character],
+            private=True,
         ),
         form=form,
         once_by=request.user,
@@ -231,7 +244,14 @@ def sparetime_award(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
     form = AwardForm(campaign, request.POST)
     ok, entries = attempt(
-        lambda: services.sparetime_award(campaign=campaign, by=request.user, **form.cleaned_data),
+        with_facts(
+            lambda: services.sparetime_award(
+                campaign=campaign, by=request.user, **form.cleaned_data
+            ),
+            campaign,
+            lambda entries: [entry.character for entry in entries],
+            private=True,
+        ),
         form=form,
     )
     if request.POST.get("from") == FROM_ROOM:
@@ -306,8 +326,13 @@ def sparetime_handout(request, campaign_id):
     campaign = campaign_for(request, campaign_id, system=POOL)
     form = HandoutForm(campaign, request.user, request.POST)
     ok, entry = attempt(
-        lambda: services.sparetime_handout(
-            campaign=campaign, giver=request.user, **form.cleaned_data
+        with_facts(
+            lambda: services.sparetime_handout(
+                campaign=campaign, giver=request.user, **form.cleaned_data
+            ),
+            campaign,
+            lambda entry: [entry.character],
+            private=True,
         ),
         form=form,
     )

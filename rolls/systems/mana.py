@@ -13,6 +13,7 @@ from sheets.models import COLORLESS, ManaPool
 from .. import services
 from ..forms import INTENT_MAX, CountField, choice, chosen, first_error
 from ..models import LogEntry
+from ..push import push_facts
 from ..rules import advice, mana
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
@@ -113,7 +114,7 @@ class Mana:
         return self.roll_context(check, form=form)["odds"]
 
     def roll(self, check, *, by, data):
-        return services.check_roll_mana(
+        entry = services.check_roll_mana(
             check=check,
             by=by,
             skill=data["skill"],
@@ -122,6 +123,9 @@ class Mana:
             colorless=data["colorless"],
             intent=data["intent"],
         )
+        # The spend changed the pool (private): its pages show the new amounts.
+        push_facts(check.campaign, [check.character], private=True)
+        return entry
 
     def proposal(self, check):
         return None
@@ -162,8 +166,10 @@ def _advice(check, skill, form, pools):
     if check.target is None:
         return None
     have = {color: p.current for color, p in pools.items()}
-    earlier = check.rolls.filter(kind=LogEntry.ROLL).values_list("data__units", flat=True)
-    earlier = list(earlier)
+    earlier = []
+    if check.pk is not None:  # else a check not asked yet (the GM's NPC roll form)
+        earlier = check.rolls.filter(kind=LogEntry.ROLL).values_list("data__units", flat=True)
+        earlier = list(earlier)
     spends = advice.mana_spends(
         have.get(skill.color_a, 0),
         have.get(skill.color_b, 0),

@@ -18,10 +18,11 @@ from django.test import AsyncRequestFactory
 from django.urls import NoReverseMatch, reverse
 
 from bench import asgi as bench_asgi
-from bench import floors, report, stats
+from bench import floors, meters, report, stats
 from bench import server as procs
 from bench import settings as bench_settings
 from bench.client import HttpPool, Tracker, http_request, marker
+from bench.runner import Server, Servers
 from rolls.routing import websocket_urlpatterns
 
 # Statistics -----------------------------------------------------------------------------------
@@ -172,6 +173,44 @@ def test_process_measures_and_listener():
         assert procs.pid_listening(listener.getsockname()[1]) == me
 
 
+def test_sockets_spread_over_every_server_round_robin():
+    servers = Servers([Server("127.0.0.1", port) for port in (1, 2, 3)], clients=4)
+    for room in range(5):
+        assert {servers.of(room, member) for member in range(4)} == {0, 1, 2}
+    assert [servers.of(0, m) for m in range(4)] + [servers.of(1, 0)] == [0, 1, 2, 0, 1]
+
+
+def test_meters_add_what_each_key_used():
+    assert meters.increase({1: 2.0, 2: 1.0}, {1: 2.5, 2: 1.25, 3: 0.5}) == 1.25
+    assert meters.increase(None, {1: 1.0}) is None
+    assert meters.increase({1: 1.0}, None) is None
+    assert meters.PostgresBackends(None).snapshot() is None
+    assert meters.RedisServer(None).snapshot() is None
+
+
+POSTGRES_AND_REDIS = pytest.mark.skipif(
+    not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL")),
+    reason="PostgreSQL + Redis only (DATABASE_URL and REDIS_URL)",
+)
+
+
+@POSTGRES_AND_REDIS
+@pytest.mark.django_db(transaction=True)
+def test_meters_read_the_named_backends_and_redis():
+    import psycopg
+
+    params = {**connection.get_connection_params(), "application_name": "rollroom-meter-test"}
+    params.pop("pool", None)
+    params.pop("cursor_factory", None)
+    with psycopg.connect(**params) as other:
+        pid = other.info.backend_pid
+        backends = meters.PostgresBackends("rollroom-meter-test").snapshot()
+    assert list(backends) == [pid]
+    assert backends[pid] >= 0
+    redis = meters.RedisServer(os.environ["REDIS_URL"]).snapshot()
+    assert redis["redis"] > 0
+
+
 def test_pinned_command():
     assert procs.pinned(["python"], None) == ["python"]
     command = procs.pinned(["python"], 1)
@@ -186,7 +225,8 @@ def test_the_app_does_not_route_the_floors():
     with pytest.raises(NoReverseMatch):
         reverse("bench_floor", kwargs={"room": 1})
     assert [str(route.pattern) for route in websocket_urlpatterns] == [
-        "ws/campaigns/<int:campaign_id>/"
+        "ws/campaigns/<int:campaign_id>/",
+        "ws/campaigns/<int:campaign_id>/facts/",
     ]
 
 
@@ -249,14 +289,24 @@ def test_the_benchmark_server_is_tuned_as_the_apps():
 # One small real run ----------------------------------------------------------------------------
 
 
-# With DATABASE_URL the benchmark runs on that database: this run goes to the test database.
-@pytest.mark.django_db(transaction=True)
-def test_small_run_end_to_end():
-    """A real server, real sockets and POSTs: every key is a number, nothing lost."""
+def bench_env():
+    """The environment of a benchmark run: with DATABASE_URL the benchmark runs on that
+    database, and then on the test database."""
     env = dict(os.environ)
     if env.get("DATABASE_URL"):
         url = urlsplit(env["DATABASE_URL"])
         env["DATABASE_URL"] = url._replace(path="/" + connection.settings_dict["NAME"]).geturl()
+    return env
+
+
+def is_number(value):
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_small_run_end_to_end():
+    """A real server, real sockets and POSTs: every key is a number, nothing lost."""
+    env = bench_env()
     command = [
         sys.executable,
         "manage.py",
@@ -287,6 +337,7 @@ def test_small_run_end_to_end():
             "cpu_s",
             "cpu_pct",
             "rss_peak_mb",
+            "cpu_ms_per_roll",
         ],
         "floor_http": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
         "floor_channels": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
@@ -295,9 +346,37 @@ def test_small_run_end_to_end():
     for phase, names in keys.items():
         for name in names:
             value = out[phase][name]
-            assert isinstance(value, int | float) and not isinstance(value, bool), (phase, name)
+            assert is_number(value), (phase, name)
         assert out[phase]["lost"] == 0, out[phase]
         assert out[phase]["duplicated"] == 0, out[phase]
         assert out[phase]["misrouted"] == 0, out[phase]
     for short in ("http", "channels", "websockets"):
         assert isinstance(out[f"app_over_{short}_p99"], float)
+
+
+@POSTGRES_AND_REDIS
+@pytest.mark.django_db(transaction=True)
+def test_small_run_on_two_servers_measures_daphne_postgresql_and_redis():
+    """Two daphne processes on PostgreSQL + Redis, each room's sockets on both: nothing lost,
+    and the CPU per roll of both processes, of PostgreSQL's backends and of Redis."""
+    command = [sys.executable, "manage.py", "bench_rolls", "--servers", "2", "--rooms", "2"]
+    command += ["--clients", "2", "--rate", "10", "--seconds", "1", "--skip-floors", "--json"]
+    done = subprocess.run(
+        command, cwd=settings.BASE_DIR, env=bench_env(), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    assert out["config"]["servers"] == 2
+    assert out["config"]["database"] == "postgresql"
+    assert out["config"]["layer"] == "RoomRedisChannelLayer"
+    app = out["app"]
+    assert (app["sent"], app["lost"], app["duplicated"], app["misrouted"]) == (10, 0, 0, 0)
+    assert len(app["cpu_s_by_server"]) == 2
+    assert all(is_number(cpu) and cpu >= 0 for cpu in app["cpu_s_by_server"])
+    assert app["cpu_s"] == pytest.approx(sum(app["cpu_s_by_server"]), abs=0.002)
+    assert app["cpu_s"] > 0
+    for name in ("cpu_ms_per_roll", "pg_cpu_s", "pg_cpu_ms_per_roll", "redis_cpu_ms_per_roll"):
+        assert is_number(app[name]) and app[name] >= 0, name
+    assert app["redis_cpu_s"] > 0
+    assert app["cpu_ms_per_roll"] == pytest.approx(100 * app["cpu_s"], abs=0.01)
+    assert "floor_http" not in out

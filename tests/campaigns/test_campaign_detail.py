@@ -1,8 +1,14 @@
+import re
+
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Membership
+from rolls.rules.sheet import ENDURANCE
+from sheets.models import Character, Rating
+from sheets.services import character_create
+from sparetime.services import free_sparetime, sparetime_grant, sparetime_spend
 from tests.conftest import make_campaign, make_user
 
 
@@ -25,33 +31,80 @@ def test_post_is_not_allowed(as_user, pool_campaign, gm):
     assert as_user(gm).post(detail(pool_campaign)).status_code == 405
 
 
-def test_player_sees_members_and_only_own_characters(
-    as_user, mana_campaign, player, other_player, character_with_pools
+def party_row(content, character):
+    """The party's row of ``character`` on a page."""
+    match = re.search(rf'<tr id="party-{character.id}">(.*?)</tr>', content, re.S)
+    return match.group(1) if match else None
+
+
+def test_a_player_sees_the_whole_party_and_only_their_own_mana(
+    as_user, mana_campaign, gm, player, other_player, character_with_pools
 ):
-    mine = character_with_pools(mana_campaign, player, "Ilse")
-    character_with_pools(mana_campaign, other_player, "Bram")
+    mine = character_with_pools(mana_campaign, player, "Ilse", {"blue": (3, 5)})
+    theirs = character_with_pools(mana_campaign, other_player, "Bram", {"blue": (4, 7)})
+    npc = character_with_pools(mana_campaign, gm, "Harbor master", {"blue": (1, 9)})
     response = as_user(player).get(detail(mana_campaign))
     content = response.content.decode()
     assert response.status_code == 200
     assert "Blue Harbor" in content and "Mana" in content
     assert all(name in content for name in ("gm", "ana", "ben"))
-    assert "Ilse" in content
-    assert "Bram" not in content
     assert reverse("gm_panel", args=[mana_campaign.id]) not in content
     assert f'href="/campaigns/{mana_campaign.id}/room/"' in content
-    assert f'href="{reverse("character_detail", args=[mana_campaign.id, mine.id])}"' in content
     assert f'href="{reverse("character_create", args=[mana_campaign.id])}"' in content
+    own, other = party_row(content, mine), party_row(content, theirs)
+    assert f'href="{reverse("character_detail", args=[mana_campaign.id, mine.id])}"' in own
+    assert "Ilse" in own and "ana" in own and "blue 3/5" in own
+    assert f'href="{reverse("character_detail", args=[mana_campaign.id, theirs.id])}"' in other
+    assert "Bram" in other and "ben" in other
+    assert "4/7" not in content  # Bram's pool is ben's and the GM's alone
+    assert party_row(content, npc) is None and "Harbor master" not in content  # the GM's NPC
+    assert f'ws-connect="/ws/campaigns/{mana_campaign.id}/facts/"' in content
 
 
-def test_gm_sees_all_characters_with_owners_and_the_panel_link(
+def test_the_gm_sees_every_character_with_its_player_hp_and_sparetime(
     as_user, pool_campaign, gm, player, other_player, character_with_pools
 ):
-    character_with_pools(pool_campaign, player, "Ilse")
-    character_with_pools(pool_campaign, other_player, "Bram")
+    ilse = character_create(campaign=pool_campaign, owner=player, name="Ilse")
+    bram = character_create(campaign=pool_campaign, owner=other_player, name="Bram")
+    npc = character_create(campaign=pool_campaign, owner=gm, name="Ogre")
+    Rating.objects.filter(character=ilse, skill=ENDURANCE).update(value=2)
+    Character.objects.filter(pk=ilse.pk).update(hp_current=7)
+    sparetime_grant(character=ilse, amount=5, by=gm)
+    sparetime_grant(character=bram, amount=3, by=gm)
     content = as_user(gm).get(detail(pool_campaign)).content.decode()
-    assert "Ilse" in content and "(ana)" in content
-    assert "Bram" in content and "(ben)" in content
+    hp_max = pool_campaign.hp_max_for(2)
+    assert "Ilse" in party_row(content, ilse) and "ana" in party_row(content, ilse)
+    assert f"7 / {hp_max}" in party_row(content, ilse)
+    assert ">5<" in party_row(content, ilse) and ">3<" in party_row(content, bram)
+    assert "Ogre" in party_row(content, npc) and "GM" in party_row(content, npc)
     assert f'href="{reverse("gm_panel", args=[pool_campaign.id])}"' in content
+
+
+def test_a_player_sees_every_hp_but_only_their_own_sparetime(
+    as_user, pool_campaign, gm, player, other_player
+):
+    ilse = character_create(campaign=pool_campaign, owner=player, name="Ilse")
+    bram = character_create(campaign=pool_campaign, owner=other_player, name="Bram")
+    sparetime_grant(character=ilse, amount=5, by=gm)
+    sparetime_grant(character=bram, amount=3, by=gm)
+    content = as_user(player).get(detail(pool_campaign)).content.decode()
+    full = pool_campaign.hp_max_for(0)
+    assert f"{full} / {full}" in party_row(content, ilse)
+    assert f"{full} / {full}" in party_row(content, bram)
+    assert ">5<" in party_row(content, ilse)
+    assert ">3<" not in party_row(content, bram) and "–" in party_row(content, bram)
+
+
+def test_free_sparetime_in_the_party_is_the_ledger_s(as_user, pool_campaign, gm, player):
+    """The party sums what ``free_sparetime`` sums (earmarked hand-outs and their spends left
+    out), in the query that reads the characters."""
+    ilse = character_create(campaign=pool_campaign, owner=player, name="Ilse")
+    sparetime_grant(character=ilse, amount=9, by=gm)
+    strength = Rating.objects.get(character=ilse, attribute="Strength", skill="")
+    sparetime_spend(character=ilse, rating=strength, by=player)
+    content = as_user(player).get(detail(pool_campaign)).content.decode()
+    assert f">{free_sparetime(ilse)}<" in party_row(content, ilse)
+    assert free_sparetime(ilse) < 9
 
 
 def test_other_campaigns_characters_are_not_shown(as_user, pool_campaign, gm, character_with_pools):

@@ -117,6 +117,13 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 422 403 422",
     ),
+    # The GM hands an NPC to a player: refused for the empty form (the player's character is
+    # not the GM's either).
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/hand-over/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
     "campaigns/<int:campaign_id>/characters/<int:character_id>/hp/": (
         "pool",
         "login 405 405 405 405",
@@ -255,6 +262,11 @@ MATRIX = {
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
+    "campaigns/<int:campaign_id>/party/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
     "campaigns/<int:campaign_id>/room/checks/": (
         "pool",
         "login 404 200 200 200",
@@ -274,6 +286,22 @@ MATRIX = {
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
+    ),
+    # The GM's NPC roll in one step: the form again, its live odds, the roll.
+    "campaigns/<int:campaign_id>/room/npc/roll/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<int:campaign_id>/room/npc/form/": (
+        "pool",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/room/npc/odds/": (
+        "mana",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
     ),
     "campaigns/<int:campaign_id>/room/characters/<int:character_id>/request/": (
         "pool",
@@ -320,6 +348,7 @@ MATRIX = {
 #: Websocket routes -> one answer per role: "open" or "refused" (in the player's campaign).
 WS_MATRIX = {
     "ws/campaigns/<int:campaign_id>/": "refused refused open open open",
+    "ws/campaigns/<int:campaign_id>/facts/": "refused refused open open open",
 }
 
 

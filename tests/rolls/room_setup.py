@@ -107,7 +107,11 @@ class PushRecorder:
         return [m for _c, m in self.sent if "seq" in m]
 
     def checks(self):
-        return [m for _c, m in self.sent if "seq" not in m]
+        return [m for _c, m in self.sent if "seq" not in m and not m.get("facts")]
+
+    def facts(self):
+        """The facts pushes (``rolls.push.facts_message``)."""
+        return [m for _c, m in self.sent if m.get("facts")]
 
 
 def record_pushes(monkeypatch):

@@ -2,6 +2,7 @@
 
 import logging
 import re
+from types import SimpleNamespace
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -247,3 +248,41 @@ def test_a_removal_whose_push_fails_is_answered(pool_campaign, as_user, gm, play
     response = as_user(gm).post(reverse("member_remove", args=[pool_campaign.id, player.id]))
     assert response.status_code == 302
     assert pool_campaign.member(player) is None
+
+
+# Facts pushes ------------------------------------------------------------------------------------
+
+
+def test_a_public_facts_push_goes_to_the_whole_room():
+    characters = [SimpleNamespace(pk=7, owner_id=2), SimpleNamespace(pk=3, owner_id=5)]
+    message = push.facts_message(characters, gm_id=1, private=False)
+    assert message == {"facts": True, "all": "<!--facts 3 7-->"}
+
+
+def test_a_private_facts_push_names_to_each_player_only_their_own_characters():
+    characters = [
+        SimpleNamespace(pk=7, owner_id=2),
+        SimpleNamespace(pk=3, owner_id=5),
+        SimpleNamespace(pk=9, owner_id=1),  # the GM's NPC
+    ]
+    message = push.facts_message(characters, gm_id=1, private=True)
+    assert message == {
+        "facts": True,
+        "gm": "<!--facts 3 7 9-->",
+        "users": {"2": "<!--facts 7-->", "5": "<!--facts 3-->"},
+    }
+    assert push.facts_message([], gm_id=1, private=True) is None
+
+
+def test_a_facts_push_keeps_its_mark_on_every_group_it_is_sent_to(monkeypatch):
+    sent = []
+
+    async def record(sends, kind="room.push"):
+        sent.extend(sends)
+
+    monkeypatch.setattr(push, "group_send_all", record)
+    push.send(4, {"facts": True, "gm": "<!--facts 1-->", "users": {"2": "<!--facts 1-->"}})
+    assert sent == [
+        (push.user_group_name(4, 2), {"all": "<!--facts 1-->", "facts": True}),
+        (push.gm_group_name(4), {"all": "<!--facts 1-->", "facts": True}),
+    ]

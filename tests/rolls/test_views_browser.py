@@ -288,3 +288,75 @@ class TestSecretRollsInTheBrowser(BrowserTestCase):
             browser.close()
         revealed = LogEntry.objects.get(campaign=self.campaign, seq=2)
         assert shown == {f"#2 {revealed.hash[:12]}"}
+
+
+class TestGapInTheBrowser(BrowserTestCase):
+    """A push lost between the server and the page (the server fills only the gaps it sees):
+    the page sees the next entry skip one, drops it and reopens its socket after its last
+    entry (static/js/room.js); both entries then show, once each, in order."""
+
+    def setUp(self):
+        self.gm, self.ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(
+            self.gm, system=Campaign.MANA, name="Blue Harbor", players=[self.ana]
+        )
+        self.log_in(self.gm, self.ana)
+
+    def test_the_page_reopens_its_socket_on_a_gap(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        room = f"/campaigns/{self.campaign.id}/room/"
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm = self.open_page(browser, "gm", room)
+            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            # Ana's socket goes through a route that loses the first frame of entry 2.
+            ana = self.logged_in_page(browser, "ana")
+            sockets, lost = [], []
+
+            def through(route):
+                sockets.append(route.url)
+                server = route.connect_to_server()
+
+                def to_page(message):
+                    if 'data-seq="2"' in str(message) and not lost:
+                        lost.append(message)
+                        return
+                    route.send(message)
+
+                server.on_message(to_page)
+
+            ana.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
+            ana.goto(f"{self.live_server_url}{room}")
+            ana.wait_for_selector('#ws-status[data-state="ok"]')
+            expect(gm.locator("#presence")).to_contain_text("ana")
+
+            gm.click("#session button")  # entry 1
+            expect(ana.locator("#log article.entry")).to_have_count(1)
+            settled(gm)
+            gm.click("#session button")  # entry 2, lost on its way to Ana's page
+            expect(gm.locator("#log article.entry")).to_have_count(2)
+            assert len(lost) == 1 and "Session 1 ended" in str(lost[0])
+            expect(ana.locator("#log article.entry")).to_have_count(1)
+            settled(gm)
+
+            gm.click("#session button")  # entry 3: Ana's page sees the gap and reopens
+            expect(gm.locator("#log article.entry")).to_have_count(3)
+            expect(ana.locator("#log article.entry")).to_have_count(3)
+            room_ws = f"{self.live_server_ws_url}/ws/campaigns/{self.campaign.id}/"
+            assert sockets == [room_ws + "?after=0", room_ws + "?after=1"]
+            expect(ana.locator('#ws-status[data-state="ok"]')).to_have_count(1)
+            seqs = ana.locator("#log article.entry").evaluate_all(
+                "entries => entries.map(e => e.dataset.seq)"
+            )
+            assert seqs == ["1", "2", "3"]
+            texts = ana.locator("#log article.entry").all_inner_texts()
+            assert "Session 1 started" in texts[0]
+            assert "Session 1 ended" in texts[1]
+            assert "Session 2 started" in texts[2]
+            # Nothing more arrives late, twice: the log keeps the three.
+            gm.click("#session button")  # entry 4, on the reopened socket
+            expect(ana.locator("#log article.entry")).to_have_count(4)
+            assert sockets == [room_ws + "?after=0", room_ws + "?after=1"]
+            assert "#" in ana.locator("#log-fingerprint").inner_text()
+            browser.close()

@@ -396,9 +396,9 @@ def test_gm_cancels_a_check(
     assert response.status_code == 204
     check.refresh_from_db()
     assert check.status == Check.DONE
-    [message] = pushes.checks()
-    assert "Closed by the GM." in message["gm"]
-    assert "Closed by the GM." in message["users"][str(player.id)]
+    [message] = pushes.checks()  # the card leaves the live checks
+    gone = f'<article id="check-{check.id}" hx-swap-oob="delete"></article>'
+    assert message["gm"] == message["users"][str(player.id)] == gone
     assert pushes.entries() == []
 
 
@@ -540,7 +540,7 @@ def test_gm_approves_a_shift_and_the_check_is_rolled(
     [entry_message] = pushes.entries()
     assert entry_message["seq"] == entry.seq
     [check_message] = pushes.checks()
-    assert "Highest 8 vs TN 5" in check_message["users"][str(player.id)]
+    assert 'hx-swap-oob="delete"' in check_message["users"][str(player.id)]
 
 
 def test_gm_declines_a_shift(

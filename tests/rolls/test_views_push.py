@@ -103,10 +103,10 @@ async def test_check_and_private_roll_reach_only_who_may_see_them(table):
         assert not DIE.search(ben_entry)
         assert "INTENT-PRIVATE" not in ben_entry and "SECRET-NOTE" not in ben_entry
         for mine in (gm_frames, ana_frames):
-            entry, update = mine
+            facts, entry, update = mine  # the facts push registered during the roll, first
             assert DIE.search(entry) and "INTENT-PRIVATE" in entry
-            assert f'<article id="check-{check.id}"' in update
-            assert 'hx-swap-oob="outerHTML"' in update
+            assert f'<article id="check-{check.id}"' in update  # updated (failed) or gone (done)
+            assert facts == f"<!--facts {mana_table.mira.id}-->"  # the spend changed the pool
 
 
 async def test_a_refused_roll_reaches_nobody(table):

@@ -69,9 +69,14 @@ def test_player_rolls_a_mana_check(
     [check_message] = pushes.checks()
     assert set(check_message) == {"gm", "users"}
     assert set(check_message["users"]) == {str(player.id)}
-    html = check_message["users"][str(player.id)]
-    assert f'<article id="check-{check.id}" class="check done" hx-swap-oob="outerHTML">' in html
-    assert "Attempt 1: 4 successes vs difficulty 3" in html
+    # Done: the card leaves the live checks (the log keeps the roll).
+    gone = f'<article id="check-{check.id}" hx-swap-oob="delete"></article>'
+    assert check_message["users"][str(player.id)] == check_message["gm"] == gone
+    # The spend changed Mira's pool: her player's and the GM's pages hear of it, nobody else's.
+    [facts] = pushes.facts()
+    assert facts["gm"] == f"<!--facts {mana_table.mira.id}-->"
+    assert facts["users"] == {str(player.id): f"<!--facts {mana_table.mira.id}-->"}
+    assert "all" not in facts
 
 
 def test_failed_mana_roll_then_reattempt_through_the_views(
@@ -298,7 +303,8 @@ def test_player_rolls_a_pool_check(
     assert (entry.data["highest"], entry.data["success"]) == (9, True)
     assert len(pushes.entries()) == 1
     [check_message] = pushes.checks()
-    assert "Highest 9 vs TN 8" in check_message["users"][str(player.id)]
+    assert 'hx-swap-oob="delete"' in check_message["users"][str(player.id)]
+    assert pushes.facts() == []  # a Pool roll changes no sheet
 
 
 def test_attribute_alone(pool_table, as_user, player, monkeypatch):

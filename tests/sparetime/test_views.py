@@ -169,7 +169,7 @@ def test_a_raise_tells_the_sheets_pool_section_to_reload(as_user, player, gm, he
     response = client.post(spend_url(hero), {"rating": rating(hero, "Climb").id}, **HTMX)
     event = response["HX-Trigger"]
     tag = pool_section_tag(client, hero)
-    assert f'hx-trigger="{event} from:body"' in tag
+    assert f'hx-trigger="{event} from:body, ' in tag
     reload = re.search(r'hx-get="([^"]+)"', tag).group(1)
     section = client.get(reload, **HTMX).content.decode()
     assert section.lstrip().startswith('<section id="sheet-pool"')

@@ -1,0 +1,152 @@
+"""Facts in a real browser (tests/browser.py), the GM and two players each on their pages: what
+one of them changes shows on the others' open pages without a reload, to those entitled only
+(rolls/push.py's facts pushes, static/js/site.js)."""
+
+import re
+
+from campaigns.models import Campaign, ManaSkill
+from rolls import services
+from sheets.models import ManaPool, Rating
+from sheets.services import character_create
+from sparetime.services import sparetime_grant
+from tests.browser import BROWSER, BrowserTestCase, settled
+from tests.conftest import make_campaign, make_user
+
+pytestmark = BROWSER
+
+SOCKET_OPEN = '[ws-connect][data-socket="open"]'
+
+
+class FactsCase(BrowserTestCase):
+    def open(self, browser, username, path):
+        """``username``'s page at ``path``, its socket open, marked to tell a reload."""
+        page = self.open_page(browser, username, path)
+        page.wait_for_selector(SOCKET_OPEN)
+        settled(page)
+        page.evaluate("window.notReloaded = true")
+        return page
+
+    @staticmethod
+    def not_reloaded(*pages):
+        for page in pages:
+            assert page.evaluate("window.notReloaded") is True
+
+
+class TestManaFacts(FactsCase):
+    def setUp(self):
+        self.gm, ana, ben = (make_user(n) for n in ("gm", "ana", "ben"))
+        self.campaign = make_campaign(self.gm, system=Campaign.MANA, players=[ana, ben])
+        ManaSkill.objects.create(
+            campaign=self.campaign, name="Gather Information", color_a="blue", color_b="white"
+        )
+        self.mira = character_create(campaign=self.campaign, owner=ana, name="Mira")
+        ManaPool.objects.filter(character=self.mira).update(current=5, maximum=5)
+        character_create(campaign=self.campaign, owner=ben, name="Bo")
+        self.checks = [
+            services.check_ask(campaign=self.campaign, character=self.mira, by=self.gm, target=1)
+            for _ in range(2)
+        ]
+        self.log_in(self.gm, ana, ben)
+
+    def test_a_mana_spend_shows_on_the_roller_s_and_the_gm_s_pages_only(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        room = f"/campaigns/{self.campaign.id}/room/"
+        sheet = f"/campaigns/{self.campaign.id}/characters/{self.mira.id}/"
+        rolled, other = (f"#check-{check.id}" for check in self.checks)
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm = self.open(browser, "gm", room)
+            ben = self.open(browser, "ben", room)
+            ana_sheet = self.open(browser, "ana", sheet)
+            ana = self.open(browser, "ana", room)
+            party = f"#party-{self.mira.id}"
+            expect(gm.locator(party)).to_contain_text("blue 5/5")
+            expect(ben.locator(party)).to_contain_text("Mira")
+            expect(ana.locator(f"{other} form.roll")).to_contain_text("has 5/5")
+
+            ana.fill(f"{rolled} input[name=spend_a]", "1")
+            ana.fill(f"{rolled} input[name=spend_b]", "2")
+            settled(ana)
+            ana.locator(f"{rolled} form.roll").get_by_role(
+                "button", name="Roll", exact=True
+            ).click()
+
+            # The other open check's roll form, the sheet and the party follow the pool.
+            expect(ana.locator(f"{other} form.roll")).to_contain_text("has 4/5")
+            expect(ana.locator(f"{other} form.roll")).to_contain_text("has 3/5")
+            expect(ana.locator(party)).to_contain_text("blue 4/5")
+            expect(ana.locator(party)).to_contain_text("white 3/5")
+            pool = ana_sheet.locator("#sheet-mana table").first
+            expect(pool).to_contain_text(re.compile(r"blue\s*4\s*5"))
+            expect(pool).to_contain_text(re.compile(r"white\s*3\s*5"))
+            expect(gm.locator(party)).to_contain_text("blue 4/5")
+            expect(gm.locator(party)).to_contain_text("white 3/5")
+            # Ben hears the roll (its log entry), never Mira's pool.
+            expect(ben.locator("#log [data-seq]")).to_have_count(1)
+            settled(ben)
+            assert "4/5" not in ben.content() and "5/5" not in ben.content()
+            self.not_reloaded(gm, ben, ana, ana_sheet)
+            browser.close()
+
+
+class TestPoolFacts(FactsCase):
+    def setUp(self):
+        gm, ana, ben = (make_user(n) for n in ("gm", "ana", "ben"))
+        self.campaign = make_campaign(gm, system=Campaign.POOL, players=[ana, ben])
+        self.ilse = character_create(campaign=self.campaign, owner=ana, name="Ilse")
+        Rating.objects.filter(character=self.ilse, attribute="Strength", skill="").update(value=1)
+        character_create(campaign=self.campaign, owner=ben, name="Tor")
+        sparetime_grant(character=self.ilse, amount=3, by=gm)
+        self.check = services.check_ask(
+            campaign=self.campaign, character=self.ilse, by=gm, target=3
+        )
+        self.log_in(gm, ana, ben)
+
+    def test_ratings_hp_sparetime_and_a_closed_check_show_on_the_others_pages(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        campaign = f"/campaigns/{self.campaign.id}/"
+        sheet = f"{campaign}characters/{self.ilse.id}/"
+        party = f"#party-{self.ilse.id}"
+        card = f"#check-{self.check.id}"
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm_sheet = self.open(browser, "gm", sheet)
+            gm_campaign = self.open(browser, "gm", campaign)
+            ben = self.open(browser, "ben", f"{campaign}room/")
+            ana_sheet = self.open(browser, "ana", sheet)
+            ana = self.open(browser, "ana", f"{campaign}room/")
+            expect(ana_sheet.locator("#sparetime")).to_contain_text("Raise Strength 1 → 2")
+            expect(gm_campaign.locator(f"{party} .party-sparetime")).to_have_text("3")
+            expect(ben.locator(f"{party} .party-hp")).to_have_text("10 / 10")
+            expect(ana.locator(f"{card} select[name=attribute]")).to_contain_text("Strength 1d6")
+
+            # The GM sets a rating: the player's raise buttons and roll form follow.
+            gm_sheet.fill("input[aria-label='Rating of Strength']", "2")
+            strength = gm_sheet.locator("input[aria-label='Rating of Strength']")
+            gm_sheet.locator("form.rating-form", has=strength).get_by_role("button").click()
+            expect(ana_sheet.locator("#sparetime")).to_contain_text("Raise Strength 2 → 3")
+            expect(ana_sheet.locator("#sheet-pool")).to_contain_text("2d6")
+            expect(ana.locator(f"{card} select[name=attribute]")).to_contain_text("Strength 2d6")
+
+            # The player raises Endurance: HP and sparetime follow in the GM's party; Ben sees
+            # the HP, not the sparetime.
+            settled(ana_sheet)
+            ana_sheet.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)").click()
+            expect(gm_campaign.locator(f"{party} .party-hp")).to_have_text("10 / 12")
+            expect(gm_campaign.locator(f"{party} .party-sparetime")).to_have_text("2")
+            expect(gm_sheet.locator("#sheet-pool .hp")).to_contain_text("HP 10 / 12")
+            expect(ben.locator(f"{party} .party-hp")).to_have_text("10 / 12")
+            expect(ben.locator(f"{party} .party-sparetime")).to_have_text("–")
+
+            # The player rolls: the closed check leaves her live checks.
+            settled(ana)
+            ana.select_option(f"{card} select[name=attribute]", label="Strength 2d6")
+            expect(ana.locator(f"{card} .odds")).to_contain_text("%")
+            settled(ana)
+            ana.locator(f"{card} form.roll").get_by_role("button", name="Roll", exact=True).click()
+            expect(ana.locator(card)).to_have_count(0)
+            expect(ana.locator("#log [data-seq]")).to_have_count(1)
+            self.not_reloaded(gm_sheet, gm_campaign, ben, ana_sheet, ana)
+            browser.close()
