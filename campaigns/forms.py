@@ -48,9 +48,7 @@ def check_palette_size(colors):
 
 
 def cost_field(label):
-    return forms.IntegerField(
-        label=label, min_value=1, max_value=MAX_COST, help_text="Sparetime per point."
-    )
+    return forms.IntegerField(label=label, min_value=1, max_value=MAX_COST)
 
 
 def hp_field(label):

@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.forms",  # the widgets' templates, for FORM_RENDERER
     "channels",
     "django_htmx",
     "campaigns",
@@ -145,6 +146,9 @@ TEMPLATES = [
         },
     },
 ]
+
+# Every form in the site's own look: templates/forms/ (config/forms.py).
+FORM_RENDERER = "config.forms.SiteFormRenderer"
 
 
 def sqlite_database(name, options=None):

@@ -1,10 +1,22 @@
-"""How dice look on screen: a d10's 10 is its face marked 0, an exploded chain is 6 → 3 = 9."""
+"""How dice look on screen. Each kind of die sits in a group of its own, named by a visible label
+(d6 squares, d10 rounded), so that a Pool roll of 3d6 + 1d10 never reads as four equal dice. A
+d10's 10 is its face marked 0; an exploded chain is 6 → 3 = 9. The die that decides a Pool roll
+and the successes of a Mana roll are marked with a sign and with text for screen readers (the
+``sr-only`` spans), never by color alone. Mana colors show as a swatch beside their name."""
 
 from fractions import Fraction
 
 from django import template
+from django.utils.html import format_html, format_html_join
 
 register = template.Library()
+
+#: Colors the swatches know (static/css/rollroom.css ``.swatch-<name>``); any other palette color
+#: gets the neutral, striped ``swatch-other``: its name is always written beside it.
+SWATCHES = frozenset(
+    "white blue black red green colorless yellow orange purple violet pink brown grey gray gold "
+    "silver".split()
+)
 
 
 @register.filter
@@ -18,6 +30,81 @@ def chain(faces, sides=6):
     if len(faces) == 1:
         return shown[0]
     return f"{' → '.join(shown)} = {sum(faces)}"
+
+
+def _die(sides, classes, said, shown):
+    if said:
+        return format_html(
+            '<span class="die d{} {}"><span class="sr-only">{}</span>{}</span>',
+            sides,
+            classes,
+            said,
+            shown,
+        )
+    return format_html('<span class="die d{}">{}</span>', sides, shown)
+
+
+def _group(sides, dice):
+    """A labelled group of one kind of die; ``dice`` are (classes, screen reader text, shown)."""
+    if not dice:
+        return ""
+    return format_html(
+        '<span class="dice-set d{}"><span class="kind">d{}</span> {}</span>',
+        sides,
+        sides,
+        format_html_join(" ", "{}", ((_die(sides, *die),) for die in dice)),
+    )
+
+
+@register.simple_tag
+def pool_dice(d):
+    """A Pool roll's dice: the d6 chains, then the d10 chains; the first die whose total is the
+    roll's highest decides it (``deciding``), an exploded chain is marked ``boom``."""
+    decided = False
+    groups = []
+    for sides in (6, 10):
+        dice = []
+        for faces in d[f"d{sides}"]:
+            classes, said = [], []
+            if len(faces) > 1:
+                classes.append("boom")
+                said.append("exploded")
+            if not decided and sum(faces) == d["highest"]:
+                decided = True
+                classes.append("deciding")
+                said.append("deciding die")
+            said = f"{', '.join(said)}: " if said else ""
+            dice.append((" ".join(classes), said, chain(faces, sides)))
+        groups.append(_group(sides, dice))
+    shown = format_html_join(" ", "{}", ((group,) for group in groups if group))
+    return format_html('<p class="dice">{}</p>', shown)
+
+
+@register.simple_tag
+def mana_dice(d):
+    """A Mana roll's d10s: an 8 or 9 is one success (``hit``), a 10 (shown 0) two (``hit two``)."""
+    dice = []
+    for face in d["faces"]:
+        if face == 10:
+            dice.append(("hit two", "2 successes: ", "0"))
+        elif face >= 8:
+            dice.append(("hit", "success: ", str(face)))
+        else:
+            dice.append(("", "", str(face)))
+    return format_html('<p class="dice">{}</p>', _group(10, dice))
+
+
+@register.filter
+def swatch(color):
+    """A mana color's name with its swatch (the name is what screen readers read)."""
+    name = str(color)
+    known = name.casefold() if name.casefold() in SWATCHES else "other"
+    return format_html(
+        '<span class="mana-color">'
+        '<span class="swatch swatch-{}" aria-hidden="true"></span>{}</span>',
+        known,
+        name,
+    )
 
 
 @register.filter

@@ -40,6 +40,38 @@
   }
 
   let follow = true; // keep the log at its end unless the reader scrolled up
+  let seqBefore = 0; // the last entry shown before a frame was swapped in
+
+  // What a screen reader hears of an entry: who rolled what and the outcome (not the dice
+  // one by one, nor the commitment); other entries say their first line.
+  function summary(entry) {
+    const parts = [entry.querySelector("header"), entry.querySelector(".outcome")].filter(Boolean);
+    const text = parts.length
+      ? parts.map(function (el) { return el.textContent; }).join(". ")
+      : entry.textContent;
+    return text.replace(/\s+/g, " ").trim();
+  }
+
+  // New entries: the newest is marked (rollroom.css flashes it unless the reader asked for
+  // less motion), and the polite live region #log-news says them, once each; the log itself is
+  // not live, so nothing already there is read again.
+  function arrived() {
+    const el = log();
+    if (!el) return;
+    const fresh = Array.from(el.querySelectorAll("[data-seq]")).filter(function (entry) {
+      return Number(entry.dataset.seq) > seqBefore;
+    });
+    if (!fresh.length) return;
+    el.querySelectorAll(".entry.arrived").forEach(function (entry) {
+      entry.classList.remove("arrived");
+    });
+    fresh[fresh.length - 1].classList.add("arrived");
+    const news = document.getElementById("log-news");
+    if (!news) return;
+    const said = fresh.slice(-3).map(summary);
+    if (fresh.length > 3) said.unshift(fresh.length + " new entries; the last three:");
+    news.textContent = said.join(" · ");
+  }
 
   document.addEventListener("htmx:wsOpen", function () {
     setStatus("connected", "ok");
@@ -79,8 +111,10 @@
     }
     const el = log();
     follow = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+    seqBefore = lastSeq();
   });
   document.addEventListener("htmx:wsAfterMessage", function () {
+    arrived();
     if (follow) scrollDown();
   });
 

@@ -87,7 +87,7 @@ def test_the_room_announces_results_and_lets_the_keyboard_find_them(mana_table, 
     """room.js focuses a card's [data-result] after a roll and reads it into #announce."""
     check = ask(mana_table, mana_table.mira, target=3)
     html = as_user(player).get(url("room", mana_table)).content.decode()
-    assert '<p id="announce" class="visually-hidden" role="status" aria-live="polite">' in html
+    assert '<p id="announce" class="sr-only" role="status" aria-live="polite">' in html
     assert f'<button id="roll-{check.id}-submit"' in html  # its focus survives a swap
     roll_mana(check, mana_table.player, mana_table.gather, (1, 1, 1), spend_b=0)
     html = as_user(player).get(url("room", mana_table)).content.decode()

@@ -135,6 +135,6 @@ def test_the_mana_section_fetched_again_shows_the_pool_to_its_player_alone(
     path = reverse("character_detail", args=[campaign.id, mira.id]) + "?section=mana"
     own = as_user(player).get(path, **HTMX).content.decode()
     assert f'hx-trigger="facts-{mira.id} from:body, facts-resync from:body"' in own
-    assert "<td>blue</td><td>2</td><td>3</td>" in own
+    assert 'swatch-blue" aria-hidden="true"></span>blue</span></td><td>2</td><td>3</td>' in own
     other = as_user(other_player).get(path, **HTMX).content.decode()
-    assert 'id="sheet-mana"' in other and "<td>blue</td>" not in other
+    assert 'id="sheet-mana"' in other and "swatch-blue" not in other

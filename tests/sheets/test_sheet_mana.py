@@ -223,7 +223,7 @@ def test_traits_access(as_user, player, outsider, gm, ana_mage, elsewhere_mage, 
 
 def pool_rows(html):
     """The mana pool table's rows (color, current, maximum) in a sheet page."""
-    return re.findall(r"<tr><td>(\w+)</td><td>(\d+)</td><td>(\d+)</td></tr>", html)
+    return re.findall(r"<tr><td>.*?</span>(\w+)</span></td><td>(\d+)</td><td>(\d+)</td></tr>", html)
 
 
 def test_private_mana_roll_spends_out_of_other_players_sight(

@@ -145,7 +145,7 @@ def test_mana_sheet_shows_skills_traits_and_pool(as_user, player, ana_mage, mana
         "Gather Information",
         "Stubborn",
         "colorless",
-        "<td>blue</td><td>0</td><td>4</td>",
+        'swatch-blue" aria-hidden="true"></span>blue</span></td><td>0</td><td>4</td>',
     ):
         assert text in html, text
     assert "Set traits" not in html  # the GM sets traits

@@ -1,0 +1,296 @@
+"""Every page in a real browser (tests/browser.py): usable at 375 px without scrolling sideways,
+no serious or critical accessibility violation (axe-core, through axe-playwright-python, which
+ships it), the light and dark themes and the remembered toggle, the icons, and the room's new
+entries marked and announced to screen readers."""
+
+from campaigns.models import Campaign, ManaSkill
+from rolls import services as rolls
+from sheets.services import character_create
+from sparetime.services import sparetime_grant, sparetime_spend
+from tests.browser import BROWSER, BrowserTestCase, settled
+from tests.conftest import make_campaign, make_user
+from tests.rolls.room_setup import fill, rate
+from tests.rolls.scripted_rng import ScriptedRng
+
+pytestmark = BROWSER
+
+PHONE = {"width": 375, "height": 740}
+LIGHT_BG, DARK_BG = "rgb(247, 245, 240)", "rgb(23, 22, 20)"
+
+# Elements wider than the page, for a readable failure.
+OVERFLOWING = """() => Array.from(document.querySelectorAll('body *'))
+  .filter(el => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+  .slice(0, 8).map(el => el.tagName + (el.id ? '#' + el.id : '') + '.' + el.className
+    + ' ' + Math.round(el.getBoundingClientRect().right))"""
+
+
+class PagesTestCase(BrowserTestCase):
+    """A Pool and a Mana campaign with rolls, checks, sheets and sparetime; ``self.pages`` are
+    the pages to visit, per user. The live server lives as long as its class: one test a class
+    (a second one's sessions would not be seen by the server's session cache)."""
+
+    def setUp(self):
+        self.gm, ana = make_user("gm"), make_user("ana")
+        pool = make_campaign(
+            self.gm, system=Campaign.POOL, name="The Northern Marches", players=[ana]
+        )
+        ilse = character_create(campaign=pool, owner=ana, name="Ilse of the Long Road")
+        strength = rate(ilse, "Strength", value=3)
+        jump = rate(ilse, "Strength", "Jump", value=2)
+        rate(ilse, "Agility", value=1)
+        sparetime_grant(character=ilse, amount=5, by=self.gm, note="Her years at the border fort")
+        sparetime_spend(character=ilse, rating=jump, by=ana)
+        # Enough rolls that the room's log scrolls (axe then asks that the keyboard reach it).
+        for _ in range(8):
+            check = rolls.check_ask(campaign=pool, character=ilse, by=self.gm, target=8)
+            rolls.check_roll_pool(
+                check=check,
+                by=ana,
+                attribute=strength,
+                skill=jump,
+                intent="Leap the ditch",
+                rng=ScriptedRng(4, 6, 3, 1, 2, 10, 5, 7),
+            )
+        rolls.check_ask(campaign=pool, character=ilse, by=self.gm, target=6)
+
+        mana = make_campaign(self.gm, system=Campaign.MANA, name="Blue Harbor", players=[ana])
+        gather = ManaSkill.objects.create(
+            campaign=mana, name="Gather Information", color_a="blue", color_b="white"
+        )
+        ManaSkill.objects.create(
+            campaign=mana, name="Jump", color_a="red", color_b="green", trait="Athletic"
+        )
+        mira = character_create(campaign=mana, owner=ana, name="Mira")
+        fill(mira, blue=3, white=2, red=1, colorless=4)
+        check = rolls.check_ask(campaign=mana, character=mira, by=self.gm, target=3)
+        rolls.check_roll_mana(
+            check=check,
+            by=ana,
+            skill=gather,
+            spend_a=1,
+            spend_b=1,
+            colorless=0,
+            rng=ScriptedRng(7, 10, 4, 8),
+        )
+        rolls.check_ask(campaign=mana, character=mira, by=self.gm, target=2)
+
+        self.pool, self.mana = pool, mana
+        pool_sheet = f"/campaigns/{pool.id}/characters/{ilse.id}/"
+        mana_sheet = f"/campaigns/{mana.id}/characters/{mira.id}/"
+        self.pages = {
+            None: ["/accounts/login/", "/accounts/signup/"],
+            "ana": [
+                "/",
+                f"/campaigns/{pool.id}/",
+                f"/campaigns/{pool.id}/room/",
+                pool_sheet,
+                f"{pool_sheet}sparetime/",
+                f"/campaigns/{pool.id}/characters/new/",
+                f"/campaigns/{mana.id}/room/",
+                mana_sheet,
+                "/campaigns/new/",
+            ],
+            "gm": [
+                "/",
+                f"/campaigns/{pool.id}/",
+                f"/campaigns/{pool.id}/room/",
+                f"/campaigns/{pool.id}/gm/",
+                pool_sheet,
+                f"/campaigns/{mana.id}/room/",
+                f"/campaigns/{mana.id}/gm/",
+                mana_sheet,
+            ],
+        }
+        self.log_in(self.gm, ana)
+
+    def visit(self, browser, username, path, **context):
+        """``path`` for ``username`` (None: logged out), once its sections loaded; the responses
+        that failed (status >= 400) are kept in ``page.failed``."""
+        context = browser.new_context(**context)
+        if username:
+            context.add_cookies(
+                [
+                    {
+                        "name": "sessionid",
+                        "value": self.cookies[username],
+                        "url": self.live_server_url,
+                    }
+                ]
+            )
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.failed = []
+        page.on(
+            "response",
+            lambda response: (
+                page.failed.append(f"{response.status} {response.url}")
+                if response.status >= 400
+                else None
+            ),
+        )
+        page.goto(f"{self.live_server_url}{path}", wait_until="networkidle")
+        settled(page)
+        return page
+
+    def every_page(self):
+        for username, paths in self.pages.items():
+            for path in paths:
+                yield username, path
+
+
+class TestPagesOnAPhone(PagesTestCase):
+    def test_no_page_scrolls_sideways_at_375_px(self):
+        from playwright.sync_api import sync_playwright
+
+        wide = {}
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            for username, path in self.every_page():
+                page = self.visit(browser, username, path, viewport=PHONE)
+                width = page.evaluate("document.documentElement.scrollWidth")
+                if width > 375:
+                    wide[(username, path)] = (width, page.evaluate(OVERFLOWING))
+                assert page.failed == [], (username, path, page.failed)
+                page.context.close()
+            browser.close()
+        assert wide == {}
+
+
+class TestTheRoomOnAPhone(PagesTestCase):
+    def test_the_checks_come_first_for_a_player_and_after_a_short_log_for_the_gm(self):
+        from playwright.sync_api import sync_playwright
+
+        room = f"/campaigns/{self.pool.id}/room/"
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            boxes = {}
+            for username in ("ana", "gm"):
+                page = self.visit(browser, username, room, viewport=PHONE)
+                boxes[username] = {
+                    card: page.locator(f".{card}").bounding_box()["y"]
+                    for card in ("log-card", "checks-card", "presence-card")
+                }
+                if username == "ana":
+                    # The roll button on the first screen, within a thumb's reach.
+                    button = page.locator(".checks-card button", has_text="Roll").first
+                    assert button.bounding_box()["y"] < PHONE["height"]
+                page.context.close()
+            browser.close()
+        ana, gm = boxes["ana"], boxes["gm"]
+        assert ana["checks-card"] < ana["log-card"] < ana["presence-card"]
+        assert gm["log-card"] < gm["checks-card"] < gm["presence-card"]
+
+
+class TestAccessibility(PagesTestCase):
+    def violations(self, page):
+        from axe_playwright_python.sync_playwright import Axe
+
+        results = Axe().run(page)
+        return [
+            (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:5])
+            for v in results.response["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+
+    def test_no_serious_violation_on_any_page(self):
+        from playwright.sync_api import sync_playwright
+
+        found = {}
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            for username, path in self.every_page():
+                for scheme in ("light", "dark"):
+                    page = self.visit(browser, username, path, color_scheme=scheme)
+                    violations = self.violations(page)
+                    if violations:
+                        found[(username, path, scheme)] = violations
+                    page.context.close()
+            browser.close()
+        assert found == {}
+
+
+def background(page):
+    return page.evaluate("getComputedStyle(document.body).backgroundColor")
+
+
+class TestThemes(PagesTestCase):
+    def test_the_system_setting_chooses_the_theme(self):
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            dark = self.visit(browser, "ana", "/", color_scheme="dark")
+            assert background(dark) == DARK_BG
+            assert dark.get_attribute("[data-theme-toggle]", "aria-pressed") == "true"
+            light = self.visit(browser, "ana", "/", color_scheme="light")
+            assert background(light) == LIGHT_BG
+            assert light.get_attribute("[data-theme-toggle]", "aria-pressed") == "false"
+            browser.close()
+
+
+class TestTheThemeToggle(PagesTestCase):
+    def test_the_toggle_is_remembered_across_a_reload_and_pages(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            page = self.visit(browser, "ana", "/", color_scheme="dark")
+            toggle = page.get_by_role("button", name="Dark theme")
+            expect(toggle).to_have_attribute("aria-pressed", "true")
+            toggle.click()
+            expect(toggle).to_have_attribute("aria-pressed", "false")
+            assert background(page) == LIGHT_BG
+            page.reload(wait_until="networkidle")
+            assert page.evaluate("document.documentElement.dataset.theme") == "light"
+            assert background(page) == LIGHT_BG
+            expect(toggle).to_have_attribute("aria-pressed", "false")
+            page.goto(f"{self.live_server_url}/campaigns/{self.pool.id}/room/")
+            assert background(page) == LIGHT_BG
+
+            toggle = page.get_by_role("button", name="Dark theme")
+            toggle.click()
+            page.reload()
+            assert background(page) == DARK_BG
+            expect(toggle).to_have_attribute("aria-pressed", "true")
+            browser.close()
+
+
+class TestIcons(PagesTestCase):
+    def test_the_linked_icons_are_served(self):
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            page = self.visit(browser, "ana", "/")
+            for rel, kind in (("icon", "image/svg+xml"), ("apple-touch-icon", "image/png")):
+                href = page.get_attribute(f'link[rel="{rel}"]', "href")
+                response = page.request.get(f"{self.live_server_url}{href}")
+                assert response.status == 200 and response.headers["content-type"] == kind
+            assert page.failed == []
+            browser.close()
+
+
+class TestTheLogInTheBrowser(PagesTestCase):
+    def test_a_new_entry_is_marked_and_said_once_to_screen_readers(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            room = f"/campaigns/{self.pool.id}/room/"
+            ana = self.visit(browser, "ana", room)
+            gm = self.visit(browser, "gm", room)
+            for page in (ana, gm):
+                page.wait_for_selector('#ws-status[data-state="ok"]')
+                assert page.locator("#log .entry.arrived").count() == 0
+                assert page.get_attribute("#log-news", "aria-live") == "polite"
+                assert page.get_attribute("#log", "aria-live") is None
+            gm.get_by_role("button", name="Start session 1").click()
+            for page in (ana, gm):
+                expect(page.locator("#log .entry.arrived")).to_contain_text("Session 1 started")
+                expect(page.locator("#log-news")).to_contain_text("Session 1 started")
+                expect(page.locator("#log .entry.arrived")).to_have_count(1)
+            gm.get_by_role("button", name="End session 1").click()
+            expect(ana.locator("#log-news")).to_contain_text("Session 1 ended")
+            assert "started" not in ana.text_content("#log-news")
+            expect(ana.locator("#log .entry.arrived")).to_have_count(1)
+            browser.close()
