@@ -314,17 +314,22 @@ def _check_standing(entry):
         raise Refused(f"That entry was {what} already; an entry is taken back once.")
 
 
+def _check_rating_at(spend, rating):
+    """A raise is taken back only while its rating is at the value it raised it to."""
+    if rating.value != spend.to_value:
+        raise Refused(
+            f"{rating.label} is at {rating.value} now, not {spend.to_value}: take back the "
+            "later change first."
+        )
+
+
 def _counter(entry, *, kind, by, note=""):
     """Append ``entry``'s counter-entry of ``kind``; of a spend, set its rating back (refused
     unless the rating is still at the value the spend raised it to). The caller holds the locks."""
     rating = from_value = to_value = None
     if entry.kind == SparetimeEntry.SPEND:
         rating = Rating.objects.select_for_update().get(pk=entry.rating_id)
-        if rating.value != entry.to_value:
-            raise Refused(
-                f"{rating.label} is at {rating.value} now, not {entry.to_value}: take back the "
-                "later change first."
-            )
+        _check_rating_at(entry, rating)
         rating.character = entry.character
         rating_set(rating=rating, value=entry.from_value)
         from_value, to_value = entry.to_value, entry.from_value
@@ -367,6 +372,46 @@ def sparetime_undo(*, entry, by):
         return _counter(entry, kind=SparetimeEntry.UNDO, by=by)
 
 
+def _check_reversible(entry):
+    """Refuse reversing ``entry`` when it is a counter-entry or taken back already, when a
+    balance would go below zero, or when a raise's rating moved since."""
+    campaign = entry.campaign
+    _check_standing(entry)
+    if entry.kind in (SparetimeEntry.GRANT, SparetimeEntry.AWARD):
+        have = free_sparetime(entry.character)
+        if entry.amount > have:
+            raise Refused(
+                f"{entry.character} has {have} free sparetime; reversing this "
+                f"{entry.get_kind_display().lower()} takes {entry.amount}."
+            )
+    elif entry.kind == SparetimeEntry.DELEGATE:
+        left = delegation_left(campaign, entry.player)
+        if entry.amount > left:
+            raise Refused(
+                f"{entry.player} has {left} left to hand out; reversing this delegation "
+                f"takes {entry.amount}."
+            )
+    elif entry.kind == SparetimeEntry.HANDOUT:
+        left = portion_left(entry)
+        if entry.amount > left:
+            raise Refused(
+                f"{entry.character} has {left} left of this hand-out of {entry.amount}; "
+                "reverse the raises paid from it first."
+            )
+    elif entry.kind == SparetimeEntry.SPEND:
+        _check_rating_at(entry, Rating.objects.get(pk=entry.rating_id))
+
+
+def reversal_refusal(entry):
+    """Why the GM cannot reverse ``entry`` now, or "": what the reversal's confirmation shows
+    (``sparetime_reverse`` checks the same under its locks)."""
+    try:
+        _check_reversible(entry)
+    except Refused as refusal:
+        return str(refusal)
+    return ""
+
+
 def sparetime_reverse(*, entry, by, note=""):
     """The GM reverses ``entry`` with a counter-entry: a grant's or award's sparetime is taken
     from the character, a delegation's from the player, a hand-out's portion goes back to the
@@ -386,26 +431,5 @@ def sparetime_reverse(*, entry, by, note=""):
             Membership.objects.select_for_update().filter(
                 campaign=campaign, user_id=entry.player_id
             ).first()
-        _check_standing(entry)
-        if entry.kind in (SparetimeEntry.GRANT, SparetimeEntry.AWARD):
-            have = free_sparetime(entry.character)
-            if entry.amount > have:
-                raise Refused(
-                    f"{entry.character} has {have} free sparetime; reversing this "
-                    f"{entry.get_kind_display().lower()} takes {entry.amount}."
-                )
-        elif entry.kind == SparetimeEntry.DELEGATE:
-            left = delegation_left(campaign, entry.player)
-            if entry.amount > left:
-                raise Refused(
-                    f"{entry.player} has {left} left to hand out; reversing this delegation "
-                    f"takes {entry.amount}."
-                )
-        elif entry.kind == SparetimeEntry.HANDOUT:
-            left = portion_left(entry)
-            if entry.amount > left:
-                raise Refused(
-                    f"{entry.character} has {left} left of this hand-out of {entry.amount}; "
-                    "reverse the raises paid from it first."
-                )
+        _check_reversible(entry)
         return _counter(entry, kind=SparetimeEntry.REVERSAL, by=by, note=note)

@@ -421,6 +421,7 @@ def sparetime_reversal(request, campaign_id):
         "confirming": confirming,
         "kept": not confirming,
         "effect": _reversal_effect(campaign, entry) if confirming else "",
+        "refusal": services.reversal_refusal(entry) if confirming else "",
         "confirm_form": ReverseForm(campaign),
     }
     return _fragment_or_page(request, REVERSAL_PARTIAL, context)

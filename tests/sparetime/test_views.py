@@ -1020,3 +1020,14 @@ def sparetime_spend_for(character, by):
     from sparetime.services import sparetime_spend
 
     return sparetime_spend(character=character, rating=rating(character, "Climb"), by=by)
+
+
+def test_a_reversal_confirmation_says_when_it_would_be_refused(as_user, gm, player, hero):
+    grant = sparetime_grant(character=hero, amount=2, by=gm)
+    as_user(player).post(spend_url(hero), {"rating": rating(hero, "Climb").id})
+    response = as_user(gm).get(
+        url("sparetime_reversal", hero.campaign), {"entry": grant.id}, **HTMX
+    )
+    html = response.content.decode()
+    assert "Aria has 1 free sparetime; reversing this starting grant takes 2." in html
+    assert "Confirm reversal" not in html and "Keep" in html
