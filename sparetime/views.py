@@ -44,7 +44,7 @@ from .forms import (
 )
 from .models import SparetimeEntry
 
-#: The htmx event a raise sends: the sheet's ratings or HP changed.
+#: The htmx event a raise, an undo or a reversal sends: the sheet's ratings or HP changed.
 SHEET_CHANGED = "sheet-changed"
 #: Sparetime is the Pool system's: its pages are 404 in a Mana campaign.
 POOL = Campaign.POOL
