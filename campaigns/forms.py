@@ -241,6 +241,16 @@ class CampaignSettingsForm(CampaignFieldsForm):
         return cleaned
 
 
+class MemberAddForm(forms.Form):
+    """The GM panel's "add a player": an existing user's username."""
+
+    username = forms.CharField(
+        max_length=150,
+        label="Username",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "none"}),
+    )
+
+
 class SignupForm(UserCreationForm):
     """Django's sign-up form; the username also passes ``names.check_username``."""
 

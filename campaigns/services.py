@@ -1,5 +1,6 @@
 """Campaign writes that touch several models, each in one transaction."""
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from rolls import push
@@ -110,6 +111,32 @@ def membership_join(*, campaign, user):
         campaign=campaign, user=user, defaults={"role": Membership.PLAYER}
     )
     return membership
+
+
+def _user_named(username):
+    """The user called ``username`` (case aside: names that differ only by case can't both
+    exist, see ``names.check_username``), or None."""
+    users = get_user_model().objects.filter(username__iexact=username)
+    found = list(users[:2])
+    exact = [user for user in found if user.username == username]
+    if exact:
+        return exact[0]
+    return found[0] if len(found) == 1 else None
+
+
+@transaction.atomic
+def membership_add(*, campaign, username):
+    """The GM adds an existing user by ``username`` as a player of ``campaign``. Refused for a
+    blank or unknown name and for a member (the GM too)."""
+    username = username.strip()
+    if not username:
+        raise Refused("Name the user to add.")
+    user = _user_named(username)
+    if user is None:
+        raise Refused(f"There is no user called “{username}”.")
+    if Membership.objects.filter(campaign=campaign, user=user).exists():
+        raise Refused(f"{user.username} is already a member of {campaign.name}.")
+    return Membership.objects.create(campaign=campaign, user=user, role=Membership.PLAYER)
 
 
 @transaction.atomic

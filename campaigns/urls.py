@@ -14,6 +14,7 @@ urlpatterns = [
     path(GM, views.gm_panel, name="gm_panel"),
     path(GM + "settings/", views.campaign_settings, name="campaign_settings"),
     path(GM + "invite/renew/", views.invite_renew, name="invite_renew"),
+    path(GM + "members/add/", views.member_add, name="member_add"),
     path(GM + "members/<int:user_id>/remove/", views.member_remove, name="member_remove"),
     path(GM + "skills/", views.mana_skill_add, name="mana_skill_add"),
     path(GM + "skills/<int:skill_id>/", views.mana_skill_edit, name="mana_skill_edit"),

@@ -12,7 +12,7 @@ import math
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import LogoutView
+from django.contrib.auth.views import LogoutView, redirect_to_login
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -23,7 +23,13 @@ from rolls import push
 
 from . import services
 from .access import campaign_for
-from .forms import CampaignCreateForm, CampaignSettingsForm, ManaSkillForm, SignupForm
+from .forms import (
+    CampaignCreateForm,
+    CampaignSettingsForm,
+    ManaSkillForm,
+    MemberAddForm,
+    SignupForm,
+)
 from .models import Campaign, ManaSkill, Membership
 from .writes import answer, attempt
 
@@ -119,20 +125,25 @@ def campaign_detail(request, campaign_id):
     return render(request, "campaigns/detail.html", context)
 
 
-def _join_context(campaign):
+def _join_context(campaign, **extra):
     gm_name = (
         get_user_model()
         .objects.filter(pk=campaign.gm_id())
         .values_list("username", flat=True)
         .first()
     )
-    return {"campaign": campaign, "gm_name": gm_name}
+    return {"campaign": campaign, "gm_name": gm_name, **extra}
 
 
-@login_required
 @require_http_methods(["GET", "POST"])
 def campaign_join(request, token):
+    """The invite link. A logged-out invitee sees which campaign and whose, with a way to log in
+    or sign up that comes back here (``next``); joining takes a login."""
     campaign = get_object_or_404(Campaign, invite_token=token)
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect_to_login(request.get_full_path())
+        return render(request, "campaigns/join.html", _join_context(campaign, next=request.path))
     if request.method == "POST":
         ok, _membership = attempt(
             lambda: services.membership_join(campaign=campaign, user=request.user)
@@ -172,6 +183,7 @@ def _panel_context(request, campaign, *, edit_form=None, **overrides):
         "members": _members(campaign),
         "invite_url": request.build_absolute_uri(invite),
         "settings_form": CampaignSettingsForm(campaign=campaign),
+        "member_add_form": MemberAddForm(),
     }
     if campaign.is_mana:
         context["skill_rows"] = _skill_rows(campaign, edit_form)
@@ -232,6 +244,25 @@ def invite_renew(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True)
     ok, _ = attempt(campaign.renew_invite)
     pieces = _panel_pieces(request, campaign, "_invite.html", invite_renewed=True)
+    return answer(request, ok=ok, **pieces)
+
+
+@login_required
+@require_POST
+def member_add(request, campaign_id):
+    """The GM adds an existing user, by username, as a player."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    form = MemberAddForm(request.POST)
+    ok, result = attempt(
+        lambda: services.membership_add(campaign=campaign, **form.cleaned_data), form=form
+    )
+    if ok:
+        notice = f"{result.user.username} joined {campaign.name} as a player."
+        pieces = _panel_pieces(request, campaign, "_members.html", notice=notice, added=notice)
+    else:
+        if result:
+            form.add_error("username", result)
+        pieces = _panel_pieces(request, campaign, "_members.html", member_add_form=form)
     return answer(request, ok=ok, **pieces)
 
 

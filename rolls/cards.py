@@ -29,6 +29,16 @@ class Viewer:
         return cls(campaign.viewer.user_id, campaign.viewer.is_gm)
 
 
+def asks(check, viewer):
+    """Whether ``check`` waits for ``viewer`` to roll: asked of a player's character and open.
+    The room counts these in its tab title (``static/js/room.js``) and shows them first."""
+    return (
+        not viewer.is_gm
+        and check.status == Check.OPEN
+        and (check.character.owner_id == viewer.user_id)
+    )
+
+
 def check_context(
     check, viewer, *, roll_form=None, target_form=None, error="", last_roll=None, swap=None
 ):
@@ -47,6 +57,7 @@ def check_context(
         "is_owner": is_owner,
         "swap": swap,
         "error": error,
+        "asks_viewer": asks(check, viewer),
     }
     if is_owner and check.status == Check.OPEN:
         context["roll"] = system.roll_context(check, form=roll_form)

@@ -25,7 +25,7 @@ from sparetime.forms import AwardForm
 from sparetime.models import SparetimeEntry
 
 from . import push, services
-from .cards import Viewer, push_check, render_check
+from .cards import Viewer, asks, push_check, render_check
 from .consumers import online
 from .forms import AskForm, RequestForm, TargetForm
 from .models import Check, LogEntry
@@ -66,16 +66,18 @@ def _log_rows(campaign, *, user_id, gm_id, before=None):
 
 def _live_checks(request, campaign):
     """The viewer's live checks (the GM: all of them; a player: their characters'), newest
-    first, as cards: {check id: HTML}."""
+    first, those asked of the viewer (open, to roll) before the rest, as cards:
+    {check id: HTML}; and how many are asked of the viewer."""
     checks = Check.objects.of(campaign).exclude(status=Check.DONE)
     if not campaign.viewer.is_gm:
         checks = checks.filter(character__owner=request.user)
     viewer = Viewer.of(campaign)
+    checks = sorted(checks, key=lambda check: not asks(check, viewer))
     cards = {}
     for check in checks:
         check.campaign = campaign
         cards[check.pk] = render_check(check, viewer, request=request)
-    return cards
+    return cards, sum(asks(check, viewer) for check in checks)
 
 
 def _room_page(request, campaign, *, replace=None):
@@ -85,7 +87,7 @@ def _room_page(request, campaign, *, replace=None):
     replace = replace or {}
     user_id, is_gm = request.user.pk, campaign.viewer.is_gm
     rows, has_older, revealable = _log_rows(campaign, user_id=user_id, gm_id=campaign.gm_id())
-    checks = _live_checks(request, campaign)
+    checks, asked = _live_checks(request, campaign)
     # A refused action on a check shows it with the reason (in place, or last if it is closed).
     checks.update({int(k[6:]): v for k, v in replace.items() if k.startswith("check-")})
     context = {
@@ -100,6 +102,7 @@ def _room_page(request, campaign, *, replace=None):
         "online": online(campaign.id),
         "suggestions": system_of(campaign).suggestions(),
         "checks": list(checks.values()),
+        "asked": asked,
     }
     if is_gm:
         context["session_html"] = replace.get("session") or _session_html(request, campaign)
@@ -146,7 +149,7 @@ def room_log(request, campaign_id):
 def room_checks(request, campaign_id):
     """The viewer's live checks, to resynchronise a page whose socket was away."""
     campaign = campaign_for(request, campaign_id)
-    checks = list(_live_checks(request, campaign).values())
+    checks = list(_live_checks(request, campaign)[0].values())
     return render(request, "rolls/_checks.html", {"checks": checks})
 
 

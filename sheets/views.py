@@ -64,7 +64,12 @@ def _pool_attributes(ratings):
             "rating": rows.get(attribute),
             "skills": sorted(skills[attribute], key=_skill_order(seed)),
             "templates": [
-                {"template": t, "blank": pool_sheet.template_blank(t)}
+                {
+                    "template": t,
+                    "blank": pool_sheet.template_blank(t),
+                    "label": pool_sheet.template_label(t),
+                    "example": pool_sheet.template_example(t),
+                }
                 for t in pool_sheet.templates(attribute)
             ],
         }

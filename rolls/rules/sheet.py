@@ -56,6 +56,28 @@ def fill_template(template, value):
     return _BLANK.sub(value, template, count=1)
 
 
+#: A name for each blank, to show how a taken template reads.
+EXAMPLES = {"Region": "Northern Marches", "Society": "High Court", "Vocation": "Blacksmith"}
+
+
+def template_label(template):
+    """How a template reads on a sheet before it is taken, without its braces:
+    ``"Geography: {Region}"`` -> ``"Geography (name a region)"``, ``"{Vocation}"`` ->
+    ``"Vocation (name a vocation)"``."""
+    blank = template_blank(template)
+    if blank is None:
+        return template
+    before = template[: template.index("{")].rstrip(" :")
+    article = "an" if blank[:1].lower() in "aeiou" else "a"
+    return f"{before or blank} (name {article} {blank.lower()})"
+
+
+def template_example(template):
+    """The template taken with an example name: ``"Geography: Northern Marches"``."""
+    blank = template_blank(template)
+    return fill_template(template, EXAMPLES.get(blank, blank))
+
+
 def fixed_skills(attribute):
     """The attribute's skills that every sheet starts with (templates left out)."""
     return [s for s in ATTRIBUTES[attribute] if not is_template(s)]

@@ -86,3 +86,79 @@
 
   scrollDown();
 })();
+
+// Being asked: the checks asked of this player (cards marked data-asks-me, rolls/cards.py)
+// are counted in the tab title, "(1) Room · …", as pushes and resyncs bring cards in and out;
+// a new one plays a short chime when the player opted in (the checkbox, kept in localStorage).
+(function () {
+  "use strict";
+
+  const SOUND_KEY = "rollroom.askSound";
+  const BADGE = /^\(\d+\) /;
+  const baseTitle = document.title.replace(BADGE, "");
+  let asked = null; // the count shown; null until the page's own is read
+  let audio = null;
+  let wanted = false;
+  try {
+    wanted = window.localStorage.getItem(SOUND_KEY) === "on";
+  } catch (error) {
+    // storage refused (private mode): no sound until the player ticks the box
+  }
+
+  function soundWanted() {
+    return wanted;
+  }
+
+  // Browsers start audio only after a gesture on the page: the checkbox, or any click later.
+  function wakeAudio() {
+    if (!soundWanted() || !window.AudioContext) return;
+    if (!audio) audio = new window.AudioContext();
+    if (audio.state === "suspended") audio.resume();
+  }
+
+  function chime() {
+    wakeAudio();
+    if (!audio || audio.state !== "running") return;
+    const start = audio.currentTime;
+    [660, 880].forEach(function (frequency, index) {
+      const tone = audio.createOscillator();
+      const volume = audio.createGain();
+      const at = start + index * 0.15;
+      tone.frequency.value = frequency;
+      volume.gain.setValueAtTime(0.001, at);
+      volume.gain.exponentialRampToValueAtTime(0.2, at + 0.02);
+      volume.gain.exponentialRampToValueAtTime(0.001, at + 0.14);
+      tone.connect(volume).connect(audio.destination);
+      tone.start(at);
+      tone.stop(at + 0.15);
+    });
+  }
+
+  function recount() {
+    const checks = document.getElementById("checks");
+    if (!checks) return;
+    const count = checks.querySelectorAll("[data-asks-me]").length;
+    document.title = (count ? "(" + count + ") " : "") + baseTitle;
+    if (asked !== null && count > asked && soundWanted()) chime();
+    asked = count;
+  }
+
+  const toggle = document.getElementById("ask-sound");
+  if (toggle) {
+    toggle.checked = soundWanted();
+    toggle.addEventListener("change", function () {
+      wanted = toggle.checked;
+      try {
+        window.localStorage.setItem(SOUND_KEY, toggle.checked ? "on" : "off");
+      } catch (error) {
+        // storage refused (private mode): the choice lasts as long as the page
+      }
+      wakeAudio();
+    });
+  }
+  document.addEventListener("pointerdown", wakeAudio, { once: true });
+  document.addEventListener("keydown", wakeAudio, { once: true });
+  document.addEventListener("htmx:wsAfterMessage", recount);
+  document.addEventListener("htmx:afterSettle", recount);
+  recount();
+})();

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -146,3 +148,36 @@ def test_service_keeps_model_defaults(outsider):
     campaign = services.campaign_create(user=outsider, name="X", system=Campaign.POOL)
     assert (campaign.attribute_cost, campaign.skill_cost, campaign.hp_base) == (1, 1, 10)
     assert campaign.memberships.get().user == outsider
+
+
+# Only the chosen system's settings (static/js/site.js hides and disables the other's) ---------
+
+
+def test_each_systems_settings_are_marked_for_the_switch(as_user, outsider):
+    html = as_user(outsider).get(URL).content.decode()
+    assert "data-system-switch" in html
+    assert '<fieldset id="settings-mana" data-system="mana">' in html
+    assert '<fieldset id="settings-pool" data-system="pool">' in html
+    # Without JS both show: nothing is hidden by the page itself.
+    assert "<fieldset hidden" not in html and " disabled" not in html
+
+
+def test_a_refused_form_keeps_the_chosen_system(as_user, outsider):
+    response = as_user(outsider).post(URL, {**POOL, "attribute_cost": "0"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert re.search(r'<input type="radio" name="system" value="pool"[^>]*checked', html)
+
+
+@pytest.mark.parametrize(
+    ("data", "system"),
+    [
+        # What a browser sends once the other system's fieldset is disabled: none of its fields.
+        (MANA, Campaign.MANA),
+        (POOL, Campaign.POOL),
+    ],
+)
+def test_the_other_systems_fields_may_be_absent(as_user, outsider, data, system):
+    response = as_user(outsider).post(URL, data)
+    assert response.status_code == 302
+    assert Campaign.objects.get().system == system

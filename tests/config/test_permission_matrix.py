@@ -40,11 +40,11 @@ EXCLUDED = {
 # The answers. A row lists one answer per role, in ROLES' order; an answer is a status code,
 # several joined by "|" (any of them), or "login" (a redirect to the login page). What they say:
 # anonymous: the login page, but for the pages anyone may see (login, sign-up, password reset,
-# the rules). A method the route does not take: 405 for every signed-in user, before any access
-# check (it tells nothing). Non-member: 404 for anything of the campaign. A member who may not:
-# 403 (GM-only; another's character, check or roll). A member who may: 200, 302 (done, or
-# already there), 204 (done, the socket brings it), 422 (refused: the empty form), 400 (a query
-# that needs parameters).
+# the rules, an invite link's page). A method the route does not take: 405 for every signed-in
+# user, before any access check (it tells nothing). Non-member: 404 for anything of the
+# campaign. A member who may not: 403 (GM-only; another's character, check or roll). A member
+# who may: 200, 302 (done, or already there), 204 (done, the socket brings it), 422 (refused:
+# the empty form), 400 (a query that needs parameters).
 LOGIN = "login"
 
 #: route -> (system of the campaign it is asked in, GET row, POST row); a POST is sent as htmx.
@@ -62,7 +62,8 @@ MATRIX = {
     "accounts/signup/": ("pool", "200 200 200 200 200", "422 422 422 422 422"),
     "campaigns/new/": ("pool", "login 200 200 200 200", "login 422 422 422 422"),
     "campaigns/<int:campaign_id>/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
-    "join/<str:token>/": ("pool", "login 200 302 302 302", "login 200 200 200 200"),
+    # The invite link: a logged-out invitee sees which campaign it is, and logs in to join.
+    "join/<str:token>/": ("pool", "200 200 302 302 302", "login 200 200 200 200"),
     "campaigns/<int:campaign_id>/gm/": ("pool", "login 404 403 403 200", "login 405 405 405 405"),
     "campaigns/<int:campaign_id>/gm/settings/": (
         "pool",
@@ -73,6 +74,11 @@ MATRIX = {
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 200",
+    ),
+    "campaigns/<int:campaign_id>/gm/members/add/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
     ),
     "campaigns/<int:campaign_id>/gm/members/<int:user_id>/remove/": (
         "pool",

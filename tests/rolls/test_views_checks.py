@@ -301,8 +301,10 @@ def test_gm_sets_the_number(
         in (message["gm"])
     )
     owner_html = message["users"][str(player.id)]
-    assert f'<article id="check-{requested.id}" class="check open" hx-swap-oob="outerHTML">' in (
-        owner_html
+    # Now it waits for the player: marked for the room's tab title (rolls.cards.asks).
+    assert (
+        f'<article id="check-{requested.id}" class="check open" data-asks-me '
+        'hx-swap-oob="outerHTML">' in owner_html
     )
     assert reverse("check_roll", args=[mana_table.campaign.id, requested.id]) in owner_html
 

@@ -162,7 +162,7 @@ def test_bad_mana_rolls_change_nothing(
         django_capture_on_commit_callbacks,
     )
     assert message in html
-    assert f'<article id="check-{check.id}" class="check open">' in html
+    assert f'<article id="check-{check.id}" class="check open" data-asks-me>' in html
     assert 'name="spend_a"' in html  # the form again, to correct
 
 

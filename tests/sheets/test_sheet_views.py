@@ -1,5 +1,7 @@
 """Character creation, the sheet page and editing its free text."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -89,8 +91,10 @@ def test_owner_sees_the_whole_pool_sheet(as_user, player, ana_hero):
         "Dodge",
         "0d6",
         "0d10",
-        "Geography: {Region}",
-        "Manners: {Society}",
+        "Geography (name a region)",
+        "Manners (name a society)",
+        "Vocation (name a vocation)",
+        "e.g. “Geography: Northern Marches”",
         "Juggling",
         "pending GM approval",
         f"HP {ana_hero.hp_current} / {ana_hero.hp_max}",
@@ -102,6 +106,14 @@ def test_owner_sees_the_whole_pool_sheet(as_user, player, ana_hero):
     ):
         assert text in html, text
     assert "rating-form" not in html  # only the GM rates
+    # A template's braces never show: only in the value its form sends back.
+    for blank in ("{Region}", "{Society}", "{Vocation}"):
+        assert html.count(blank) == 1
+        assert re.search(r'<input type="hidden" name="template" value="[^"]*' + blank, html)
+    # Each name field has its label and its hint.
+    assert '<label for="take-education-region">Geography (name a region)</label>' in html
+    assert 'id="take-education-region" name="fill"' in html
+    assert 'aria-describedby="take-education-region-hint"' in html
 
 
 def test_gm_sees_rating_forms(as_user, gm, ana_hero):

@@ -1,0 +1,39 @@
+"""The Pool sheet's template skills (rolls.rules.sheet): how they read before and after they are
+taken."""
+
+import pytest
+
+from rolls.rules import sheet
+
+
+@pytest.mark.parametrize(
+    ("template", "label"),
+    [
+        ("Geography: {Region}", "Geography (name a region)"),
+        ("Manners: {Society}", "Manners (name a society)"),
+        ("{Vocation}", "Vocation (name a vocation)"),
+        ("Lore: {Age}", "Lore (name an age)"),
+        ("Dodge", "Dodge"),
+    ],
+)
+def test_template_label(template, label):
+    assert sheet.template_label(template) == label
+
+
+def test_every_template_of_the_sheet_reads_without_braces():
+    for attribute in sheet.ATTRIBUTES:
+        for template in sheet.templates(attribute):
+            assert "{" not in sheet.template_label(template)
+            assert "{" not in sheet.template_example(template)
+
+
+def test_template_example():
+    assert sheet.template_example("Geography: {Region}") == "Geography: Northern Marches"
+    assert sheet.template_example("{Vocation}") == "Blacksmith"
+    assert sheet.template_example("Lore: {Age}") == "Lore: Age"
+
+
+def test_fill_template():
+    assert sheet.fill_template("Geography: {Region}", "  Salt   Coast ") == "Geography: Salt Coast"
+    with pytest.raises(ValueError, match="Name the Region."):
+        sheet.fill_template("Geography: {Region}", "   ")
