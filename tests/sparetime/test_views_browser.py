@@ -94,7 +94,7 @@ class TestReversalInTheBrowser(BrowserTestCase):
             expect(card).to_contain_text("Ilse's free sparetime 3 → 0.")
             page.get_by_label("Why").fill("Granted to the wrong character")
             page.get_by_role("button", name="Confirm reversal").click()
-            expect(page.get_by_role("status")).to_have_text("Reversed the starting grant of +3.")
+            expect(card.get_by_role("status")).to_have_text("Reversed the starting grant of +3.")
             reversal = card.locator("tr", has_text="Reversal")
             expect(reversal).to_contain_text("-3")
             expect(reversal).to_contain_text("Granted to the wrong character")
