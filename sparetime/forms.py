@@ -1,4 +1,5 @@
-"""The sparetime forms: the GM's grant, award and delegation, a player's hand-out and a raise.
+"""The sparetime forms: the GM's grant, award, delegation and reversal, a player's hand-out, a
+raise and its undo.
 
 Every choice is limited to the campaign's (or the character's) own rows, so another campaign's
 character, session, player or rating is refused with a sentence saying so.
@@ -145,7 +146,9 @@ class HandoutForm(AmountForm):
 
 class SpendForm(forms.Form):
     """Raise one of the character's ratings by a point, from free sparetime or (``source``) from a
-    portion handed out to it."""
+    portion handed out to it. The raise's confirmation (``sparetime/_raise.html``) posts it with a
+    one-time token: a double submit raises once. Read from a query, it names the raise to
+    confirm."""
 
     rating = forms.ModelChoiceField(
         queryset=None,
@@ -156,8 +159,41 @@ class SpendForm(forms.Form):
         required=False,
         error_messages={"invalid_choice": "That portion was not handed out to this character."},
     )
+    once = OnceField()
 
     def __init__(self, character, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["rating"].queryset = character.ratings.all()
         self.fields["source"].queryset = character.sparetime.filter(kind=SparetimeEntry.HANDOUT)
+
+
+class UndoForm(forms.Form):
+    """Undo one of the character's raises (the service refuses all but its last one standing)."""
+
+    entry = forms.ModelChoiceField(
+        queryset=None,
+        error_messages={"invalid_choice": "That is not a raise of this character."},
+    )
+    once = OnceField()  # a double submit undoes once, not the raise before too
+
+    def __init__(self, character, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["entry"].queryset = character.sparetime.filter(kind=SparetimeEntry.SPEND)
+
+
+class ReverseForm(forms.Form):
+    """The GM reverses one of the campaign's ledger rows, with a note saying why. Read from a
+    query, it names the row to confirm the reversal of."""
+
+    entry = forms.ModelChoiceField(
+        queryset=None,
+        error_messages={"invalid_choice": "That ledger entry is not in this campaign."},
+    )
+    note = forms.CharField(label="Why", max_length=MAX_NOTE, required=False)
+    once = OnceField()
+
+    def __init__(self, campaign, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["entry"].queryset = campaign.sparetime.select_related(
+            "character", "player", "rating", "source__player"
+        )

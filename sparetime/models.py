@@ -13,6 +13,12 @@ class SparetimeEntry(models.Model):
     - handout: ``player`` gives +amount to ``character``, earmarked for ``targets``; it counts
       against the player's delegation and is spent through ``source``.
     - spend: -amount from ``character``; ``source`` is the handout it draws on (None: free).
+    - undo / reversal: the counter-entry of the row it ``reverses`` (a player's undo of their
+      character's last raise, or the GM's reversal of any row): the opposite amount, with that
+      row's ``character``, ``player`` and ``source`` (of a hand-out: the hand-out itself), so every
+      balance the row counted in loses it again. Of a spend, it also records the rating set back
+      (``from_value`` → ``to_value``). A row is reversed at most once (the one-to-one field), and
+      a counter-entry is never reversed.
 
     Balances are derived from the rows (``sparetime.services``), never stored.
     """
@@ -22,12 +28,18 @@ class SparetimeEntry(models.Model):
     DELEGATE = "delegate"
     HANDOUT = "handout"
     SPEND = "spend"
+    UNDO = "undo"
+    REVERSAL = "reversal"
+    #: The counter-entries' kinds.
+    COUNTERS = (UNDO, REVERSAL)
     KINDS = [
         (GRANT, "Starting grant"),
         (AWARD, "Session award"),
         (DELEGATE, "Delegation"),
         (HANDOUT, "Hand-out"),
         (SPEND, "Spend"),
+        (UNDO, "Undo"),
+        (REVERSAL, "Reversal"),
     ]
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sparetime")
@@ -52,6 +64,9 @@ class SparetimeEntry(models.Model):
     )
     from_value = models.PositiveIntegerField(null=True, blank=True)
     to_value = models.PositiveIntegerField(null=True, blank=True)
+    reverses = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversal"
+    )
     session = models.ForeignKey(GameSession, null=True, blank=True, on_delete=models.SET_NULL)
     note = models.CharField(max_length=200, blank=True)
     created_by = models.ForeignKey(

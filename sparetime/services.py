@@ -3,15 +3,17 @@ and the balances derived from it.
 
 Every write appends ``SparetimeEntry`` rows (a spend also raises its rating) in one transaction
 and raises ``campaigns.writes.Refused`` with a sentence for the player when it refuses; a refusal
-changes nothing. Balances are always summed from the rows, never stored.
+changes nothing. Balances are always summed from the rows, never stored. A row is taken back only
+by a counter-entry (``sparetime_undo``, ``sparetime_reverse``), never edited or deleted.
 """
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from campaigns.models import GameSession, Membership
 from campaigns.writes import Refused
 from sheets.models import Character, Rating
+from sheets.services import rating_set
 
 from .models import SparetimeEntry
 
@@ -101,9 +103,25 @@ def portion_left(handout):
 def delegation_left(campaign, player):
     """What ``player`` may still hand out in ``campaign``."""
     rows = SparetimeEntry.objects.filter(campaign=campaign, player=player)
-    given = rows.filter(kind=SparetimeEntry.DELEGATE).aggregate(t=Sum("amount"))["t"] or 0
-    handed = rows.filter(kind=SparetimeEntry.HANDOUT).aggregate(t=Sum("amount"))["t"] or 0
-    return given - handed
+
+    def total(kind):  # the rows of ``kind`` and their counter-entries
+        rows_of = rows.filter(Q(kind=kind) | Q(reverses__kind=kind))
+        return rows_of.aggregate(t=Sum("amount"))["t"] or 0
+
+    return total(SparetimeEntry.DELEGATE) - total(SparetimeEntry.HANDOUT)
+
+
+def last_raise(character):
+    """The raise an undo of ``character``'s would take back: its latest spend that is neither
+    undone nor reversed (None without one)."""
+    return (
+        SparetimeEntry.objects.filter(
+            character=character, kind=SparetimeEntry.SPEND, reversal__isnull=True
+        )
+        .select_related("rating")
+        .order_by("-id")
+        .first()
+    )
 
 
 # Writes -------------------------------------------------------------------------------------------
@@ -272,3 +290,146 @@ def sparetime_spend(*, character, rating, by, source=None):
             to_value=rating.value,
             created_by=by,
         )
+
+
+# Counter-entries ---------------------------------------------------------------------------------
+def _locked_entry(entry):
+    """``entry`` read again under its row's lock: a second undo or reversal of it waits here, then
+    sees the first's counter-entry."""
+    entry = SparetimeEntry.objects.select_for_update().filter(pk=entry.pk).first()
+    if entry is None:
+        raise Refused("That ledger entry does not exist.")
+    return entry
+
+
+def _check_standing(entry):
+    if entry.kind in SparetimeEntry.COUNTERS:
+        raise Refused(
+            f"That row is itself the {entry.get_kind_display().lower()} of an earlier one; a "
+            "counter-entry is not reversed (write a new grant or raise instead)."
+        )
+    done = SparetimeEntry.objects.filter(reverses=entry).first()
+    if done is not None:
+        what = "undone" if done.kind == SparetimeEntry.UNDO else "reversed"
+        raise Refused(f"That entry was {what} already; an entry is taken back once.")
+
+
+def _check_rating_at(spend, rating):
+    """A raise is taken back only while its rating is at the value it raised it to."""
+    if rating.value != spend.to_value:
+        raise Refused(
+            f"{rating.label} is at {rating.value} now, not {spend.to_value}: take back the "
+            "later change first."
+        )
+
+
+def _counter(entry, *, kind, by, note=""):
+    """Append ``entry``'s counter-entry of ``kind``; of a spend, set its rating back (refused
+    unless the rating is still at the value the spend raised it to). The caller holds the locks."""
+    rating = from_value = to_value = None
+    if entry.kind == SparetimeEntry.SPEND:
+        rating = Rating.objects.select_for_update().get(pk=entry.rating_id)
+        _check_rating_at(entry, rating)
+        rating.character = entry.character
+        rating_set(rating=rating, value=entry.from_value)
+        from_value, to_value = entry.to_value, entry.from_value
+    return SparetimeEntry.objects.create(
+        campaign=entry.campaign,
+        kind=kind,
+        amount=-entry.amount,
+        character=entry.character,
+        player_id=entry.player_id,
+        # A spend's refund goes back where it came from; a hand-out's counter-entry draws on it.
+        source=entry if entry.kind == SparetimeEntry.HANDOUT else entry.source,
+        rating=rating,
+        from_value=from_value,
+        to_value=to_value,
+        reverses=entry,
+        note=note,
+        created_by=by,
+    )
+
+
+def sparetime_undo(*, entry, by):
+    """Undo ``entry``, a raise, while nothing depends on it: it is its character's last raise
+    standing (no later spend on the character that is not undone or reversed), and its rating is
+    still at the value it raised it to. The refund goes back to where the raise was paid from.
+    Returns the undo row."""
+    with transaction.atomic():
+        entry = _locked_entry(entry)
+        _check_pool(entry.campaign)
+        if entry.kind != SparetimeEntry.SPEND:
+            raise Refused("Only a raise can be undone.")
+        # The same lock as a spend's: no raise of this character slips in meanwhile.
+        entry.character = Character.objects.select_for_update().get(pk=entry.character_id)
+        _check_standing(entry)
+        latest = last_raise(entry.character)
+        if latest != entry:
+            raise Refused(
+                f"Only {entry.character}'s last raise can be undone; {latest.rating.label} "
+                f"{latest.from_value} → {latest.to_value} came after this one."
+            )
+        return _counter(entry, kind=SparetimeEntry.UNDO, by=by)
+
+
+def _check_reversible(entry):
+    """Refuse reversing ``entry`` when it is a counter-entry or taken back already, when a
+    balance would go below zero, or when a raise's rating moved since."""
+    campaign = entry.campaign
+    _check_standing(entry)
+    if entry.kind in (SparetimeEntry.GRANT, SparetimeEntry.AWARD):
+        have = free_sparetime(entry.character)
+        if entry.amount > have:
+            raise Refused(
+                f"{entry.character} has {have} free sparetime; reversing this "
+                f"{entry.get_kind_display().lower()} takes {entry.amount}."
+            )
+    elif entry.kind == SparetimeEntry.DELEGATE:
+        left = delegation_left(campaign, entry.player)
+        if entry.amount > left:
+            raise Refused(
+                f"{entry.player} has {left} left to hand out; reversing this delegation "
+                f"takes {entry.amount}."
+            )
+    elif entry.kind == SparetimeEntry.HANDOUT:
+        left = portion_left(entry)
+        if entry.amount > left:
+            raise Refused(
+                f"{entry.character} has {left} left of this hand-out of {entry.amount}; "
+                "reverse the raises paid from it first."
+            )
+    elif entry.kind == SparetimeEntry.SPEND:
+        _check_rating_at(entry, Rating.objects.get(pk=entry.rating_id))
+
+
+def reversal_refusal(entry):
+    """Why the GM cannot reverse ``entry`` now, or "": what the reversal's confirmation shows
+    (``sparetime_reverse`` checks the same under its locks)."""
+    try:
+        _check_reversible(entry)
+    except Refused as refusal:
+        return str(refusal)
+    return ""
+
+
+def sparetime_reverse(*, entry, by, note=""):
+    """The GM reverses ``entry`` with a counter-entry: a grant's or award's sparetime is taken
+    from the character, a delegation's from the player, a hand-out's portion goes back to the
+    giver, a raise is refunded and its rating lowered again. Refused when a balance would go
+    below zero, when the entry was reversed or undone already, or when it is a counter-entry.
+    Returns the reversal row."""
+    with transaction.atomic():
+        _check_note(note)
+        entry = _locked_entry(entry)
+        campaign = entry.campaign
+        _check_pool(campaign)
+        # The locks the writes drawing on the same balance take: a character's spends, a
+        # giver's hand-outs.
+        if entry.character_id is not None:
+            entry.character = Character.objects.select_for_update().get(pk=entry.character_id)
+        if entry.kind == SparetimeEntry.DELEGATE:
+            Membership.objects.select_for_update().filter(
+                campaign=campaign, user_id=entry.player_id
+            ).first()
+        _check_reversible(entry)
+        return _counter(entry, kind=SparetimeEntry.REVERSAL, by=by, note=note)

@@ -13,7 +13,27 @@ urlpatterns = [
         views.sparetime_spend,
         name="sparetime_spend",
     ),
+    path(
+        "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/raise/",
+        views.sparetime_raise,
+        name="sparetime_raise",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/undo/",
+        views.sparetime_undo,
+        name="sparetime_undo",
+    ),
     path("campaigns/<int:campaign_id>/gm/sparetime/", views.gm_sparetime, name="gm_sparetime"),
+    path(
+        "campaigns/<int:campaign_id>/gm/sparetime/reversal/",
+        views.sparetime_reversal,
+        name="sparetime_reversal",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/gm/sparetime/reverse/",
+        views.sparetime_reverse,
+        name="sparetime_reverse",
+    ),
     path(
         "campaigns/<int:campaign_id>/gm/sparetime/grant/",
         views.sparetime_grant,

@@ -6,14 +6,21 @@ A GET answers htmx with its fragment and a browser without htmx with the page ar
 fragment again, with a notice or (422) with the refused form; a plain form post is redirected to
 the fragment's page with the notice as a message, or gets that page with the refused form.
 
-A raise changes the sheet's ratings (and its HP, through Endurance): its htmx answer sends the
-event ``SHEET_CHANGED``, on which the sheet page's Pool section (``sheets/_sheet_pool.html``)
-reloads itself.
+A Raise button spends nothing: it opens the raise's confirmation (``sparetime_raise``, a GET: in
+place with htmx, as a page without it), whose [Confirm raise] posts the spend with a one-time
+token. The character's last raise can be undone (``sparetime_undo``); the GM reverses any ledger
+row from the GM's card the same way, confirmation first (``sparetime_reversal``, then
+``sparetime_reverse``). Both take a row back with a counter-entry (``sparetime.services``).
+
+A raise, an undo and a reversal change the sheet's ratings (and its HP, through Endurance): their
+htmx answers send the event ``SHEET_CHANGED``, on which the sheet page's Pool section
+(``sheets/_sheet_pool.html``) reloads itself.
 """
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.db.models import prefetch_related_objects
+from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -22,14 +29,23 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for, can_edit, character_for
 from campaigns.models import Campaign, Membership
 from campaigns.writes import answer, attempt
-from rolls.push import with_facts
+from rolls.push import push_facts, with_facts
 from rolls.views import session_award_answer
 from sheets.models import Rating
 
 from . import services
-from .forms import AwardForm, DelegateForm, GrantForm, HandoutForm, SpendForm
+from .forms import (
+    AwardForm,
+    DelegateForm,
+    GrantForm,
+    HandoutForm,
+    ReverseForm,
+    SpendForm,
+    UndoForm,
+)
+from .models import SparetimeEntry
 
-#: The htmx event a raise sends: the sheet's ratings or HP changed.
+#: The htmx event a raise, an undo or a reversal sends: the sheet's ratings or HP changed.
 SHEET_CHANGED = "sheet-changed"
 #: Sparetime is the Pool system's: its pages are 404 in a Mana campaign.
 POOL = Campaign.POOL
@@ -39,16 +55,31 @@ PAGE = "sparetime/page.html"
 CHARACTER_PARTIAL = "sparetime/_character.html"
 GM_PARTIAL = "sparetime/_gm.html"
 DELEGATION_PARTIAL = "sparetime/_delegation.html"
+RAISE_PARTIAL = "sparetime/_raise.html"
+REVERSAL_PARTIAL = "sparetime/_reversal.html"
 #: What the room's session panel (``templates/rolls/_session.html``) posts as ``from`` with its
 #: award, to be answered with that panel.
 FROM_ROOM = "room"
 
 
-def _ledger(rows):
+def _ledger(rows, *, reversible=False):
+    """A ledger table's context; ``reversible``: with the GM's Reverse buttons."""
     rows = rows.select_related(
-        "created_by", "character", "player", "rating", "session", "source__player"
+        "created_by",
+        "character",
+        "player",
+        "rating",
+        "session",
+        "source__player",
+        "reverses",
+        "reversal",
     ).prefetch_related("targets")
-    return {"rows": list(rows[:LEDGER_CAP]), "total": rows.count(), "cap": LEDGER_CAP}
+    return {
+        "rows": list(rows[:LEDGER_CAP]),
+        "total": rows.count(),
+        "cap": LEDGER_CAP,
+        "reversible": reversible,
+    }
 
 
 def _raises(campaign, ratings):
@@ -100,6 +131,8 @@ def _character_context(request, campaign, character, *, spend_form=None, notice=
         "raises": _raises(campaign, character.ratings.filter(status=Rating.APPROVED)),
         "spend_form": spend_form,
         "notice": notice,
+        "last_raise": services.last_raise(character),
+        "undo_form": UndoForm(character),
         "ledger": _ledger(character.sparetime.all()),
     }
 
@@ -137,22 +170,101 @@ def sparetime_spend(request, campaign_id, character_id):
     ok, entry = attempt(
         with_facts(
             lambda: services.sparetime_spend(
-                character=character, by=request.user, **form.cleaned_data
+                character=character,
+                by=request.user,
+                rating=form.cleaned_data["rating"],
+                source=form.cleaned_data["source"],
             ),
             campaign,
             [character],  # a rating (and HP, through Endurance) with the balance: public
         ),
         form=form,
+        once_by=request.user,
     )
     if ok:
-        notice = f"{entry.rating.label} raised to {entry.to_value}."
+        if entry is None:  # a double submit: answered as the first
+            rating = Rating.objects.get(pk=form.cleaned_data["rating"].pk)
+            notice = f"{rating.label} raised to {rating.value}."
+        else:
+            notice = f"{entry.rating.label} raised to {entry.to_value}."
         pieces = _character_pieces(request, campaign, character, notice=notice)
     else:
         pieces = _character_pieces(request, campaign, character, refusal=entry, form=form)
-    response = answer(request, ok=ok, **pieces)
+    return _sheet_changed(answer(request, ok=ok, **pieces), ok)
+
+
+def _sheet_changed(response, ok):
     if ok:
         response["HX-Trigger"] = SHEET_CHANGED
     return response
+
+
+def _raise_context(campaign, character, rating, source, *, confirming):
+    """One raise control (``sparetime/_raise.html``): its button, or with ``confirming`` what the
+    raise costs and leaves, with the spend form to confirm it."""
+    cost = services.raise_cost(campaign, rating)
+    have = services.portion_left(source) if source else services.free_sparetime(character)
+    return {
+        "campaign": campaign,
+        "character": character,
+        "section_id": "sparetime",
+        "title": f"{character} · raise {rating.label}",
+        "rating": rating,
+        "source": source,
+        "cost": cost,
+        "confirming": confirming,
+        "kept": not confirming,
+        "have": have,
+        "after": have - cost,
+        "confirm_form": SpendForm(character),
+    }
+
+
+@login_required
+@require_GET
+def sparetime_raise(request, campaign_id, character_id):
+    """A Raise button's confirmation: the raise, its cost and the balance it leaves, with
+    [Confirm raise] (the spend's form) and [Keep]. htmx's Keep asks again with ``keep`` and gets
+    the button back."""
+    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
+    form = SpendForm(character, request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Name a rating of this character to raise.")
+    context = _raise_context(
+        campaign,
+        character,
+        form.cleaned_data["rating"],
+        form.cleaned_data["source"],
+        confirming="keep" not in request.GET,
+    )
+    return _fragment_or_page(request, RAISE_PARTIAL, context)
+
+
+@login_required
+@require_POST
+def sparetime_undo(request, campaign_id, character_id):
+    """The character's player or the GM undoes its last raise (``services.sparetime_undo``)."""
+    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
+    form = UndoForm(character, request.POST)
+    ok, undo = attempt(
+        with_facts(
+            lambda: services.sparetime_undo(entry=form.cleaned_data["entry"], by=request.user),
+            campaign,
+            [character],  # the rating goes back (public), with the balance
+        ),
+        form=form,
+        once_by=request.user,
+    )
+    if ok:
+        entry = form.cleaned_data["entry"]
+        notice = (
+            f"Undid the raise of {entry.rating.label} {entry.from_value} → {entry.to_value}; "
+            f"{-entry.amount} sparetime back."
+        )
+        pieces = _character_pieces(request, campaign, character, notice=notice)
+    else:
+        pieces = _character_pieces(request, campaign, character, refusal=undo, form=form)
+    return _sheet_changed(answer(request, ok=ok, **pieces), ok)
 
 
 # The GM's card -----------------------------------------------------------------------------------
@@ -184,7 +296,7 @@ def _gm_context(campaign, *, notice="", **bound_forms):
         "player_balances": [
             (p, services.delegation_left(campaign, p)) for p in players.order_by("username")
         ],
-        "ledger": _ledger(campaign.sparetime.all()),
+        "ledger": _ledger(campaign.sparetime.all(), reversible=True),
     }
 
 
@@ -282,6 +394,90 @@ def sparetime_delegate(request, campaign_id):
     else:
         pieces = _gm_pieces(request, campaign, refusal=entry, delegate_form=form)
     return answer(request, ok=ok, **pieces)
+
+
+def _reversal_effect(campaign, entry):
+    """What reversing ``entry`` does, in a sentence (the balances as they are now)."""
+    amount = entry.amount
+    if entry.kind in (SparetimeEntry.GRANT, SparetimeEntry.AWARD):
+        have = services.free_sparetime(entry.character)
+        return f"{entry.character}'s free sparetime {have} → {have - amount}"
+    if entry.kind == SparetimeEntry.DELEGATE:
+        left = services.delegation_left(campaign, entry.player)
+        return f"{entry.player} left to hand out {left} → {left - amount}"
+    if entry.kind == SparetimeEntry.HANDOUT:
+        left = services.portion_left(entry)
+        giver = services.delegation_left(campaign, entry.player)
+        return (
+            f"{entry.character}'s portion from {entry.player} {left} → {left - amount}; "
+            f"{entry.player} left to hand out {giver} → {giver + amount}"
+        )
+    if entry.kind == SparetimeEntry.SPEND:
+        if entry.source:
+            have, where = services.portion_left(entry.source), "portion"
+        else:
+            have, where = services.free_sparetime(entry.character), "free sparetime"
+        return (
+            f"{entry.rating.label} {entry.to_value} → {entry.from_value}; {entry.character}'s "
+            f"{where} {have} → {have - amount}"
+        )
+    return ""
+
+
+@login_required
+@require_GET
+def sparetime_reversal(request, campaign_id):
+    """The GM's Reverse button on a ledger row: what reversing it does, a note, [Confirm
+    reversal] and [Keep]. htmx's Keep asks again with ``keep`` and gets the button back."""
+    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    form = ReverseForm(campaign, request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Name a ledger entry of this campaign.")
+    entry = form.cleaned_data["entry"]
+    confirming = "keep" not in request.GET
+    context = {
+        "campaign": campaign,
+        "section_id": "gm-sparetime",
+        "title": "Sparetime · reverse an entry",
+        "row": entry,
+        "confirming": confirming,
+        "kept": not confirming,
+        "effect": _reversal_effect(campaign, entry) if confirming else "",
+        "refusal": services.reversal_refusal(entry) if confirming else "",
+        "confirm_form": ReverseForm(campaign),
+    }
+    return _fragment_or_page(request, REVERSAL_PARTIAL, context)
+
+
+@login_required
+@require_POST
+def sparetime_reverse(request, campaign_id):
+    """The GM reverses a ledger row with a counter-entry (``services.sparetime_reverse``)."""
+    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    form = ReverseForm(campaign, request.POST)
+
+    def write():
+        entry = form.cleaned_data["entry"]
+        reversal = services.sparetime_reverse(
+            entry=entry, by=request.user, note=form.cleaned_data["note"]
+        )
+        if entry.character_id:  # a raise's rating is public; a balance alone is private
+            private = entry.kind != SparetimeEntry.SPEND
+            push_facts(campaign, [entry.character], private=private)
+        return reversal
+
+    ok, reversal = attempt(
+        write,
+        form=form,
+        once_by=request.user,
+    )
+    if ok:
+        entry = form.cleaned_data["entry"]
+        notice = f"Reversed the {entry.get_kind_display().lower()} of {entry.amount:+d}."
+        pieces = _gm_pieces(request, campaign, notice=notice)
+    else:
+        pieces = _gm_pieces(request, campaign, refusal=reversal, reverse_form=form)
+    return _sheet_changed(answer(request, ok=ok, **pieces), ok)
 
 
 # A player's delegation ---------------------------------------------------------------------------

@@ -97,6 +97,17 @@
     event.detail.elt.dataset.socket = "closed";
   });
 
+  // A question marked data-escape-keeps (a sparetime raise's or reversal's confirmation): Escape
+  // inside it presses its Keep button (marked data-keep).
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || !event.target.closest) return;
+    const question = event.target.closest("[data-escape-keeps]");
+    const keep = question && question.querySelector("[data-keep]");
+    if (!keep) return;
+    event.preventDefault();
+    keep.click();
+  });
+
   // Fields marked data-select-on-focus (the invite link) select their text when focused.
   document.addEventListener("focusin", function (event) {
     if (event.target.matches && event.target.matches("input[data-select-on-focus]")) {

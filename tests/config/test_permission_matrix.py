@@ -194,6 +194,28 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 422 403 422",
     ),
+    # A raise's confirmation: the query names the rating (none here: 400).
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/raise/": (
+        "pool",
+        "login 404 400 403 400",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/undo/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 422",
+    ),
+    # The GM's reversal's confirmation: the query names the ledger entry (none here: 400).
+    "campaigns/<int:campaign_id>/gm/sparetime/reversal/": (
+        "pool",
+        "login 404 403 403 400",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<int:campaign_id>/gm/sparetime/reverse/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
     "campaigns/<int:campaign_id>/gm/sparetime/": (
         "pool",
         "login 404 403 403 200",

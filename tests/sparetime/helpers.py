@@ -33,23 +33,38 @@ def db_snapshot():
 
 def assert_ledger_matches_balances(campaign):
     """Recompute every balance from the raw rows and compare with the services' derived ones."""
-    rows = list(SparetimeEntry.objects.filter(campaign=campaign).prefetch_related("targets"))
+    rows = list(
+        SparetimeEntry.objects.filter(campaign=campaign)
+        .select_related("reverses")
+        .prefetch_related("targets")
+    )
     free, portions, delegations = {}, {}, {}
     for row in rows:
+        if row.reverses is not None:  # a counter-entry cancels its row in every balance
+            original = row.reverses
+            assert row.amount == -original.amount
+            assert (row.character_id, row.player_id) == (original.character_id, original.player_id)
+            if original.kind == SparetimeEntry.SPEND:
+                assert (row.from_value, row.to_value) == (original.to_value, original.from_value)
+            row = original
+            sign = -1
+        else:
+            assert row.kind not in SparetimeEntry.COUNTERS
+            sign = 1
         if row.kind in (SparetimeEntry.GRANT, SparetimeEntry.AWARD):
-            free[row.character_id] = free.get(row.character_id, 0) + row.amount
+            free[row.character_id] = free.get(row.character_id, 0) + sign * row.amount
         elif row.kind == SparetimeEntry.DELEGATE:
-            delegations[row.player_id] = delegations.get(row.player_id, 0) + row.amount
+            delegations[row.player_id] = delegations.get(row.player_id, 0) + sign * row.amount
         elif row.kind == SparetimeEntry.HANDOUT:
-            delegations[row.player_id] = delegations.get(row.player_id, 0) - row.amount
-            portions[row.id] = portions.get(row.id, 0) + row.amount
+            delegations[row.player_id] = delegations.get(row.player_id, 0) - sign * row.amount
+            portions[row.id] = portions.get(row.id, 0) + sign * row.amount
         else:
             assert row.amount <= 0 and row.to_value == row.from_value + 1
             if row.source_id is None:
-                free[row.character_id] = free.get(row.character_id, 0) + row.amount
+                free[row.character_id] = free.get(row.character_id, 0) + sign * row.amount
             else:
                 assert row.rating in row.source.targets.all()
-                portions[row.source_id] = portions.get(row.source_id, 0) + row.amount
+                portions[row.source_id] = portions.get(row.source_id, 0) + sign * row.amount
     for character in campaign.characters.all():
         assert free_sparetime(character) == free.get(character.id, 0) >= 0
         for handout, left in earmarked_sparetime(character):

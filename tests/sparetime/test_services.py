@@ -6,20 +6,24 @@ from django.db import IntegrityError, transaction
 from campaigns.models import Campaign, GameSession
 from campaigns.writes import Refused
 from sheets.models import Character, Rating
+from sheets.services import character_create
 from sparetime.models import SparetimeEntry
 from sparetime.services import (
     delegation_left,
     earmarked_sparetime,
     free_sparetime,
+    last_raise,
     player_characters,
     sparetime_award,
     sparetime_delegate,
     sparetime_grant,
     sparetime_handout,
+    sparetime_reverse,
     sparetime_spend,
+    sparetime_undo,
 )
 from tests.conftest import make_campaign, make_user
-from tests.helpers import db_snapshot, race
+from tests.helpers import db_snapshot, race, unchanged
 from tests.sparetime.helpers import assert_ledger_matches_balances, character_with_ratings, rating
 
 
@@ -473,3 +477,205 @@ def test_concurrent_awards_for_one_session_award_once(pool_campaign, gm, player)
     assert sum(isinstance(o, list) for o in outcomes) == 1, outcomes
     assert sum(isinstance(o, Refused) for o in outcomes) == 2, outcomes
     assert free_sparetime(hero) == 3
+
+
+# Undo and reversal: counter-entries ---------------------------------------------------------------
+def grant_and_raise(hero, gm, player, *labels, amount=5):
+    sparetime_grant(character=hero, amount=amount, by=gm)
+    return [
+        sparetime_spend(character=hero, rating=rating(hero, label), by=player) for label in labels
+    ]
+
+
+def test_undo_takes_back_the_last_raise(hero, gm, player):
+    (spend,) = grant_and_raise(hero, gm, player, "Climb")
+    undo = sparetime_undo(entry=spend, by=player)
+    assert (undo.kind, undo.amount, undo.reverses, undo.created_by) == ("undo", 1, spend, player)
+    assert (undo.rating, undo.from_value, undo.to_value, undo.source) == (spend.rating, 3, 2, None)
+    assert rating(hero, "Climb").value == 2
+    assert free_sparetime(hero) == 5
+    assert SparetimeEntry.objects.filter(pk=spend.pk, amount=-1, to_value=3).exists()
+    assert_ledger_matches_balances(hero.campaign)
+
+
+def test_undos_go_back_one_raise_at_a_time(hero, gm, player):
+    first, second = grant_and_raise(hero, gm, player, "Climb", "Climb")
+    with unchanged():
+        with pytest.raises(Refused, match="Only Aria's last raise can be undone; Climb 3 → 4"):
+            sparetime_undo(entry=first, by=player)
+    sparetime_undo(entry=second, by=player)
+    sparetime_undo(entry=first, by=player)
+    assert rating(hero, "Climb").value == 2
+    assert free_sparetime(hero) == 5
+    assert last_raise(hero) is None
+    assert_ledger_matches_balances(hero.campaign)
+
+
+def test_a_later_raise_of_another_rating_blocks_the_undo(hero, gm, player):
+    climb, _ = grant_and_raise(hero, gm, player, "Climb", "Dodge")
+    with unchanged(), pytest.raises(Refused, match="Dodge 0 → 1 came after this one"):
+        sparetime_undo(entry=climb, by=player)
+
+
+def test_undo_refusals_change_nothing(hero, bens, gm, player):
+    (spend,) = grant_and_raise(hero, gm, player, "Climb")
+    grant = SparetimeEntry.objects.get(kind="grant")
+    with unchanged(), pytest.raises(Refused, match="Only a raise can be undone"):
+        sparetime_undo(entry=grant, by=player)
+    # The GM set the rating by hand since: the undo would not set it back to what it was.
+    Rating.objects.filter(pk=spend.rating_id).update(value=7)
+    with unchanged(), pytest.raises(Refused, match="Climb is at 7 now, not 3"):
+        sparetime_undo(entry=spend, by=player)
+    Rating.objects.filter(pk=spend.rating_id).update(value=3)
+    undo = sparetime_undo(entry=spend, by=player)
+    with unchanged(), pytest.raises(Refused, match="was undone already"):
+        sparetime_undo(entry=spend, by=player)
+    with unchanged(), pytest.raises(Refused, match="Only a raise can be undone"):
+        sparetime_undo(entry=undo, by=player)
+
+
+def test_undo_of_an_earmarked_raise_refunds_the_portion(pool_campaign, delegated, player, bens):
+    portion = handout(pool_campaign, player, bens, 2, "Climb")
+    spend = sparetime_spend(
+        character=bens, rating=rating(bens, "Climb"), by=bens.owner, source=portion
+    )
+    assert earmarked_sparetime(bens) == [(portion, 1)]
+    undo = sparetime_undo(entry=spend, by=bens.owner)
+    assert undo.source == portion
+    assert earmarked_sparetime(bens) == [(portion, 2)]
+    assert free_sparetime(bens) == 0
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def test_undoing_an_endurance_raise_keeps_hp_within_the_maximum(pool_campaign, gm, player):
+    ilse = character_create(campaign=pool_campaign, owner=player, name="Ilse")
+    sparetime_grant(character=ilse, amount=1, by=gm)
+    endurance = Rating.objects.get(character=ilse, skill="Endurance")
+    spend = sparetime_spend(character=ilse, rating=endurance, by=player)
+    ilse.refresh_from_db()
+    ilse.set_hp_current(ilse.hp_max)
+    assert ilse.hp_current == 12
+    sparetime_undo(entry=spend, by=player)
+    ilse.refresh_from_db()
+    assert (ilse.hp_current, ilse.hp_max) == (10, 10)
+
+
+def test_gm_reverses_a_grant(hero, gm):
+    grant = sparetime_grant(character=hero, amount=4, by=gm)
+    reversal = sparetime_reverse(entry=grant, by=gm, note="Granted twice")
+    assert (reversal.kind, reversal.amount, reversal.reverses, reversal.character) == (
+        "reversal",
+        -4,
+        grant,
+        hero,
+    )
+    assert (reversal.note, reversal.created_by) == ("Granted twice", gm)
+    assert free_sparetime(hero) == 0
+    assert_ledger_matches_balances(hero.campaign)
+
+
+def test_gm_reverses_an_award_row(pool_campaign, hero, bens, gm):
+    rows = sparetime_award(campaign=pool_campaign, characters=[hero, bens], amount=2, by=gm)
+    sparetime_reverse(entry=rows[0], by=gm)
+    assert (free_sparetime(hero), free_sparetime(bens)) == (0, 2)
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def test_gm_reverses_a_raise_even_an_earlier_one(hero, gm, player):
+    climb, dodge = grant_and_raise(hero, gm, player, "Climb", "Dodge")
+    reversal = sparetime_reverse(entry=climb, by=gm)
+    assert (reversal.amount, reversal.from_value, reversal.to_value) == (1, 3, 2)
+    assert rating(hero, "Climb").value == 2
+    assert rating(hero, "Dodge").value == 1
+    assert free_sparetime(hero) == 4
+    assert last_raise(hero) == dodge
+    assert_ledger_matches_balances(hero.campaign)
+
+
+def test_gm_reverses_a_delegation_and_a_handout(pool_campaign, delegated, player, bens, gm):
+    portion = handout(pool_campaign, player, bens, 3, "Climb")
+    assert delegation_left(pool_campaign, player) == 2
+    with unchanged(), pytest.raises(Refused, match="ana has 2 left to hand out; reversing"):
+        sparetime_reverse(entry=delegated, by=gm)
+    reversal = sparetime_reverse(entry=portion, by=gm)
+    assert (reversal.source, reversal.player, reversal.character) == (portion, player, bens)
+    assert earmarked_sparetime(bens) == [(portion, 0)]
+    assert delegation_left(pool_campaign, player) == 5
+    assert free_sparetime(bens) == 0
+    sparetime_reverse(entry=delegated, by=gm)
+    assert delegation_left(pool_campaign, player) == 0
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def test_reversal_refusals_change_nothing(pool_campaign, delegated, player, bens, hero, gm):
+    grant = sparetime_grant(character=hero, amount=2, by=gm)
+    spend = sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player)
+    with unchanged(), pytest.raises(Refused, match="Aria has 1 free sparetime; reversing this"):
+        sparetime_reverse(entry=grant, by=gm)
+    portion = handout(pool_campaign, player, bens, 2, "Climb")
+    sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=gm, source=portion)
+    with unchanged(), pytest.raises(Refused, match="Bram has 1 left of this hand-out of 2"):
+        sparetime_reverse(entry=portion, by=gm)
+    with unchanged(), pytest.raises(Refused, match="Keep the note to 200"):
+        sparetime_reverse(entry=spend, by=gm, note="x" * 201)
+    reversal = sparetime_reverse(entry=spend, by=gm)
+    with unchanged(), pytest.raises(Refused, match="was reversed already"):
+        sparetime_reverse(entry=spend, by=gm)
+    with unchanged(), pytest.raises(Refused, match="a counter-entry is not reversed"):
+        sparetime_reverse(entry=reversal, by=gm)
+    with unchanged(), pytest.raises(Refused, match="was reversed already"):
+        sparetime_undo(entry=spend, by=player)
+    undo = sparetime_undo(
+        entry=sparetime_spend(character=hero, rating=rating(hero, "Dodge"), by=player), by=player
+    )
+    with unchanged(), pytest.raises(Refused, match="itself the undo of an earlier one"):
+        sparetime_reverse(entry=undo, by=gm)
+    with unchanged(), pytest.raises(Refused, match="does not exist"):
+        sparetime_reverse(entry=SparetimeEntry(pk=999_999), by=gm)
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def test_a_raise_set_by_hand_since_is_not_reversed(hero, gm, player):
+    (spend,) = grant_and_raise(hero, gm, player, "Climb")
+    Rating.objects.filter(pk=spend.rating_id).update(value=9)
+    with unchanged(), pytest.raises(Refused, match="Climb is at 9 now, not 3"):
+        sparetime_reverse(entry=spend, by=gm)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_undos_of_one_raise_undo_it_once(pool_campaign, gm, player):
+    hero = character_with_ratings(pool_campaign, player, "Aria")
+    first, second = grant_and_raise(hero, gm, player, "Climb", "Climb")
+    outcomes = race(*[lambda: sparetime_undo(entry=second, by=player)] * 2)
+    exactly_one_succeeded(outcomes)
+    assert rating(hero, "Climb").value == 3
+    assert last_raise(hero) == first
+    assert_ledger_matches_balances(pool_campaign)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_reversals_never_overdraw_or_repeat(pool_campaign, gm, player):
+    hero = character_with_ratings(pool_campaign, player, "Aria")
+    grant = sparetime_grant(character=hero, amount=3, by=gm)
+    (spend,) = grant_and_raise(hero, gm, player, "Climb", amount=1)  # free: 4 - 1 = 3
+    outcomes = race(
+        lambda: sparetime_reverse(entry=spend, by=gm),
+        lambda: sparetime_undo(entry=spend, by=player),
+    )
+    exactly_one_succeeded(outcomes)
+    assert rating(hero, "Climb").value == 2
+    outcomes = race(*[lambda: sparetime_reverse(entry=grant, by=gm)] * 2)
+    exactly_one_succeeded(outcomes)
+    assert free_sparetime(hero) == 1
+    assert_ledger_matches_balances(pool_campaign)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_reversals_of_two_grants_never_overdraw(pool_campaign, gm, player):
+    hero = character_with_ratings(pool_campaign, player, "Aria")
+    grants = [sparetime_grant(character=hero, amount=2, by=gm) for _ in range(2)]
+    sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player)  # free: 3
+    outcomes = race(*[lambda g=g: sparetime_reverse(entry=g, by=gm) for g in grants])
+    exactly_one_succeeded(outcomes)
+    assert free_sparetime(hero) == 1
+    assert_ledger_matches_balances(pool_campaign)

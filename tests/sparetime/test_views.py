@@ -693,3 +693,341 @@ def test_a_refused_grant_keeps_its_token_usable(as_user, gm, hero, pool_campaign
     data["grant-amount"] = "3"
     assert client.post(url("sparetime_grant", pool_campaign), data, **HTMX).status_code == 200
     assert free_sparetime(hero) == 3
+
+
+# A raise's confirmation --------------------------------------------------------------------------
+def raise_url(character):
+    return url("sparetime_raise", character.campaign, character.id)
+
+
+def test_a_raise_button_spends_nothing_and_opens_its_confirmation(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=10, by=gm)
+    Campaign.objects.filter(pk=hero.campaign_id).update(skill_cost=6)
+    client = as_user(player)
+    html = client.get(url("character_sparetime", hero.campaign, hero.id), **HTMX).content.decode()
+    climb = rating(hero, "Climb")
+    button = re.search(r'<form method="get" action="([^"]+)" hx-get="([^"]+)"', html)
+    assert button.group(1) == button.group(2) == raise_url(hero)
+    before = db_snapshot()
+    response = client.get(raise_url(hero), {"rating": climb.id}, **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<html" not in html
+    assert "Raise Climb 2 → 3 for 6 sparetime" in html and "(balance 10 → 4)?" in html
+    assert re.search(r'<button type="submit" autofocus>Confirm raise</button>', html)
+    assert f'hx-post="{spend_url(hero)}"' in html and 'name="once"' in html
+    assert "Keep" in html
+    kept = client.get(raise_url(hero), {"rating": climb.id, "keep": "1"}, **HTMX).content.decode()
+    assert "Raise Climb 2 → 3 (costs 6)" in kept and "autofocus" in kept
+    assert "Confirm raise" not in kept
+    assert db_snapshot() == before
+
+
+def test_a_confirmation_says_when_the_balance_is_short(as_user, player, gm, hero):
+    response = as_user(player).get(raise_url(hero), {"rating": rating(hero, "Climb").id}, **HTMX)
+    html = response.content.decode()
+    assert "Not enough sparetime: raising Climb 2 → 3 costs 1, you have 0." in html
+    assert "Confirm raise" not in html and "Keep" in html
+
+
+def test_an_earmarked_raise_confirms_against_its_portion(
+    as_user, pool_campaign, delegated, player, other_player, bens
+):
+    portion = sparetime_handout(
+        campaign=pool_campaign,
+        giver=player,
+        character=bens,
+        amount=3,
+        targets=[rating(bens, "Climb")],
+    )
+    data = {"rating": rating(bens, "Climb").id, "source": portion.id}
+    html = as_user(other_player).get(raise_url(bens), data, **HTMX).content.decode()
+    assert "(ana's portion 3 → 2)?" in html
+    assert f'name="source" value="{portion.id}"' in html
+
+
+def test_without_htmx_a_raise_is_a_confirmation_page_and_a_plain_post(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    client = as_user(player)
+    climb = rating(hero, "Climb")
+    page = client.get(raise_url(hero), {"rating": climb.id}).content.decode()
+    assert "<html" in page and "Raise Climb 2 → 3 for 1 sparetime (balance 3 → 2)?" in page
+    assert "hx-post" not in page.split('id="sparetime"')[1]
+    keep = re.search(r'<form method="get" action="([^"]+)"', page.split("Confirm raise")[1])
+    assert keep.group(1) == url("character_sparetime", hero.campaign, hero.id)
+    token = form_token(page, "once")
+    data = {"rating": climb.id, "once": token}
+    response = client.post(spend_url(hero), data)
+    assert response.status_code == 302
+    assert "Climb raised to 3." in client.get(response["Location"]).content.decode()
+    assert client.post(spend_url(hero), data).status_code == 302  # the double submit
+    assert rating(hero, "Climb").value == 3 and free_sparetime(hero) == 2
+
+
+def test_a_double_submitted_confirmation_raises_once(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    client = as_user(player)
+    data = {"rating": rating(hero, "Climb").id, "once": "one-click"}
+    responses = [client.post(spend_url(hero), data, **HTMX) for _ in range(2)]
+    for response in responses:
+        assert response.status_code == 200
+        assert "Climb raised to 3." in response.content.decode()
+    assert rating(hero, "Climb").value == 3 and free_sparetime(hero) == 2
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {"rating": "abc"},
+        {"rating": "999999"},
+        {"rating": "bens-climb"},
+        {"rating": "climb", "source": "grant"},
+    ],
+)
+def test_bad_raise_queries_are_refused(as_user, player, gm, hero, bens, query):
+    grant = sparetime_grant(character=hero, amount=3, by=gm)
+    names = {
+        "climb": rating(hero, "Climb").id,
+        "bens-climb": rating(bens, "Climb").id,
+        "grant": grant.id,
+    }
+    query = {key: names.get(value, value) for key, value in query.items()}
+    assert as_user(player).get(raise_url(hero), query, **HTMX).status_code == 400
+
+
+def test_raise_confirmation_access(as_user, player, other_player, outsider, gm, hero, mage):
+    query = {"rating": rating(hero, "Climb").id}
+    assert as_user(gm).get(raise_url(hero), query, **HTMX).status_code == 200
+    assert as_user(other_player).get(raise_url(hero), query).status_code == 403
+    assert as_user(outsider).get(raise_url(hero), query).status_code == 404
+    assert_login_redirect(as_user(None).get(raise_url(hero), query))
+    assert as_user(player).post(raise_url(hero), query).status_code == 405
+    assert as_user(player).get(raise_url(mage), {"rating": "1"}).status_code == 404
+
+
+# Undo --------------------------------------------------------------------------------------------
+def undo_url(character):
+    return url("sparetime_undo", character.campaign, character.id)
+
+
+def test_owner_undoes_the_last_raise(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    client = as_user(player)
+    client.post(spend_url(hero), {"rating": rating(hero, "Climb").id}, **HTMX)
+    html = client.post(spend_url(hero), {"rating": rating(hero, "Dodge").id}, **HTMX)
+    html = html.content.decode()
+    assert "Last raise: Dodge 0 → 1 for 1 sparetime." in html
+    last = SparetimeEntry.objects.get(kind="spend", rating__skill="Dodge")
+    assert f'name="entry" value="{last.id}"' in html
+    response = client.post(undo_url(hero), {"entry": last.id, "once": "u1"}, **HTMX)
+    assert response.status_code == 200
+    assert response["HX-Trigger"] == "sheet-changed"
+    html = response.content.decode()
+    assert "Undid the raise of Dodge 0 → 1; 1 sparetime back." in html
+    assert "Last raise: Climb 2 → 3" in html and "undone" in html
+    assert rating(hero, "Dodge").value == 0 and free_sparetime(hero) == 2
+    # The same click again undoes nothing more (not the Climb raise before it).
+    again = client.post(undo_url(hero), {"entry": last.id, "once": "u1"}, **HTMX)
+    assert again.status_code == 200
+    assert rating(hero, "Climb").value == 3 and free_sparetime(hero) == 2
+    assert_ledger_matches_balances(hero.campaign)
+
+
+def test_an_undo_that_depends_is_refused(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    client = as_user(player)
+    client.post(spend_url(hero), {"rating": rating(hero, "Climb").id}, **HTMX)
+    client.post(spend_url(hero), {"rating": rating(hero, "Climb").id}, **HTMX)
+    first = SparetimeEntry.objects.filter(kind="spend").order_by("id").first()
+    before = db_snapshot()
+    response = client.post(undo_url(hero), {"entry": first.id}, **HTMX)
+    assert response.status_code == 422
+    assert "HX-Trigger" not in response
+    assert "Only Aria&#x27;s last raise can be undone; Climb 3 → 4 came after" in (
+        response.content.decode()
+    )
+    plain = client.post(undo_url(hero), {"entry": first.id})
+    assert plain.status_code == 200 and "<html" in plain.content.decode()
+    assert db_snapshot() == before
+
+
+def test_undo_without_htmx_redirects(as_user, player, gm, hero):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    client = as_user(player)
+    client.post(spend_url(hero), {"rating": rating(hero, "Climb").id})
+    spend = SparetimeEntry.objects.get(kind="spend")
+    response = client.post(undo_url(hero), {"entry": spend.id})
+    assert response.status_code == 302
+    assert response["Location"] == url("character_sparetime", hero.campaign, hero.id)
+    assert "Undid the raise of Climb 2 → 3" in client.get(response["Location"]).content.decode()
+
+
+@pytest.mark.parametrize(
+    "entry", ["", "abc", "-1", "999999", "99999999999999999999", "grant", "bens-spend"]
+)
+def test_bad_undo_input_changes_nothing(as_user, player, gm, hero, bens, entry):
+    grant = sparetime_grant(character=hero, amount=3, by=gm)
+    sparetime_grant(character=bens, amount=3, by=gm)
+    as_user(gm).post(spend_url(bens), {"rating": rating(bens, "Climb").id})
+    names = {"grant": grant.id, "bens-spend": SparetimeEntry.objects.get(kind="spend").id}
+    before = db_snapshot()
+    response = as_user(player).post(undo_url(hero), {"entry": names.get(entry, entry)}, **HTMX)
+    assert response.status_code == 422
+    assert 'class="errorlist"' in response.content.decode()
+    assert db_snapshot() == before
+
+
+def test_undo_access(as_user, player, other_player, outsider, gm, hero, mage):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    as_user(player).post(spend_url(hero), {"rating": rating(hero, "Climb").id})
+    data = {"entry": SparetimeEntry.objects.get(kind="spend").id}
+    before = db_snapshot()
+    assert as_user(other_player).post(undo_url(hero), data).status_code == 403
+    assert as_user(outsider).post(undo_url(hero), data).status_code == 404
+    assert_login_redirect(as_user(None).post(undo_url(hero), data))
+    assert as_user(player).get(undo_url(hero)).status_code == 405
+    assert as_user(player).post(undo_url(mage), {"entry": "1"}).status_code == 404
+    assert db_snapshot() == before
+    assert as_user(gm).post(undo_url(hero), data, **HTMX).status_code == 200
+    assert rating(hero, "Climb").value == 2
+
+
+# The GM's reversal -------------------------------------------------------------------------------
+def test_gm_reverses_a_grant_after_confirming(as_user, gm, hero, pool_campaign):
+    grant = sparetime_grant(character=hero, amount=4, by=gm)
+    client = as_user(gm)
+    card = client.get(url("gm_sparetime", pool_campaign), **HTMX).content.decode()
+    assert 'aria-label="Reverse the starting grant of +4 for Aria"' in card
+    before = db_snapshot()
+    confirm = client.get(url("sparetime_reversal", pool_campaign), {"entry": grant.id}, **HTMX)
+    html = confirm.content.decode()
+    assert "Reverse the starting grant of +4 (Aria)? Aria&#x27;s free sparetime 4 → 0." in html
+    assert "Confirm reversal" in html and 'name="note"' in html
+    kept = client.get(
+        url("sparetime_reversal", pool_campaign), {"entry": grant.id, "keep": "1"}, **HTMX
+    )
+    assert ">Reverse</button>" in kept.content.decode()
+    assert db_snapshot() == before
+    data = {"entry": grant.id, "note": "Granted twice", "once": "r1"}
+    response = client.post(url("sparetime_reverse", pool_campaign), data, **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Reversed the starting grant of +4." in html
+    assert "<td>Reversal</td>" in html and "Granted twice" in html and "reversed" in html
+    assert free_sparetime(hero) == 0
+    again = client.post(url("sparetime_reverse", pool_campaign), data, **HTMX)
+    assert again.status_code == 200  # the double submit, answered as the first
+    assert SparetimeEntry.objects.filter(kind="reversal").count() == 1
+
+
+def test_gm_reverses_a_raise_and_the_sheet_follows(as_user, gm, player, hero, pool_campaign):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    as_user(player).post(spend_url(hero), {"rating": rating(hero, "Climb").id})
+    spend = SparetimeEntry.objects.get(kind="spend")
+    client = as_user(gm)
+    confirm = client.get(url("sparetime_reversal", pool_campaign), {"entry": spend.id}, **HTMX)
+    assert "Climb 3 → 2; Aria&#x27;s free sparetime 2 → 3." in confirm.content.decode()
+    response = client.post(url("sparetime_reverse", pool_campaign), {"entry": spend.id}, **HTMX)
+    assert response.status_code == 200 and response["HX-Trigger"] == "sheet-changed"
+    assert rating(hero, "Climb").value == 2 and free_sparetime(hero) == 3
+
+
+def test_a_refused_reversal_shows_why_and_changes_nothing(as_user, gm, player, hero, pool_campaign):
+    grant = sparetime_grant(character=hero, amount=2, by=gm)
+    as_user(player).post(spend_url(hero), {"rating": rating(hero, "Climb").id})
+    client = as_user(gm)
+    before = db_snapshot()
+    response = client.post(url("sparetime_reverse", pool_campaign), {"entry": grant.id}, **HTMX)
+    assert response.status_code == 422 and "HX-Trigger" not in response
+    assert "Aria has 1 free sparetime; reversing this starting grant takes 2." in (
+        response.content.decode()
+    )
+    plain = client.post(url("sparetime_reverse", pool_campaign), {"entry": grant.id})
+    assert plain.status_code == 200 and "<html" in plain.content.decode()
+    assert db_snapshot() == before
+
+
+def test_without_htmx_a_reversal_is_a_confirmation_page(as_user, gm, hero, pool_campaign):
+    grant = sparetime_grant(character=hero, amount=4, by=gm)
+    client = as_user(gm)
+    page = client.get(url("sparetime_reversal", pool_campaign), {"entry": grant.id})
+    html = page.content.decode()
+    assert "<html" in html and "Confirm reversal" in html
+    assert "hx-post" not in html.split('id="gm-sparetime"')[1]
+    data = {"entry": grant.id, "once": form_token(html, "once")}
+    response = client.post(url("sparetime_reverse", pool_campaign), data)
+    assert response.status_code == 302
+    assert response["Location"] == url("gm_sparetime", pool_campaign)
+    assert free_sparetime(hero) == 0
+
+
+@pytest.mark.parametrize("entry", ["", "abc", "999999", "99999999999999999999", "elsewhere"])
+def test_bad_reversal_input_changes_nothing(as_user, gm, hero, stranger, pool_campaign, entry):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    elsewhere = sparetime_grant(character=stranger, amount=3, by=gm)
+    entry = elsewhere.id if entry == "elsewhere" else entry
+    client = as_user(gm)
+    before = db_snapshot()
+    response = client.post(url("sparetime_reverse", pool_campaign), {"entry": entry}, **HTMX)
+    assert response.status_code == 422
+    assert 'class="errorlist"' in response.content.decode()
+    too_long = {"entry": SparetimeEntry.objects.get(character=hero).id, "note": "x" * 201}
+    response = client.post(url("sparetime_reverse", pool_campaign), too_long, **HTMX)
+    assert response.status_code == 422
+    query = {"entry": entry} if entry else {}
+    assert client.get(url("sparetime_reversal", pool_campaign), query).status_code == 400
+    assert db_snapshot() == before
+
+
+@pytest.mark.parametrize("name", ["sparetime_reversal", "sparetime_reverse"])
+def test_reversal_access(as_user, gm, player, other_player, outsider, hero, mana_campaign, name):
+    grant = sparetime_grant(character=hero, amount=3, by=gm)
+    method = "get" if name == "sparetime_reversal" else "post"
+    before = db_snapshot()
+    for user, status in ((player, 403), (other_player, 403), (outsider, 404)):
+        response = getattr(as_user(user), method)(url(name, hero.campaign), {"entry": grant.id})
+        assert response.status_code == status
+    assert_login_redirect(getattr(as_user(None), method)(url(name, hero.campaign)))
+    response = getattr(as_user(gm), method)(url(name, mana_campaign), {"entry": grant.id})
+    assert response.status_code == 404
+    wrong = "post" if method == "get" else "get"
+    assert getattr(as_user(gm), wrong)(url(name, hero.campaign)).status_code == 405
+    assert db_snapshot() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_reversal_requests_reverse_once(client_factory, gm, player, pool_campaign):
+    hero = character_with_ratings(pool_campaign, player, "Aria")
+    sparetime_grant(character=hero, amount=3, by=gm)
+    spend = sparetime_spend_for(hero, player)
+    gm_clients = client_factory(gm, 2)
+    player_client = client_factory(player, 1)[0]
+    responses = race(
+        *[
+            lambda c=c: c.post(url("sparetime_reverse", pool_campaign), {"entry": spend.id}, **HTMX)
+            for c in gm_clients
+        ],
+        lambda: player_client.post(undo_url(hero), {"entry": spend.id}, **HTMX),
+    )
+    assert sorted(r.status_code for r in responses) == [200, 422, 422]
+    assert SparetimeEntry.objects.filter(reverses=spend).count() == 1
+    assert rating(hero, "Climb").value == 2 and free_sparetime(hero) == 3
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def sparetime_spend_for(character, by):
+    from sparetime.services import sparetime_spend
+
+    return sparetime_spend(character=character, rating=rating(character, "Climb"), by=by)
+
+
+def test_a_reversal_confirmation_says_when_it_would_be_refused(as_user, gm, player, hero):
+    grant = sparetime_grant(character=hero, amount=2, by=gm)
+    as_user(player).post(spend_url(hero), {"rating": rating(hero, "Climb").id})
+    response = as_user(gm).get(
+        url("sparetime_reversal", hero.campaign), {"entry": grant.id}, **HTMX
+    )
+    html = response.content.decode()
+    assert "Aria has 1 free sparetime; reversing this starting grant takes 2." in html
+    assert "Confirm reversal" not in html and "Keep" in html

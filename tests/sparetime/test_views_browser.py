@@ -1,9 +1,11 @@
-"""A raise in a real browser (tests/browser.py): the sheet page's Pool section shows the new rating
-and HP maximum as soon as the sparetime section answers, without a reload."""
+"""Sparetime in a real browser (tests/browser.py): a raise asks first and spends only once
+confirmed (by mouse or keyboard), the sheet page's Pool section shows the new rating and HP
+maximum without a reload, the last raise is undone, and the GM reverses a ledger row."""
 
 from campaigns.models import Campaign
 from sheets.services import character_create
-from sparetime.services import sparetime_grant
+from sparetime.models import SparetimeEntry
+from sparetime.services import free_sparetime, sparetime_grant
 from tests.browser import BROWSER, BrowserTestCase, settled
 from tests.conftest import make_campaign, make_user
 
@@ -14,12 +16,13 @@ class TestSheetInTheBrowser(BrowserTestCase):
     def setUp(self):
         gm, ana = make_user("gm"), make_user("ana")
         campaign = make_campaign(gm, system=Campaign.POOL, players=[ana])
-        ilse = character_create(campaign=campaign, owner=ana, name="Ilse")
-        sparetime_grant(character=ilse, amount=3, by=gm)
-        self.sheet = f"/campaigns/{campaign.id}/characters/{ilse.id}/"
-        self.log_in(ana)
+        self.ilse = character_create(campaign=campaign, owner=ana, name="Ilse")
+        self.grant = sparetime_grant(character=self.ilse, amount=3, by=gm)
+        self.sheet = f"/campaigns/{campaign.id}/characters/{self.ilse.id}/"
+        self.gm_panel = f"/campaigns/{campaign.id}/gm/"
+        self.log_in(gm, ana)
 
-    def test_the_sheet_shows_a_raise_without_a_reload(self):
+    def test_a_raise_asks_first_then_shows_on_the_sheet_and_can_be_undone(self):
         from playwright.sync_api import expect, sync_playwright
 
         with sync_playwright() as pw:
@@ -32,10 +35,72 @@ class TestSheetInTheBrowser(BrowserTestCase):
             settled(page)
             page.evaluate("window.notReloaded = true")
 
+            # The button asks; Keep leaves everything as it was, the button focused again.
             raise_endurance.click()
+            question = page.get_by_text("Raise Endurance 0 → 1 for 1 sparetime (balance 3 → 2)?")
+            expect(question).to_be_visible()
+            expect(page.get_by_role("button", name="Confirm raise")).to_be_focused()
+            page.get_by_role("button", name="Keep").click()
+            expect(raise_endurance).to_be_focused()
+            page.keyboard.press("Enter")  # the keyboard asks too; Escape keeps
+            expect(page.get_by_role("button", name="Confirm raise")).to_be_focused()
+            page.keyboard.press("Escape")
+            expect(raise_endurance).to_be_focused()
+            expect(page.get_by_role("button", name="Confirm raise")).to_have_count(0)
+            expect(page.locator("#sparetime .sparetime-free")).to_have_text("3")
+
+            # By keyboard: Enter opens the question, Enter on the focused Confirm raises.
+            page.keyboard.press("Enter")
+            expect(page.get_by_role("button", name="Confirm raise")).to_be_focused()
+            page.keyboard.press("Enter")
             expect(page.get_by_role("status")).to_have_text("Endurance raised to 1.")
             expect(page.locator("#sparetime .sparetime-free")).to_have_text("2")
             expect(endurance).to_contain_text("1d10")
             expect(page.locator("#sheet-pool .hp")).to_contain_text("HP 10 / 12")
+
+            # Undo: the rating, the balance and the HP maximum go back.
+            expect(page.locator(".sparetime-undo")).to_contain_text(
+                "Last raise: Endurance 0 → 1 for 1 sparetime."
+            )
+            page.get_by_role("button", name="Undo this raise").click()
+            expect(page.get_by_role("status")).to_have_text(
+                "Undid the raise of Endurance 0 → 1; 1 sparetime back."
+            )
+            expect(page.locator("#sparetime .sparetime-free")).to_have_text("3")
+            expect(endurance).to_contain_text("0d10")
+            expect(page.locator("#sheet-pool .hp")).to_contain_text("HP 10 / 10")
+            expect(page.locator(".sparetime-undo")).to_have_count(0)
             assert page.evaluate("window.notReloaded") is True
             browser.close()
+
+
+class TestReversalInTheBrowser(BrowserTestCase):
+    """On a server of its own (one per class, as tests/rolls/test_views_browser.py says: a second
+    test on the server of the class above finds its pages sent to the login page)."""
+
+    setUp = TestSheetInTheBrowser.setUp
+
+    def test_the_gm_reverses_a_ledger_row(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            page = self.open_page(browser, "gm", self.gm_panel)
+            card = page.locator("#gm-sparetime-body")
+            expect(card).to_contain_text("Starting grant")
+            settled(page)
+            page.get_by_role("button", name="Reverse the starting grant of +3 for Ilse").click()
+            expect(card).to_contain_text("Reverse the starting grant of +3 (Ilse)?")
+            expect(card).to_contain_text("Ilse's free sparetime 3 → 0.")
+            page.get_by_label("Why").fill("Granted to the wrong character")
+            page.get_by_role("button", name="Confirm reversal").click()
+            expect(card.get_by_role("status")).to_have_text("Reversed the starting grant of +3.")
+            reversal = card.locator("tr", has_text="Reversal")
+            expect(reversal).to_contain_text("-3")
+            expect(reversal).to_contain_text("Granted to the wrong character")
+            expect(card.locator(".sparetime-ledger .tag")).to_have_text("reversed")
+            expect(card.get_by_role("button", name="Reverse")).to_have_count(0)
+            browser.close()
+        # The ORM once playwright's event loop is gone (in it, a query opens a connection).
+        assert free_sparetime(self.ilse) == 0
+        assert SparetimeEntry.objects.get(reverses=self.grant).kind == "reversal"
