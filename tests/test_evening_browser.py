@@ -244,7 +244,7 @@ class TestPoolEvening(Table):
             card.locator("[name=intent]").fill("Cross the ford by the stones")
             settled(ana)
             submit(posting_to(card, "/roll/"))
-            expect(card).to_contain_text("Waiting for the GM to agree to the shift.")
+            expect(card).to_contain_text("Shift proposed: waiting for the GM to agree to it.")
             gm_card = check_card(gm, "Ilse")
             expect(gm_card).to_contain_text("Shift proposed")
             expect(gm_card).to_contain_text("Land behind the guard")

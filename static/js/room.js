@@ -135,13 +135,13 @@
     focused = { el: event.target, id: event.target.id, home: home ? home.id : "" };
   });
 
-  function announce(el) {
+  function announce(el, text) {
     const region = document.getElementById("announce");
     if (!region || !el) return;
     region.textContent = "";
     // A new text node after a tick, so that the same result twice is heard twice.
     setTimeout(function () {
-      region.textContent = el.textContent.replace(/\s+/g, " ").trim();
+      region.textContent = text || el.textContent.replace(/\s+/g, " ").trim();
     }, 50);
   }
 
@@ -163,7 +163,16 @@
       if (awaiting.isConnected) return; // the answer has not come yet
       const card = document.getElementById(awaiting.id);
       awaiting = null;
-      const result = card ? card.querySelector("[data-result]") : null;
+      if (!card) {
+        // The roll closed the check: its card left the live checks, and the roll's log entry
+        // (pushed before the card) is the result, focused and announced.
+        const entries = log() ? log().querySelectorAll("[data-seq]") : [];
+        const entry = entries.length ? entries[entries.length - 1] : null;
+        if (entry && lost()) focusOn(entry);
+        if (entry) announce(entry, summary(entry));
+        return;
+      }
+      const result = card.querySelector("[data-result]");
       if (result && !card.querySelector("form.roll")) {
         // Rolled (or put to the GM, or answered): the result, focused and announced.
         if (lost()) focusOn(result);

@@ -126,9 +126,11 @@ async def test_an_npc_handed_over_brings_its_live_check_to_its_player(table):
         ana_id = table.characters["ana"].owner_id
         response = await post(table, "gm", "character_hand_over", {"to": ana_id}, npc.pk)
         assert response.status_code == 200
-        [card] = await drain(ana)
+        # Every member's party learns whose the NPC is (a facts push naming it, nothing else).
+        facts = f"<!--facts {npc.pk}-->"
+        [card] = [f for f in await drain(ana) if f != facts]
         assert f'id="check-{check.pk}"' in card and NOTE in card
         assert reverse("check_roll", args=[table.campaign.pk, check.pk]) in card
-        [gms_card] = await drain(gm)
+        [gms_card] = [f for f in await drain(gm) if f != facts]
         assert "Waiting for ana to roll" in gms_card
-        assert await ben.receive_nothing()
+        assert await drain(ben) == [facts]

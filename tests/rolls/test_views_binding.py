@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from rolls import push, services
+from rolls.cards import Viewer, render_check
 from rolls.models import Check
 from sheets.models import Rating
 from tests.helpers import HTMX
@@ -263,8 +264,9 @@ def test_a_pool_roll_logs_what_was_asked(
     assert entry.data["asked"] == "Strength + Jump"
     [message] = pushes.entries()
     assert "asked: Strength + Jump · rolled: Strength 3 + Jump 2" in message["all"]
+    # Done: the card leaves the live checks; the log keeps what was asked and rolled.
     [card] = pushes.checks()
-    assert "asked: Strength + Jump · rolled: Strength 3 + Jump 2" in card["gm"]
+    assert card["gm"] == f'<article id="check-{check.pk}" hx-swap-oob="delete"></article>'
 
 
 def test_a_free_suggestion_is_logged_as_asked_but_binds_nothing(
@@ -297,8 +299,11 @@ def test_a_finished_card_after_a_shift_names_what_was_rolled(
     with django_capture_on_commit_callbacks(execute=True):
         response = as_user(gm).post(shift_url, {"answer": "approve"}, **HTMX)
     assert response.status_code == 204
-    finished = pushes.checks()[-1]
-    for html in (finished["gm"], finished["users"][str(player.id)]):
+    # The card left the live checks; wherever a finished card is drawn, it names the roll.
+    check.refresh_from_db()
+    assert check.status == Check.DONE
+    for viewer in (Viewer(gm.id, True), Viewer(player.id, False)):
+        html = render_check(check, viewer)
         header = html[html.index("<header>") : html.index("</header>")]
         assert "Strength 3 + Jump 2" in header
         assert "any attribute" not in header

@@ -111,17 +111,21 @@ class TestManaAtTheTable(PlayTestCase):
             ana.keyboard.type("1")
             expect(ana.locator(f"#{card_id} .odds")).to_contain_text("2d10")
             ana.keyboard.press("Enter")
-            result = ana.locator(f"#{card_id}-result")
-            expect(result).to_be_focused()
-            expect(ana.locator("#announce")).to_contain_text("Attempt 1: ")
-
             # Both logs say what was asked and what was rolled.
             for page in (ana, gm):
                 expect(page.locator("#log article.entry")).to_have_count(1)
                 expect(page.locator("#log")).to_contain_text("asked: Jump · rolled: Jump")
-            # The GM's card names what closing it does.
-            gm_card = gm.locator(f"#{card_id}")
-            if "failure" in result.inner_text():
+            entry = ana.locator("#entry-1")
+            if "success" in entry.inner_text():
+                # Done: the card leaves the live checks, the log entry is the result.
+                expect(ana.locator(f"#{card_id}")).to_have_count(0)
+                expect(entry).to_be_focused()
+                expect(ana.locator("#announce")).to_contain_text("asked: Jump · rolled: Jump")
+            else:
+                # Failed: the card stays (a re-attempt may follow), its result focused.
+                expect(ana.locator(f"#{card_id}-result")).to_be_focused()
+                expect(ana.locator("#announce")).to_contain_text("Attempt 1: ")
+                gm_card = gm.locator(f"#{card_id}")
                 expect(gm_card.locator("button.secondary")).to_have_text("Close without re-attempt")
             expect(gm.locator("#checks")).not_to_contain_text("Cancel check")
             browser.close()
@@ -241,12 +245,13 @@ class TestPoolAtTheTable(PlayTestCase):
             expect(ana.locator(f"#roll-{number}-submit")).to_have_text("Roll")
             ana.locator(f"#roll-{number}-submit").focus()
             ana.keyboard.press("Enter")
-            result = ana.locator(f"#{card_id}-result")
-            expect(result).to_be_focused()
-            expect(ana.locator("#announce")).to_contain_text("vs TN 4")
+            # Done: the card leaves the live checks; the log entry is the result, focused and
+            # announced.
             for page in (ana, gm):
                 expect(page.locator("#log")).to_contain_text("asked: Strength · rolled: Strength 3")
-                expect(page.locator(f"#{card_id} header")).to_contain_text("rolled: Strength 3")
+                expect(page.locator(f"#{card_id}")).to_have_count(0)
+            expect(ana.locator("#entry-1")).to_be_focused()
+            expect(ana.locator("#announce")).to_contain_text("vs TN 4")
             browser.close()
 
 
@@ -280,10 +285,12 @@ class TestPoolAnyAttributeAtTheTable(PlayTestCase):
             expect(gm.locator(f"#check-{number}-approve")).to_be_visible()
             gm.locator(f"#check-{number}-approve").focus()
             gm.keyboard.press("Enter")
-            # The GM's focus goes to the result; both finished cards name what was rolled.
-            expect(gm.locator(f"#{card_id}-result")).to_be_focused()
+            # The check is done: its card leaves both live lists; the GM's focus goes to the
+            # roll's log entry, which names what was rolled.
             for page in (gm, ana):
-                header = page.locator(f"#{card_id} header")
-                expect(header).to_contain_text("Strength 3 + Jump 2 (free choice)")
-                expect(header).not_to_contain_text("any attribute")
+                expect(page.locator(f"#{card_id}")).to_have_count(0)
+                entry = page.locator("#entry-1")
+                expect(entry).to_contain_text("Strength 3 + Jump 2 (free choice)")
+                expect(entry).not_to_contain_text("any attribute")
+            expect(gm.locator("#entry-1")).to_be_focused()
             browser.close()
