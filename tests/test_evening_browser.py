@@ -351,6 +351,7 @@ class TestPoolEvening(Table):
             expect(portion).to_contain_text("For the toll")
             settled(ben)
             portion.get_by_role("button", name=re.compile("Raise Negotiate 1 → 2")).click()
+            ben.get_by_role("button", name="Confirm raise").click()
             expect(negotiate).to_contain_text("2d10")
             expect(ben.locator(".sparetime-free")).to_have_text("2")
 
@@ -358,6 +359,7 @@ class TestPoolEvening(Table):
             expect(ana.locator(".sparetime-free")).to_have_text("2")
             settled(ana)
             ana.get_by_role("button", name=re.compile("Raise Dodge 1 → 2")).click()
+            ana.get_by_role("button", name="Confirm raise").click()
             expect(ana.locator(".sparetime-free")).to_have_text("1")
             expect(ana.locator("#sheet-pool tr", has_text="Dodge")).to_contain_text("2d10")
             # The GM's card sees the balances the players' sheets show.

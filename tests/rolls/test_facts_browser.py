@@ -134,6 +134,7 @@ class TestPoolFacts(FactsCase):
             # the HP, not the sparetime.
             settled(ana_sheet)
             ana_sheet.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)").click()
+            ana_sheet.get_by_role("button", name="Confirm raise").click()
             expect(gm_campaign.locator(f"{party} .party-hp")).to_have_text("10 / 12")
             expect(gm_campaign.locator(f"{party} .party-sparetime")).to_have_text("2")
             expect(gm_sheet.locator("#sheet-pool .hp")).to_contain_text("HP 10 / 12")

@@ -116,7 +116,7 @@ class TestManaAtTheTable(PlayTestCase):
                 expect(page.locator("#log article.entry")).to_have_count(1)
                 expect(page.locator("#log")).to_contain_text("asked: Jump · rolled: Jump")
             entry = ana.locator("#entry-1")
-            if "success" in entry.inner_text():
+            if "✓ success" in entry.inner_text():
                 # Done: the card leaves the live checks, the log entry is the result.
                 expect(ana.locator(f"#{card_id}")).to_have_count(0)
                 expect(entry).to_be_focused()
