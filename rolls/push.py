@@ -204,6 +204,29 @@ def facts_message(characters, *, gm_id, private):
     return {"facts": True, "gm": facts_signal(ids), "users": users}
 
 
+#: The word a facts push carries, instead of character ids, when a player's delegation (the
+#: sparetime the GM gave them to hand out) changed: ``<!--facts delegation-->``.
+DELEGATION = "delegation"
+
+
+def delegation_message(player_id, *, gm_id):
+    """The push telling ``player_id``'s pages and the GM's that the player's delegation changed
+    (private: no other player hears it)."""
+    signal = f"<!--facts {DELEGATION}-->"
+    users = {} if player_id == gm_id else {str(int(player_id)): signal}
+    return {"facts": True, "gm": signal, "users": users}
+
+
+def push_delegation(campaign, player):
+    """Once the write in progress commits, tell ``player``'s pages and the GM's that the
+    player's delegation changed (a delegation, a hand-out, or the reversal of either). Call
+    inside the write's transaction."""
+    on_commit(
+        campaign.pk,
+        lambda: send(campaign.pk, delegation_message(player.pk, gm_id=campaign.gm_id())),
+    )
+
+
 def push_facts(campaign, characters, *, private=False):
     """Once the write in progress commits, tell the pages that ``characters`` (of ``campaign``;
     a list, or a queryset read then) changed: HP, a rating, a name (public) or, with

@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for, can_edit, character_for
 from campaigns.models import Campaign, Membership
 from campaigns.writes import answer, attempt
-from rolls.push import push_facts, with_facts
+from rolls.push import push_delegation, push_facts, with_facts
 from rolls.views import session_award_answer
 from sheets.models import Rating
 
@@ -382,12 +382,13 @@ def sparetime_award(request, campaign_id):
 def sparetime_delegate(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
     form = DelegateForm(campaign, request.POST)
-    ok, entry = attempt(
-        lambda: services.sparetime_delegate(
-            campaign=campaign, by=request.user, **form.cleaned_data
-        ),
-        form=form,
-    )
+
+    def write():
+        entry = services.sparetime_delegate(campaign=campaign, by=request.user, **form.cleaned_data)
+        push_delegation(campaign, entry.player)
+        return entry
+
+    ok, entry = attempt(write, form=form)
     if ok:
         notice = f"{entry.player} may now hand out {entry.amount} more sparetime."
         pieces = _gm_pieces(request, campaign, notice=notice)
@@ -464,6 +465,8 @@ def sparetime_reverse(request, campaign_id):
         if entry.character_id:  # a raise's rating is public; a balance alone is private
             private = entry.kind != SparetimeEntry.SPEND
             push_facts(campaign, [entry.character], private=private)
+        if entry.player_id:  # a delegation or a hand-out: the player's delegation changed
+            push_delegation(campaign, entry.player)
         return reversal
 
     ok, reversal = attempt(
@@ -521,17 +524,16 @@ def sparetime_handout(request, campaign_id):
     """A player hands some of their delegation out to another player's character."""
     campaign = campaign_for(request, campaign_id, system=POOL)
     form = HandoutForm(campaign, request.user, request.POST)
-    ok, entry = attempt(
-        with_facts(
-            lambda: services.sparetime_handout(
-                campaign=campaign, giver=request.user, **form.cleaned_data
-            ),
-            campaign,
-            lambda entry: [entry.character],
-            private=True,
-        ),
-        form=form,
-    )
+
+    def write():
+        entry = services.sparetime_handout(
+            campaign=campaign, giver=request.user, **form.cleaned_data
+        )
+        push_facts(campaign, [entry.character], private=True)
+        push_delegation(campaign, request.user)  # the giver's other tabs
+        return entry
+
+    ok, entry = attempt(write, form=form)
     if ok:
         notice = f"Handed {entry.amount} sparetime to {entry.character}."
         pieces = _delegation_pieces(request, campaign, notice=notice)

@@ -75,9 +75,10 @@
 
   // A facts push (rolls/push.py) is a comment naming the characters whose HP, ratings, mana or
   // sparetime changed: every piece showing them fetches itself again, rendered for this viewer
-  // (hx-trigger="facts-<id> from:body"; the party and the GM's lists: "facts"). After a
+  // (hx-trigger="facts-<id> from:body"; the party and the GM's lists: "facts"). It may name,
+  // instead, the viewer's delegation ("facts-delegation": the campaign page's section). After a
   // reconnect, all of them do ("facts-resync"): a push may have been missed meanwhile.
-  const FACTS = /<!--facts ([\d ]+)-->/;
+  const FACTS = /<!--facts ([\w ]+)-->/;
   document.addEventListener("htmx:wsAfterMessage", function (event) {
     const match = typeof event.detail.message === "string" && FACTS.exec(event.detail.message);
     if (!match) return;

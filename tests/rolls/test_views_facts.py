@@ -216,6 +216,56 @@ async def test_a_refused_write_pushes_no_fact(pool):
         assert await heard(opened) == {name: [] for name in USERS}
 
 
+# A player's delegation: private to the player and the GM ----------------------------------------
+
+DELEGATION = "<!--facts delegation-->"
+
+
+async def test_a_delegation_reaches_only_its_player_and_the_gm(pool):
+    async with AsyncExitStack() as stack:
+        opened = await sockets(stack, pool, "facts/")
+        data = {"delegate-player": pool.player.id, "delegate-amount": 3}
+        response = await sync_to_async(post)(pool, "gm", "sparetime_delegate", data)
+        assert response.status_code == 200, response.content.decode()
+        assert await heard(opened) == {"gm": [DELEGATION], "ana": [DELEGATION], "ben": []}
+
+
+async def test_a_hand_out_reaches_the_giver_s_other_pages_and_the_character_s_player(pool):
+    await database_sync_to_async(sparetime_services.sparetime_delegate)(
+        campaign=pool.campaign, player=pool.player, amount=3, by=pool.gm
+    )
+    async with AsyncExitStack() as stack:
+        opened = await sockets(stack, pool, "facts/")
+        data = {"targets": [pool.tor_strength.id], "amount": 2}
+        response = await sync_to_async(post)(pool, "ana", "sparetime_handout", data)
+        assert response.status_code == 200, response.content.decode()
+        assert await heard(opened) == {
+            "gm": [facts(pool.tor), DELEGATION],
+            "ana": [DELEGATION],
+            "ben": [facts(pool.tor)],
+        }
+
+
+async def test_the_gm_s_reversal_of_a_delegation_reaches_its_player_and_the_gm(pool):
+    entry = await database_sync_to_async(sparetime_services.sparetime_delegate)(
+        campaign=pool.campaign, player=pool.player, amount=3, by=pool.gm
+    )
+    async with AsyncExitStack() as stack:
+        opened = await sockets(stack, pool, "facts/")
+        response = await sync_to_async(post)(pool, "gm", "sparetime_reverse", {"entry": entry.id})
+        assert response.status_code == 200, response.content.decode()
+        assert await heard(opened) == {"gm": [DELEGATION], "ana": [DELEGATION], "ben": []}
+
+
+async def test_a_refused_delegation_pushes_nothing(pool):
+    async with AsyncExitStack() as stack:
+        opened = await sockets(stack, pool, "facts/")
+        data = {"delegate-player": pool.player.id, "delegate-amount": 0}
+        response = await sync_to_async(post)(pool, "gm", "sparetime_delegate", data)
+        assert response.status_code == 422
+        assert await heard(opened) == {name: [] for name in USERS}
+
+
 # Check state -------------------------------------------------------------------------------------
 
 
