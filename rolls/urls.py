@@ -9,6 +9,7 @@ urlpatterns = [
     path("rules/odds/", insight_views.odds_calculator, name="odds_calculator"),
     path(ROOM, views.room, name="room"),
     path(ROOM + "log/", views.room_log, name="room_log"),
+    path(ROOM + "requests/", views.room_requests, name="room_requests"),
     path("campaigns/<int:campaign_id>/luck/", insight_views.campaign_luck, name="campaign_luck"),
     path("campaigns/<int:campaign_id>/tuning/", insight_views.campaign_tuning, name="tuning"),
     path(

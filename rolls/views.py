@@ -11,8 +11,10 @@ plain form post is redirected to the room, or gets the room with the refusal in 
 So the highest entry a page shows is always where its socket may resume (``static/js/room.js``).
 """
 
+import hashlib
+
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -112,10 +114,7 @@ def _room_page(request, campaign, *, replace=None):
         context["ask_html"] = replace.get("ask") or _ask_html(request, campaign)
         context["npc_html"] = replace.get("npc") or _npc_html(request, campaign)
     else:
-        context["requests"] = [
-            replace.get(f"request-{c.pk}") or _request_html(request, campaign, c)
-            for c in campaign.characters.filter(owner=request.user)
-        ]
+        context["requests_html"] = _requests_html(request, campaign, replace=replace)
     return render(request, "rolls/room.html", context)
 
 
@@ -123,6 +122,20 @@ def _room_page(request, campaign, *, replace=None):
 @require_GET
 def room(request, campaign_id):
     return _room_page(request, campaign_for(request, campaign_id))
+
+
+@login_required
+@require_GET
+def room_requests(request, campaign_id):
+    """A player's "Your characters" panel again, after a facts push: 204 (nothing to swap) when
+    their characters are still those the page shows (``have``), so typing is kept."""
+    campaign = campaign_for(request, campaign_id)
+    if campaign.viewer.is_gm:
+        raise PermissionDenied("The GM has no characters of their own at the table.")
+    characters = _own_characters(request, campaign)
+    if request.GET.get("have") == _characters_fingerprint(characters):
+        return HttpResponse(status=204)
+    return HttpResponse(_requests_html(request, campaign, characters=characters))
 
 
 @login_required
@@ -238,6 +251,32 @@ def _ask_html(request, campaign, *, form=None, error="", created=0):
         "created": created,
     }
     return render_to_string("rolls/_ask.html", context, request=request)
+
+
+def _own_characters(request, campaign):
+    return list(campaign.characters.filter(owner=request.user))
+
+
+def _characters_fingerprint(characters):
+    """What a player's panel shows of their characters, in short: it changes with them."""
+    shown = "\n".join(f"{c.pk} {c.name} {c.concept}" for c in characters)
+    return hashlib.blake2s(shown.encode(), digest_size=8).hexdigest()
+
+
+def _requests_html(request, campaign, *, replace=None, characters=None):
+    """A player's "Your characters" panel: a request form per character (``replace``: as in
+    ``_room_page``)."""
+    replace = replace or {}
+    characters = _own_characters(request, campaign) if characters is None else characters
+    context = {
+        "campaign": campaign,
+        "have": _characters_fingerprint(characters),
+        "requests": [
+            replace.get(f"request-{c.pk}") or _request_html(request, campaign, c)
+            for c in characters
+        ],
+    }
+    return render_to_string("rolls/_requests.html", context, request=request)
 
 
 def _request_html(request, campaign, character, *, form=None, error="", created=False):

@@ -289,6 +289,12 @@ MATRIX = {
         "login 404 200 200 200",
         "login 405 405 405 405",
     ),
+    # A player's "Your characters" panel again (the GM has none).
+    "campaigns/<int:campaign_id>/room/requests/": (
+        "pool",
+        "login 404 200 200 403",
+        "login 405 405 405 405",
+    ),
     "campaigns/<int:campaign_id>/room/checks/": (
         "pool",
         "login 404 200 200 200",

@@ -1,10 +1,13 @@
 """The room page (rolls.views.room), its log pages and the live checks' resync."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry, Presence
+from sheets.services import character_create, character_hand_over
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import ask, build_pool_table, roll_mana, url
 from tests.rolls.scripted_rng import ScriptedRng
@@ -41,14 +44,14 @@ def copy_entries(entry, count):
 # Access -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["room", "room_log", "room_checks"])
+@pytest.mark.parametrize("name", ["room", "room_log", "room_checks", "room_requests"])
 def test_anonymous_is_sent_to_login(mana_table, as_user, name):
     response = as_user(None).get(url(name, mana_table) + "?before=5")
     assert response.status_code == 302
     assert response.url.startswith(reverse("login"))
 
 
-@pytest.mark.parametrize("name", ["room", "room_log", "room_checks"])
+@pytest.mark.parametrize("name", ["room", "room_log", "room_checks", "room_requests"])
 def test_outsider_gets_404(mana_table, as_user, outsider, name):
     assert as_user(outsider).get(url(name, mana_table) + "?before=5").status_code == 404
 
@@ -92,6 +95,68 @@ def test_the_room_announces_results_and_lets_the_keyboard_find_them(mana_table, 
     roll_mana(check, mana_table.player, mana_table.gather, (1, 1, 1), spend_b=0)
     html = as_user(player).get(url("room", mana_table)).content.decode()
     assert f'id="check-{check.id}-result" data-result tabindex="-1">' in html
+
+
+# A player's "Your characters" panel, again after a facts push ----------------------------------
+
+
+def panel_query(html):
+    """The query with which the page's "Your characters" panel fetches itself again."""
+    match = re.search(r'id="requests" hx-get="[^"?]+(\?have=\w+)"', html)
+    assert match, html
+    return match[1]
+
+
+def test_the_players_panel_fetches_itself_again_on_a_facts_push(mana_table, as_user, player):
+    html = as_user(player).get(url("room", mana_table)).content.decode()
+    assert 'hx-trigger="facts from:body, facts-resync from:body"' in html
+    assert panel_query(html).startswith("?have=")
+
+
+def test_an_unchanged_panel_answers_204_so_typing_is_kept(mana_table, as_user, player):
+    html = as_user(player).get(url("room", mana_table)).content.decode()
+    response = as_user(player).get(url("room_requests", mana_table) + panel_query(html))
+    assert response.status_code == 204 and response.content == b""
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda t: character_hand_over(campaign=t.campaign, character=t.npc, to=t.player),
+        lambda t: character_create(campaign=t.campaign, owner=t.player, name="Nell"),
+    ],
+    ids=["npc handed over", "character created"],
+)
+def test_the_panel_shows_a_character_the_player_gained(mana_table, as_user, player, change):
+    html = as_user(player).get(url("room", mana_table)).content.decode()
+    gained = change(mana_table)
+    response = as_user(player).get(url("room_requests", mana_table) + panel_query(html))
+    assert response.status_code == 200
+    panel = response.content.decode()
+    assert panel.strip().startswith('<section class="card" id="requests"')
+    assert reverse("check_request", args=[mana_table.campaign.id, gained.id]) in panel
+    assert reverse("check_request", args=[mana_table.campaign.id, mana_table.mira.id]) in panel
+    assert panel_query(panel) != panel_query(html)  # the next push asks with the new list
+    again = as_user(player).get(url("room_requests", mana_table) + panel_query(panel))
+    assert again.status_code == 204
+
+
+def test_the_panel_of_a_player_without_characters_offers_to_create_one(mana_table, as_user, player):
+    mana_table.mira.delete()
+    response = as_user(player).get(url("room_requests", mana_table) + "?have=stale")
+    assert response.status_code == 200
+    assert "You have no character in this campaign yet." in response.content.decode()
+
+
+def test_the_panel_shows_nothing_of_other_players_characters(mana_table, as_user, other_player):
+    response = as_user(other_player).get(url("room_requests", mana_table))
+    panel = response.content.decode()
+    assert reverse("check_request", args=[mana_table.campaign.id, mana_table.bo.id]) in panel
+    assert "Mira" not in panel
+
+
+def test_the_gm_has_no_panel_of_their_own(mana_table, as_user, gm):
+    assert as_user(gm).get(url("room_requests", mana_table)).status_code == 403
 
 
 def test_gm_page_has_session_and_ask_controls(mana_table, as_user, gm):
