@@ -138,3 +138,10 @@ def test_pool_player_gets_the_delegation_section_and_the_gm_does_not(
     assert section in as_user(player).get(detail(pool_campaign)).content.decode()
     assert section not in as_user(gm).get(detail(pool_campaign)).content.decode()
     assert 'id="delegation"' not in as_user(player).get(detail(mana_campaign)).content.decode()
+
+
+def test_the_delegation_section_fetches_itself_again_on_a_delegation_push(
+    as_user, pool_campaign, player
+):
+    html = as_user(player).get(detail(pool_campaign)).content.decode()
+    assert 'hx-trigger="load, facts-delegation from:body, facts-resync from:body"' in html

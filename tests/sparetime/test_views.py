@@ -19,6 +19,7 @@ from sparetime.services import (
 )
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot, race
+from tests.rolls.room_setup import record_pushes, refused
 from tests.sparetime.helpers import assert_ledger_matches_balances, character_with_ratings, rating
 
 BAD_AMOUNTS = ["-1", "0", "abc", "", "2.5", "10001", "99999999999999999999999"]
@@ -382,6 +383,27 @@ def test_gm_delegates_to_a_player(as_user, gm, player, pool_campaign):
     assert response.status_code == 200
     assert "ana may now hand out 5 more sparetime." in response.content.decode()
     assert delegation_left(pool_campaign, player) == 5
+
+
+def test_a_delegation_registers_a_delegation_push_to_its_player_and_the_gm(
+    as_user, gm, player, pool_campaign, monkeypatch, django_capture_on_commit_callbacks
+):
+    pushes = record_pushes(monkeypatch)
+    data = {"delegate-player": player.id, "delegate-amount": "5"}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(url("sparetime_delegate", pool_campaign), data, **HTMX)
+    assert response.status_code == 200
+    signal = "<!--facts delegation-->"
+    assert pushes.facts() == [{"facts": True, "gm": signal, "users": {str(player.id): signal}}]
+
+
+def test_a_refused_delegation_pushes_nothing(
+    as_user, gm, player, pool_campaign, monkeypatch, django_capture_on_commit_callbacks
+):
+    pushes = record_pushes(monkeypatch)
+    data = {"delegate-player": player.id, "delegate-amount": "0"}
+    path = url("sparetime_delegate", pool_campaign)
+    refused(as_user(gm), path, data, pool_campaign, pushes, django_capture_on_commit_callbacks)
 
 
 GM_ACTIONS = [
