@@ -4,6 +4,8 @@ one of them changes shows on the others' open pages without a reload, to those e
 
 import re
 
+from django.urls import reverse
+
 from campaigns.models import Campaign, ManaSkill
 from rolls import services
 from sheets.models import ManaPool, Rating
@@ -150,4 +152,41 @@ class TestPoolFacts(FactsCase):
             expect(ana.locator(card)).to_have_count(0)
             expect(ana.locator("#log [data-seq]")).to_have_count(1)
             self.not_reloaded(gm_sheet, gm_campaign, ben, ana_sheet, ana)
+            browser.close()
+
+
+class TestDelegationFacts(FactsCase):
+    def setUp(self):
+        gm, ana, ben = (make_user(n) for n in ("gm", "ana", "ben"))
+        self.campaign = make_campaign(gm, system=Campaign.POOL, players=[ana, ben])
+        character_create(campaign=self.campaign, owner=ana, name="Ilse")
+        character_create(campaign=self.campaign, owner=ben, name="Tor")
+        self.log_in(gm, ana, ben)
+
+    def test_a_delegation_shows_on_its_player_s_campaign_page_only(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        campaign = f"/campaigns/{self.campaign.id}/"
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            ana = self.open(browser, "ana", campaign)
+            ben = self.open(browser, "ben", campaign)
+            gm = self.open(browser, "gm", reverse("gm_panel", args=[self.campaign.id]))
+            for page in (ana, ben):
+                expect(page.locator("#delegation .sparetime-left")).to_have_text("0")
+                expect(page.locator("#delegation")).to_contain_text("has not given you")
+
+            gm.select_option("#id_delegate-player", label="ana")
+            gm.fill("#id_delegate-amount", "4")
+            settled(gm)
+            gm.get_by_role("button", name="Delegate", exact=True).click()
+            expect(gm.locator("body")).to_contain_text("ana may now hand out 4 more sparetime.")
+
+            # Ana's section shows it, with the form to hand it out; Ben's shows nothing of it.
+            expect(ana.locator("#delegation .sparetime-left")).to_have_text("4")
+            expect(ana.locator("#delegation form")).to_contain_text("Tor")
+            settled(ben)
+            expect(ben.locator("#delegation .sparetime-left")).to_have_text("0")
+            assert "4" not in ben.locator("#delegation").inner_text()
+            self.not_reloaded(ana, ben, gm)
             browser.close()
