@@ -190,3 +190,39 @@ class TestDelegationFacts(FactsCase):
             assert "4" not in ben.locator("#delegation").inner_text()
             self.not_reloaded(ana, ben, gm)
             browser.close()
+
+
+class TestHandOverFacts(FactsCase):
+    def setUp(self):
+        gm, ana, ben = (make_user(n) for n in ("gm", "ana", "ben"))
+        self.campaign = make_campaign(gm, system=Campaign.POOL, players=[ana, ben])
+        character_create(campaign=self.campaign, owner=ana, name="Ilse")
+        self.npc = character_create(campaign=self.campaign, owner=gm, name="The Ogre")
+        self.log_in(gm, ana, ben)
+
+    def test_an_npc_handed_over_shows_in_the_player_s_room_panel(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        room = f"/campaigns/{self.campaign.id}/room/"
+        sheet = f"/campaigns/{self.campaign.id}/characters/{self.npc.id}/"
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            ana = self.open(browser, "ana", room)
+            ben = self.open(browser, "ben", room)
+            gm = self.open(browser, "gm", sheet)
+            expect(ana.locator("#requests")).to_contain_text("Ilse")
+            expect(ana.locator("#requests")).not_to_contain_text("The Ogre")
+            expect(ben.locator("#requests")).to_contain_text("no character")
+
+            gm.locator("details.hand-over summary").click()
+            gm.select_option("details.hand-over select", label="ana")
+            settled(gm)
+            gm.locator("details.hand-over").get_by_role("button", name="Hand over").click()
+
+            expect(ana.locator("#requests")).to_contain_text("The Ogre")
+            expect(ana.locator("#requests")).to_contain_text("Ilse")
+            expect(ben.locator("#party")).to_contain_text("The Ogre")  # the public push came
+            settled(ben)
+            expect(ben.locator("#requests")).to_contain_text("no character")
+            self.not_reloaded(ana, ben, gm)
+            browser.close()
