@@ -11,7 +11,7 @@ import pytest
 from tests.browser import in_ci
 
 ROOT = Path(__file__).resolve().parent.parent
-A_BROWSER_TEST = "tests/sparetime/test_views_browser.py"
+A_BROWSER_TEST = "tests/sparetime/test_views_browser.py::TestReversalInTheBrowser"
 
 
 @pytest.mark.parametrize(

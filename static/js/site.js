@@ -87,35 +87,28 @@
     });
     htmx.trigger(document.body, "facts");
   });
-  // A piece that answered its own write (a raise: the section with its notice) already shows
-  // what that write changed: the write's facts push must not fetch it again over the notice.
-  // So a fetch triggered by a facts push skips a piece holding the target of a write still in
-  // flight, or answered with a fragment in the last two seconds.
-  const answered = new Map(); // the write's target id -> when its fragment came (0: in flight)
-  function verbOf(event) {
+  // A piece fetched again by a facts push keeps the notice the last write left in it (a raise's
+  // "Endurance raised to 1."): its new content is true, and the notice still says what was
+  // done (the write's own facts push often arrives with its answer).
+  let kept = [];
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    kept = [];
     const config = event.detail.requestConfig;
-    return config ? config.verb : "get";
-  }
-  document.addEventListener("htmx:beforeRequest", function (event) {
-    const target = event.detail.target;
-    if (verbOf(event) !== "get") {
-      if (target && target.id) answered.set(target.id, 0);
-      return;
-    }
-    const trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
-    if (!target || !trigger || !/^facts/.test(trigger.type)) return;
-    answered.forEach(function (at, id) {
-      const piece = document.getElementById(id);
-      const fresh = at === 0 || Date.now() - at < 2000;
-      if (piece && fresh && target.contains(piece)) event.preventDefault();
+    const trigger = config && config.triggeringEvent;
+    if (!trigger || !/^facts/.test(trigger.type) || !event.detail.target) return;
+    event.detail.target.querySelectorAll("[role=status]").forEach(function (notice) {
+      const home = notice.parentElement;
+      if (!notice.textContent.trim() || !home || !home.id) return;
+      kept.push({ notice: notice, home: home.id, at: Array.from(home.children).indexOf(notice) });
     });
   });
-  document.addEventListener("htmx:afterRequest", function (event) {
-    const target = event.detail.target;
-    if (verbOf(event) === "get" || !target || !target.id) return;
-    const xhr = event.detail.xhr;
-    if (xhr && xhr.status === 200) answered.set(target.id, Date.now());
-    else answered.delete(target.id);
+  document.addEventListener("htmx:afterSwap", function () {
+    kept.forEach(function (piece) {
+      const home = document.getElementById(piece.home);
+      if (!home || home.querySelector("[role=status]")) return;
+      home.insertBefore(piece.notice, home.children[piece.at] || null);
+    });
+    kept = [];
   });
 
   // The socket's element tells whether it is open (data-socket), for styles and tests.
