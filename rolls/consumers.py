@@ -163,6 +163,14 @@ class RoomConsumer(PushConsumer):
     async def room_push(self, message):
         if self.group is None:
             return  # left the room: a push already on its way is dropped
+        await self.room_entry(message)
+        # The parts that travel with an entry (its check's cards, push.send): each socket's
+        # variant goes out whether the entry went out now, was held or came twice.
+        for part in message.get("also", ()):
+            if self.group is not None:
+                await self.forward(part)
+
+    async def room_entry(self, message):
         seq = message.get("seq")
         if seq is None:
             await self.forward(message)

@@ -113,11 +113,23 @@ def send(campaign_id, *messages):
     """Push ``messages``, in order: one with an ``all`` variant to the whole room (each socket
     picks its own); any other only to the sockets it names, the GM's (``gm``) and the
     ``users``' ones. A message marked ``facts`` keeps its mark (pages outside the room hear
-    nothing else)."""
+    nothing else).
+
+    A message without ``all`` that follows one with it (a check's cards after its roll's
+    entry) travels inside it, as one of its ``also`` parts: one group send instead of three,
+    and with Redis one message to receive per process instead of three. Each socket forwards
+    its variant of every part after the entry (``RoomConsumer.room_push``); a socket with no
+    variant in a part gets nothing of it, as before."""
     sends = []
+    room = None  # the last message to the whole room, which carries the next ones
     for message in messages:
         if "all" in message:
-            sends.append((group_name(campaign_id), message))
+            room = dict(message)
+            sends.append((group_name(campaign_id), room))
+            continue
+        if room is not None and not (room.get("facts") or message.get("facts")):
+            part = {key: message[key] for key in ("gm", "users") if message.get(key)}
+            room.setdefault("also", []).append(part)
             continue
         mark = {"facts": True} if message.get("facts") else {}
         sends.extend(

@@ -417,6 +417,39 @@ async def test_pushes_out_of_order_are_put_back_in_order_without_the_log(
     assert gap_warnings(caplog) == []
 
 
+@database_sync_to_async
+def push_with_card(table, seq, card_for):
+    """Entry ``seq`` pushed again, carrying a card for ``card_for`` (a username) and the GM."""
+    entry = LogEntry.objects.get(campaign=table.campaign, seq=seq)
+    owner = table.characters[card_for].owner_id
+    card = {"gm": "<p>card for the GM</p>", "users": {str(owner): "<p>card for you</p>"}}
+    push.send(table.campaign.pk, push.entry_message(entry), card)
+
+
+async def test_a_card_that_travels_with_an_entry_reaches_only_its_viewers_even_with_the_entry_sent(
+    table,
+):
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        ben = await enter(stack, table, "ben", ana)
+        await online(ben)
+        gm = await enter(stack, table, "gm", ana, ben)
+        await online(gm)
+        await roll(table, "ana", pushed=False)  # 1
+        await push_with_card(table, 1, "ana")
+        assert seqs([await receive(ana)]) == [1]
+        assert await receive(ana) == "<p>card for you</p>"
+        assert seqs([await receive(gm)]) == [1]
+        assert await receive(gm) == "<p>card for the GM</p>"
+        assert seqs([await receive(ben)]) == [1]
+        await push_with_card(table, 1, "ana")  # the entry again: only the cards go out
+        assert await receive(ana) == "<p>card for you</p>"
+        assert await receive(gm) == "<p>card for the GM</p>"
+        assert await ana.receive_nothing() and await ben.receive_nothing()
+        assert await gm.receive_nothing()
+
+
 class DroppingLayer(RoomChannelLayer):
     """The in-memory layer losing every ``every``-th entry push to the channel ``victim``, as a
     full channel past saturation does."""

@@ -286,3 +286,43 @@ def test_a_facts_push_keeps_its_mark_on_every_group_it_is_sent_to(monkeypatch):
         (push.user_group_name(4, 2), {"all": "<!--facts 1-->", "facts": True}),
         (push.gm_group_name(4), {"all": "<!--facts 1-->", "facts": True}),
     ]
+
+
+def recorded_sends(monkeypatch):
+    sent = []
+
+    async def record(sends, kind="room.push"):
+        sent.extend(sends)
+
+    monkeypatch.setattr(push, "group_send_all", record)
+    return sent
+
+
+def test_a_checks_cards_travel_inside_its_entrys_push_in_one_group_send(monkeypatch):
+    sent = recorded_sends(monkeypatch)
+    entry = {"seq": 7, "all": "<p>entry</p>"}
+    cards = {"gm": "<p>gm card</p>", "users": {"2": "<p>player card</p>"}}
+    push.send(4, entry, cards)
+    assert sent == [
+        (push.group_name(4), {"seq": 7, "all": "<p>entry</p>", "also": [cards]}),
+    ]
+    assert entry == {"seq": 7, "all": "<p>entry</p>"}  # the caller's message is left as it was
+
+
+def test_cards_without_an_entry_go_only_to_the_sockets_they_name(monkeypatch):
+    sent = recorded_sends(monkeypatch)
+    push.send(4, {"gm": "<p>gm card</p>", "users": {"2": "<p>player card</p>"}})
+    assert sent == [
+        (push.user_group_name(4, 2), {"all": "<p>player card</p>"}),
+        (push.gm_group_name(4), {"all": "<p>gm card</p>"}),
+    ]
+
+
+def test_a_facts_push_never_travels_inside_an_entrys(monkeypatch):
+    """Pages outside the room forward only facts pushes: one must stay a push of its own."""
+    sent = recorded_sends(monkeypatch)
+    push.send(4, {"seq": 1, "all": "<p>entry</p>"}, {"facts": True, "gm": "<!--facts 1-->"})
+    assert sent == [
+        (push.group_name(4), {"seq": 1, "all": "<p>entry</p>"}),
+        (push.gm_group_name(4), {"all": "<!--facts 1-->", "facts": True}),
+    ]

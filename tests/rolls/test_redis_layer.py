@@ -2,6 +2,7 @@
 full queue logged as warnings naming the channels. The buffers are tested alone; the layer
 itself on Redis, skipped unless REDIS_URL is set."""
 
+import asyncio
 import logging
 import os
 import uuid
@@ -91,3 +92,41 @@ async def test_a_socket_that_stops_reading_loses_its_oldest_push_with_a_warning(
         f"Push dropped for channel {stalled}, its 1 buffered pushes unread (1 dropped so far)"
     )
     assert await layer.receive(stalled) == {"type": "room.push", "n": 2}
+
+
+@needs_redis
+@pytest.mark.asyncio
+async def test_a_process_restores_its_queues_backup_only_when_a_receive_was_cut_short(
+    layers, monkeypatch
+):
+    """channels_redis restores a queue's backup before every pop (a round trip); here only on
+    the queue's first pop and after a cancelled receive, and nothing is lost."""
+    import redis.asyncio
+
+    from rolls.redis_layer import RESTORE_BACKUP
+
+    restores = []
+    real_eval = redis.asyncio.Redis.eval
+
+    async def eval(self, script, *args):
+        if script == RESTORE_BACKUP:
+            restores.append(args)
+        return await real_eval(self, script, *args)
+
+    monkeypatch.setattr(redis.asyncio.Redis, "eval", eval)
+    [layer] = layers(1, capacity=10)
+    channel = await layer.new_channel()
+    await layer.group_add("room", channel)
+    for n in range(3):
+        await layer.group_send("room", {"type": "room.push", "n": n})
+    assert [(await layer.receive(channel))["n"] for _ in range(3)] == [0, 1, 2]
+    assert len(restores) == 1
+
+    waiting = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(0.2)  # in its blocking pop
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await layer.group_send("room", {"type": "room.push", "n": 3})
+    assert (await layer.receive(channel))["n"] == 3
+    assert len(restores) == 2
