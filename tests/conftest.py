@@ -1,10 +1,12 @@
-"""Shared fixtures: a campaign of each system with its GM, two players and an outsider."""
+"""Shared fixtures: a campaign of each system with its GM, two players and an outsider; a table
+of each system ready to roll, and a recorder of the pushes."""
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
 from campaigns.models import Campaign, Membership
+from tests.rolls.room_setup import build_mana_table, build_pool_table, record_pushes
 
 PASSWORD = "correct-horse-battery"
 
@@ -91,6 +93,24 @@ def mana_campaign(gm, player, other_player):
     return make_campaign(
         gm, system=Campaign.MANA, name="Blue Harbor", players=[player, other_player]
     )
+
+
+@pytest.fixture
+def mana_table(mana_campaign, gm, player, other_player):
+    """The Mana table: skills and characters ready to roll (rolls/room_setup.build_mana_table)."""
+    return build_mana_table(mana_campaign, gm, player, other_player)
+
+
+@pytest.fixture
+def pool_table(pool_campaign, gm, player, other_player):
+    """The Pool table: characters with ratings (rolls/room_setup.build_pool_table)."""
+    return build_pool_table(pool_campaign, gm, player, other_player)
+
+
+@pytest.fixture
+def pushes(monkeypatch):
+    """Every push sent during the test (rolls/room_setup.PushRecorder)."""
+    return record_pushes(monkeypatch)
 
 
 def client_for(client, user):

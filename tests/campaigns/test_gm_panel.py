@@ -2,16 +2,9 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
+from tests.campaigns.helpers import panel, renew
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
-
-
-def panel(campaign):
-    return reverse("gm_panel", args=[campaign.id])
-
-
-def renew(campaign):
-    return reverse("invite_renew", args=[campaign.id])
 
 
 def remove(campaign, user):

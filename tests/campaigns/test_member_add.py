@@ -8,16 +8,13 @@ from django.urls import reverse
 from campaigns import services
 from campaigns.models import Membership
 from campaigns.writes import Refused
+from tests.campaigns.helpers import panel
 from tests.conftest import make_user
 from tests.helpers import HTMX, unchanged
 
 
 def add(campaign):
     return reverse("member_add", args=[campaign.id])
-
-
-def panel(campaign):
-    return reverse("gm_panel", args=[campaign.id])
 
 
 def test_the_panel_offers_the_form(as_user, pool_campaign, gm):

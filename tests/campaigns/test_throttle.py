@@ -5,12 +5,8 @@ from django.urls import reverse
 
 from campaigns import throttle
 from campaigns.models import Campaign
+from tests.campaigns.helpers import renew
 from tests.helpers import HTMX, db_snapshot
-from tests.rolls.room_setup import build_mana_table
-
-
-def renew(campaign):
-    return reverse("invite_renew", args=[campaign.id])
 
 
 @pytest.fixture
@@ -68,8 +64,7 @@ def test_logging_out_is_never_limited(as_user, gm, pool_campaign, clock):
     assert client.get(reverse("home")).status_code == 302  # logged out
 
 
-def test_rolls_have_a_limit_of_their_own(mana_campaign, gm, player, other_player, as_user, clock):
-    mana_table = build_mana_table(mana_campaign, gm, player, other_player)
+def test_rolls_have_a_limit_of_their_own(mana_table, player, as_user, clock):
     check = mana_table.campaign.checks.create(
         character=mana_table.mira, created_by=mana_table.gm, status="open", target=2
     )

@@ -12,7 +12,6 @@ from django.urls import reverse
 from django.utils.module_loading import import_string
 
 from config.settings import env_bool
-from tests.rolls.room_setup import build_pool_table
 
 
 def settings_in_subprocess(env, expr):
@@ -439,10 +438,9 @@ CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
 @pytest.fixture
-def room(pool_campaign, gm, player, other_player, as_user):
+def room(pool_table, player, as_user):
     """The player's client and the URL of a room with characters (as the rolls tests set it)."""
-    build_pool_table(pool_campaign, gm, player, other_player)
-    return as_user(player), reverse("room", args=[pool_campaign.id])
+    return as_user(player), reverse("room", args=[pool_table.campaign.id])
 
 
 def test_gzip_comes_first_in_the_middleware():

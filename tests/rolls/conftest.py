@@ -1,30 +1,22 @@
-"""Fixtures of the rolls tests (their helpers are in room_setup.py)."""
+"""Fixtures of the rolls tests (their helpers are in room_setup.py and sockets.py; the tables
+``mana_table`` and ``pool_table`` and ``pushes`` are in tests/conftest.py)."""
 
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 
 from campaigns.models import Campaign, ManaSkill
 from rolls import services
 from sheets.services import character_create
 from tests.conftest import make_campaign
-from tests.rolls.room_setup import build_mana_table, build_pool_table, record_pushes
 
 
 @pytest.fixture
-def mana_table(mana_campaign, gm, player, other_player):
-    """The Mana table (room_setup.build_mana_table)."""
-    return build_mana_table(mana_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def pool_table(pool_campaign, gm, player, other_player):
-    """The Pool table (room_setup.build_pool_table)."""
-    return build_pool_table(pool_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def pushes(monkeypatch):
-    """Every push sent during the test (room_setup.PushRecorder)."""
-    return record_pushes(monkeypatch)
+def empty_channel_layer():
+    """The channel layer flushed after the test (for the socket tests:
+    ``pytest.mark.usefixtures("empty_channel_layer")``)."""
+    yield
+    async_to_sync(get_channel_layer().flush)()
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""Helpers for the rolls tests (their fixtures are in conftest.py): tables with characters ready
-to roll, a Mana roll with scripted dice, a push recorder and a snapshot of everything a refused
-POST must leave alone."""
+"""Helpers for the rolls tests (their fixtures are in conftest.py and tests/conftest.py): tables
+with characters ready to roll, a Mana roll with scripted dice, their URLs, an entry in a page,
+the odds fragment, a push recorder and a snapshot of everything a refused POST must leave alone
+(the socket tests' helpers are in sockets.py)."""
 
 from types import SimpleNamespace
 
@@ -92,6 +93,32 @@ def roll_mana(check, by, skill, faces, *, spend_a=1, spend_b=1, colorless=0, **k
 
 def url(name, table, *args):
     return reverse(name, args=[table.campaign.id, *args])
+
+
+def roll_url(table, check):
+    """Where ``check`` is rolled."""
+    return url("check_roll", table, check.id)
+
+
+def entry_html(html, seq):
+    """The log entry ``seq`` in the page or push ``html``: its article, up to its end."""
+    start = html.index(f'id="entry-{seq}"')
+    return html[start : html.index("</article>", start)]
+
+
+def odds(client, table, check, **params):
+    """The odds of ``check`` with the roll form's ``params`` (htmx): the fragment's HTML."""
+    response = client.get(url("check_odds", table, check.id), params, **HTMX)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def mana_params(table, with_skill=None, **overrides):
+    """The Mana roll form's fields for the odds: ``with_skill`` (default Gather Information)
+    with its colors and nothing spent unless ``overrides`` say."""
+    skill = with_skill or table.gather
+    params = {"skill": skill.id, "color_a": skill.color_a, "color_b": skill.color_b}
+    return {**params, "spend_a": 0, "spend_b": 0, "colorless": 0, **overrides}
 
 
 class PushRecorder:

@@ -3,71 +3,52 @@ auth, per-viewer pushes, replay after a reconnect, gaps and presence (and its ex
 on a removal or a logout, and what a client may send."""
 
 import re
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from datetime import timedelta
-from types import SimpleNamespace
 
 import pytest
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from channels.testing import WebsocketCommunicator
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.models import ManaSkill
-from config.asgi import application
 from rolls import consumers, push, services
 from rolls.consumers import LEFT, MAX_CLIENT_FRAME, PRESENCE_TTL
 from rolls.layers import RoomChannelLayer
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
-from sheets.models import ManaPool
-from sheets.services import character_create
 from tests.conftest import make_campaign
 from tests.rolls.room_setup import roll_mana
+from tests.rolls.sockets import (
+    DIE,
+    NOTE,
+    ORIGIN,
+    SEQ,
+    TIMEOUT,
+    build_harbor_table,
+    drain,
+    enter,
+    is_full,
+    is_stub,
+    online,
+    post,
+    receive,
+    seqs,
+    socket,
+)
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
-
-ORIGIN = b"http://127.0.0.1"
-TIMEOUT = 5
-NOTE = "The harbor master owes the smugglers"
-SEQ = re.compile(r'data-seq="(\d+)"')
-DIE = re.compile(r'class="die\b')
-
-
-def logged_in(user):
-    client = Client()  # one client per user: logging another user in would end this session
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture(autouse=True)
-def empty_channel_layer():
-    yield
-    async_to_sync(get_channel_layer().flush)()
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.asyncio,
+    pytest.mark.usefixtures("empty_channel_layer"),
+]
 
 
 @pytest.fixture
 def table(mana_campaign, gm, player, other_player, outsider):
     """The Mana campaign with a skill, a character for ana, ben and the GM, and a logged-in
-    test client and its session cookie for each user."""
-    skill = ManaSkill.objects.create(
-        campaign=mana_campaign, name="Gather Information", color_a="blue", color_b="white"
-    )
-    characters = {}
-    for user, name in ((player, "Mira"), (other_player, "Tobin"), (gm, "Harbor master")):
-        characters[user.username] = character_create(campaign=mana_campaign, owner=user, name=name)
-        ManaPool.objects.filter(character=characters[user.username]).update(current=20, maximum=20)
-    clients = {u.username: logged_in(u) for u in (gm, player, other_player, outsider)}
-    return SimpleNamespace(
-        campaign=mana_campaign,
-        gm=gm,
-        skill=skill,
-        characters=characters,
-        client=clients,
-        cookie={name: client.cookies["sessionid"].value for name, client in clients.items()},
-    )
+    test client and its session cookie for each user (sockets.build_harbor_table)."""
+    return build_harbor_table(mana_campaign, gm, player, other_player, outsider)
 
 
 def make_roll(table, username, visibility=PUBLIC, *, pushed=True):
@@ -104,63 +85,6 @@ def head(table):
 @database_sync_to_async
 def presence_rows():
     return Presence.objects.count()
-
-
-@asynccontextmanager
-async def socket(campaign_id, cookie=None, *, origin=ORIGIN, query=""):
-    """A websocket to the room, always disconnected at the end; ``.connected`` tells the
-    handshake's outcome."""
-    headers = [(b"origin", origin)] if origin else []
-    if cookie:
-        headers.append((b"cookie", f"sessionid={cookie}".encode()))
-    communicator = WebsocketCommunicator(
-        application, f"/ws/campaigns/{campaign_id}/{query}", headers=headers
-    )
-    try:
-        communicator.connected, _ = await communicator.connect(timeout=TIMEOUT)
-        yield communicator
-    finally:
-        await communicator.disconnect(timeout=TIMEOUT)
-
-
-async def receive(communicator):
-    return await communicator.receive_from(timeout=TIMEOUT)
-
-
-async def online(communicator):
-    """The next frame, which must be the presence list: the usernames in it."""
-    frame = await receive(communicator)
-    assert 'id="presence"' in frame
-    return re.findall(r"<li>([^<]+)</li>", frame)
-
-
-async def enter(stack, table, username, *present, query=""):
-    """Open ``username``'s socket; the sockets already ``present`` receive the new presence
-    list (the new socket's own frames are left to the caller)."""
-    communicator = await stack.enter_async_context(
-        socket(table.campaign.pk, table.cookie[username], query=query)
-    )
-    assert communicator.connected
-    for other in present:
-        assert username in await online(other)
-    return communicator
-
-
-def seqs(frames):
-    return [int(SEQ.search(frame).group(1)) for frame in frames]
-
-
-def is_full(frame):
-    return bool(DIE.search(frame)) and "failure" in frame and NOTE in frame
-
-
-def is_stub(frame):
-    return (
-        "rolled" in frame
-        and not DIE.search(frame)
-        and not re.search(r"success|failure", frame)
-        and NOTE not in frame
-    )
 
 
 # Who may connect -----------------------------------------------------------------------------
@@ -267,14 +191,6 @@ async def test_secret_roll_content_reaches_only_the_gm(table):
             assert await communicator.receive_nothing()
 
 
-async def drain(communicator):
-    """Every frame that arrives until the socket falls silent."""
-    frames = []
-    while not await communicator.receive_nothing(timeout=0.5):
-        frames.append(await receive(communicator))
-    return frames
-
-
 async def test_a_private_roll_posted_over_http_reaches_the_room(table):
     check = await database_sync_to_async(services.check_ask)(
         campaign=table.campaign,
@@ -290,8 +206,10 @@ async def test_a_private_roll_posted_over_http_reaches_the_room(table):
         ben = await enter(stack, table, "ben", ana)
         await online(ben)
 
-        response = await sync_to_async(table.client["ana"].post)(
-            reverse("check_roll", args=[table.campaign.pk, check.pk]),
+        response = await post(
+            table,
+            "ana",
+            "check_roll",
             {
                 "skill": table.skill.pk,
                 "color_a": "blue",
@@ -301,7 +219,7 @@ async def test_a_private_roll_posted_over_http_reaches_the_room(table):
                 "colorless": 0,
                 "intent": "Ask around the docks",
             },
-            HTTP_HX_REQUEST="true",
+            check.pk,
         )
         assert response.status_code == 204
 
@@ -563,10 +481,6 @@ async def closed_by_server(communicator):
     return output.get("code")
 
 
-def post_as(table, username, name, *args):
-    return sync_to_async(table.client[username].post)(reverse(name, args=args))
-
-
 async def test_a_removed_player_s_sockets_close_and_hear_nothing_more(table, player):
     elsewhere = await database_sync_to_async(make_campaign)(table.gm, players=[player])
     async with AsyncExitStack() as stack:
@@ -580,7 +494,7 @@ async def test_a_removed_player_s_sockets_close_and_hear_nothing_more(table, pla
         assert ana_elsewhere.connected
         await online(ana_elsewhere)
 
-        response = await post_as(table, "gm", "member_remove", table.campaign.pk, player.pk)
+        response = await post(table, "gm", "member_remove", {}, player.pk, htmx=False)
         assert response.status_code == 302
         assert await closed_by_server(ana) == await closed_by_server(second_tab) == LEFT
         assert await online(ben) == ["ana", "ben"]  # one of ana's sockets left
@@ -602,7 +516,7 @@ async def test_a_refused_removal_closes_nothing(table):
     async with AsyncExitStack() as stack:
         gm = await enter(stack, table, "gm")
         await online(gm)
-        response = await post_as(table, "gm", "member_remove", table.campaign.pk, table.gm.pk)
+        response = await post(table, "gm", "member_remove", {}, table.gm.pk, htmx=False)
         assert response.status_code == 200  # the GM panel, with the refusal
         await roll(table, "gm")
         assert seqs([await receive(gm)]) == [1]

@@ -4,21 +4,20 @@ brings its live check to its new player."""
 
 import re
 from contextlib import AsyncExitStack
-from types import SimpleNamespace
 
 import pytest
-from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from django.urls import reverse
 
-from campaigns.models import ManaSkill
 from rolls import services
 from rolls.models import PRIVATE, SECRET
-from sheets.models import ManaPool
-from sheets.services import character_create
-from tests.rolls.test_consumers import DIE, NOTE, SEQ, drain, enter, logged_in, online
+from tests.rolls.sockets import DIE, NOTE, SEQ, build_harbor_table, drain, enter, online, post
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.asyncio,
+    pytest.mark.usefixtures("empty_channel_layer"),
+]
 
 INTENT = "Lure them into the warehouse"
 
@@ -26,23 +25,9 @@ INTENT = "Lure them into the warehouse"
 @pytest.fixture
 def table(mana_campaign, gm, player, other_player):
     """The Mana campaign with a skill, Mira (ana's), Tobin (ben's) and the GM's NPC, and a
-    logged-in client and its session cookie for each (as in test_consumers)."""
-    skill = ManaSkill.objects.create(
-        campaign=mana_campaign, name="Gather Information", color_a="blue", color_b="white"
-    )
-    characters = {}
-    for user, name in ((player, "Mira"), (other_player, "Tobin"), (gm, "Harbor master")):
-        characters[user.username] = character_create(campaign=mana_campaign, owner=user, name=name)
-        ManaPool.objects.filter(character=characters[user.username]).update(current=20, maximum=20)
-    clients = {u.username: logged_in(u) for u in (gm, player, other_player)}
-    return SimpleNamespace(
-        campaign=mana_campaign,
-        gm=gm,
-        skill=skill,
-        characters=characters,
-        client=clients,
-        cookie={name: client.cookies["sessionid"].value for name, client in clients.items()},
-    )
+    logged-in client and its session cookie for each (sockets.build_harbor_table, as in
+    test_consumers)."""
+    return build_harbor_table(mana_campaign, gm, player, other_player)
 
 
 async def room(stack, table):
@@ -54,12 +39,6 @@ async def room(stack, table):
     ben = await enter(stack, table, "ben", gm, ana)
     await online(ben)
     return gm, ana, ben
-
-
-def post(table, username, name, data, *args):
-    return sync_to_async(table.client[username].post)(
-        reverse(name, args=[table.campaign.pk, *args]), data, HTTP_HX_REQUEST="true"
-    )
 
 
 async def test_a_group_check_reaches_each_player_with_their_card(table):

@@ -1,7 +1,6 @@
 """What the room pushes and to whom (rolls.push), and a write whose push fails."""
 
 import logging
-import re
 from types import SimpleNamespace
 
 import pytest
@@ -17,24 +16,7 @@ from sheets.services import character_create
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, roll_mana, url
 from tests.rolls.scripted_rng import ScriptedRng
-
-NOTE = "The harbor master owes the smugglers"
-DIE = re.compile(r'class="die\b')
-
-
-def is_stub(html):
-    return (
-        "rolled" in html
-        and not DIE.search(html)
-        and "success" not in html
-        and "failure" not in html
-        and NOTE not in html
-    )
-
-
-def is_full(html):
-    return bool(DIE.search(html)) and "failure" in html and NOTE in html
-
+from tests.rolls.sockets import NOTE, is_full, is_stub
 
 # pick --------------------------------------------------------------------------------------------
 

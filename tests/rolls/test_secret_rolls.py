@@ -10,7 +10,7 @@ from campaigns.writes import Refused
 from rolls import chain, push, services
 from rolls.models import PUBLIC, SECRET, LogEntry
 from tests.helpers import HTMX
-from tests.rolls.room_setup import ask, roll_mana, url
+from tests.rolls.room_setup import ask, entry_html, roll_mana, url
 from tests.rolls.scripted_rng import ScriptedRng
 
 FACES = (9, 9, 8, 10)
@@ -30,11 +30,6 @@ def public_roll(mana_table):
 
 def reveal(mana_table, client, entry, **extra):
     return client.post(url("roll_reveal", mana_table, entry.seq), **extra)
-
-
-def entry_html(html, seq):
-    start = html.index(f'id="entry-{seq}"')
-    return html[start : html.index("</article>", start)]
 
 
 def leaks(html, entry):

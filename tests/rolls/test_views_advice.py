@@ -10,20 +10,8 @@ from rolls.models import LogEntry
 from rolls.rules import mana, pool
 from rolls.templatetags.dice import percent
 from tests.helpers import HTMX
-from tests.rolls.room_setup import ask, roll_mana
+from tests.rolls.room_setup import ask, mana_params, odds, roll_mana
 from tests.rolls.scripted_rng import ScriptedRng
-
-
-def odds(client, table, check, **params):
-    response = client.get(reverse("check_odds", args=[table.campaign.id, check.id]), params, **HTMX)
-    assert response.status_code == 200
-    return response.content.decode()
-
-
-def mana_params(table, **overrides):
-    skill = table.gather
-    params = {"skill": skill.id, "color_a": skill.color_a, "color_b": skill.color_b}
-    return {**params, "spend_a": 0, "spend_b": 0, "colorless": 0, **overrides}
 
 
 def rows(html):

@@ -14,11 +14,15 @@ from rolls.cards import Viewer, render_check
 from rolls.models import Check
 from sheets.models import Rating
 from tests.helpers import HTMX
-from tests.rolls.room_setup import ask, rate, refused, roll_mana, script_dice, url
-
-
-def roll_url(table, check):
-    return reverse("check_roll", args=[table.campaign.id, check.id])
+from tests.rolls.room_setup import (
+    ask,
+    rate,
+    refused,
+    roll_mana,
+    roll_url,
+    script_dice,
+    url,
+)
 
 
 def mana_data(skill, **overrides):

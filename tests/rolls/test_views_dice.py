@@ -5,14 +5,8 @@ Mana roll marked with text for screen readers; mana colors shown as swatches wit
 import re
 
 from rolls import services
-from tests.rolls.room_setup import ask, roll_mana, url
+from tests.rolls.room_setup import ask, entry_html, roll_mana, url
 from tests.rolls.scripted_rng import ScriptedRng
-
-
-def entry_html(client, table, entry):
-    html = client.get(url("room", table)).content.decode()
-    start = html.index(f'id="entry-{entry.seq}"')
-    return html[start : html.index("</article>", start)]
 
 
 def dice(html):
@@ -33,7 +27,7 @@ def test_a_pool_roll_names_each_kind_of_die_and_marks_the_deciding_one(pool_tabl
         skill=pool_table.jump,
         rng=ScriptedRng(4, 6, 3, 1, 2, 5),
     )
-    html = entry_html(as_user(player), pool_table, entry)
+    html = entry_html(as_user(player).get(url("room", pool_table)).content.decode(), entry.seq)
 
     d6 = html[html.index('<span class="dice-set d6">') : html.index('<span class="dice-set d10">')]
     d10 = html[html.index('<span class="dice-set d10">') :]
@@ -61,7 +55,7 @@ def test_the_deciding_die_of_a_pool_roll_can_be_a_d10_and_is_marked_once(
         skill=pool_table.jump,
         rng=ScriptedRng(2, 3, 1, 7, 7),
     )
-    html = entry_html(as_user(player), pool_table, entry)
+    html = entry_html(as_user(player).get(url("room", pool_table)).content.decode(), entry.seq)
     assert dice(html) == [
         (["d6"], "", "2"),
         (["d6"], "", "3"),
@@ -75,7 +69,7 @@ def test_the_deciding_die_of_a_pool_roll_can_be_a_d10_and_is_marked_once(
 def test_a_mana_roll_marks_its_successes_and_shows_the_colors_spent(mana_table, as_user, player):
     check = ask(mana_table, mana_table.mira, target=3)
     entry = roll_mana(check, player, mana_table.gather, (7, 10, 4, 8))
-    html = entry_html(as_user(player), mana_table, entry)
+    html = entry_html(as_user(player).get(url("room", mana_table)).content.decode(), entry.seq)
     assert '<span class="dice-set d10"><span class="kind">d10</span>' in html
     assert dice(html) == [
         (["d10"], "", "7"),

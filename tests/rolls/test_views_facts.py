@@ -7,15 +7,11 @@ pushes nothing."""
 from contextlib import AsyncExitStack
 
 import pytest
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
-from channels.layers import get_channel_layer
-from channels.testing import WebsocketCommunicator
-from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import Membership
-from config.asgi import application
 from rolls.models import Presence
 from rolls.rules.sheet import ENDURANCE
 from sheets.models import Rating
@@ -23,26 +19,15 @@ from sparetime import services as sparetime_services
 from tests.conftest import make_user
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask
+from tests.rolls.sockets import TIMEOUT, drain, enter, post, socket, with_clients
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.asyncio,
+    pytest.mark.usefixtures("empty_channel_layer"),
+]
 
-TIMEOUT = 5
 USERS = ("gm", "ana", "ben")
-
-
-@pytest.fixture(autouse=True)
-def empty_channel_layer():
-    yield
-    async_to_sync(get_channel_layer().flush)()
-
-
-def with_clients(table, *users):
-    table.client = {}
-    for user in users:
-        client = Client()  # one client per user
-        client.force_login(user)
-        table.client[user.username] = client
-    return table
 
 
 @pytest.fixture
@@ -55,45 +40,20 @@ def pool(pool_table, gm, player, other_player):
     return with_clients(pool_table, gm, player, other_player)
 
 
-async def enter(stack, table, username, path=""):
-    """``username``'s socket: the room's, or with ``path="facts/"`` a page's outside it."""
-    cookie = table.client[username].cookies["sessionid"].value
-    communicator = WebsocketCommunicator(
-        application,
-        f"/ws/campaigns/{table.campaign.id}/{path}",
-        headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", f"sessionid={cookie}".encode())],
-    )
-    connected, _ = await communicator.connect(timeout=TIMEOUT)
-    assert connected
-    stack.push_async_callback(communicator.disconnect, timeout=TIMEOUT)
-    return communicator
-
-
-async def frames(communicator):
-    """Every frame until the socket goes quiet, presence lists left out."""
-    got = []
-    while not await communicator.receive_nothing(timeout=0.3):
-        frame = await communicator.receive_from(timeout=TIMEOUT)
-        if 'id="presence"' not in frame:
-            got.append(frame)
-    return got
-
-
 async def sockets(stack, table, path=""):
     """The GM's, ana's and ben's sockets, quiet."""
-    opened = {name: await enter(stack, table, name, path) for name in USERS}
+    opened = {name: await enter(stack, table, name, path=path) for name in USERS}
     for communicator in opened.values():
-        await frames(communicator)
+        await drain(communicator, presence=False, quiet=0.3)
     return opened
 
 
 async def heard(opened):
-    return {name: await frames(communicator) for name, communicator in opened.items()}
-
-
-def post(table, username, name, data, *args):
-    path = reverse(name, args=[table.campaign.id, *args])
-    return table.client[username].post(path, data, **HTMX)
+    """What each socket heard until it went quiet, presence lists left out."""
+    return {
+        name: await drain(communicator, presence=False, quiet=0.3)
+        for name, communicator in opened.items()
+    }
 
 
 def facts(*characters):
@@ -106,9 +66,7 @@ def facts(*characters):
 async def test_hp_set_by_its_player_reaches_every_member(pool):
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool)
-        response = await sync_to_async(post)(
-            pool, "ana", "character_hp", {"hp_current": 3}, pool.ilse.id
-        )
+        response = await post(pool, "ana", "character_hp", {"hp_current": 3}, pool.ilse.id)
         assert response.status_code == 200
         assert await heard(opened) == {name: [facts(pool.ilse)] for name in USERS}
 
@@ -117,9 +75,7 @@ async def test_a_rating_set_by_the_gm_reaches_every_member(pool):
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool)
         path = "rating_set"
-        response = await sync_to_async(post)(
-            pool, "gm", path, {"value": 5}, pool.ilse.id, pool.strength.id
-        )
+        response = await post(pool, "gm", path, {"value": 5}, pool.ilse.id, pool.strength.id)
         assert response.status_code == 200
         assert await heard(opened) == {name: [facts(pool.ilse)] for name in USERS}
 
@@ -136,7 +92,7 @@ async def test_a_raise_reaches_every_member_the_rating_is_public(pool):
     )
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool)
-        response = await sync_to_async(post)(
+        response = await post(
             pool, "ana", "sparetime_spend", {"rating": endurance.id}, pool.ilse.id
         )
         assert response.status_code == 200
@@ -152,7 +108,7 @@ async def test_a_mana_roll_s_spend_reaches_only_the_roller_and_the_gm(mana, monk
     roll.update(spend_b=1, colorless=0)
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, mana)
-        response = await sync_to_async(post)(mana, "ana", "check_roll", roll, check.id)
+        response = await post(mana, "ana", "check_roll", roll, check.id)
         assert response.status_code == 204
         got = await heard(opened)
         for name in ("gm", "ana"):
@@ -171,7 +127,7 @@ async def test_mana_maxima_and_refills_reach_only_the_player_and_the_gm(mana):
         assert response.status_code == 200
         assert await heard(opened) == {"gm": [facts(mana.bo)], "ana": [], "ben": [facts(mana.bo)]}
 
-        response = await sync_to_async(post)(mana, "gm", "mana_refill_all", {})
+        response = await post(mana, "gm", "mana_refill_all", {})
         assert response.status_code == 200
         # Each player hears of their own character alone; the GM of every one.
         assert await heard(opened) == {
@@ -185,7 +141,7 @@ async def test_a_grant_reaches_only_the_character_s_player_and_the_gm(pool):
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool)
         data = {"grant-character": pool.tor.id, "grant-amount": 4}
-        response = await sync_to_async(post)(pool, "gm", "sparetime_grant", data)
+        response = await post(pool, "gm", "sparetime_grant", data)
         assert response.status_code == 200
         assert await heard(opened) == {"gm": [facts(pool.tor)], "ana": [], "ben": [facts(pool.tor)]}
 
@@ -194,7 +150,7 @@ async def test_an_award_names_to_each_player_only_their_own_characters(pool):
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool)
         data = {"characters": [pool.ilse.id, pool.tor.id], "amount": 2}
-        response = await sync_to_async(post)(pool, "gm", "sparetime_award", data)
+        response = await post(pool, "gm", "sparetime_award", data)
         assert response.status_code == 200, response.content.decode()
         assert await heard(opened) == {
             "gm": [facts(pool.ilse, pool.tor)],
@@ -206,12 +162,10 @@ async def test_an_award_names_to_each_player_only_their_own_characters(pool):
 async def test_a_refused_write_pushes_no_fact(pool):
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool)
-        response = await sync_to_async(post)(
-            pool, "ana", "character_hp", {"hp_current": 999}, pool.ilse.id
-        )
+        response = await post(pool, "ana", "character_hp", {"hp_current": 999}, pool.ilse.id)
         assert response.status_code == 422
         data = {"grant-character": pool.tor.id, "grant-amount": 0}
-        response = await sync_to_async(post)(pool, "gm", "sparetime_grant", data)
+        response = await post(pool, "gm", "sparetime_grant", data)
         assert response.status_code == 422
         assert await heard(opened) == {name: [] for name in USERS}
 
@@ -225,7 +179,7 @@ async def test_a_delegation_reaches_only_its_player_and_the_gm(pool):
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool, "facts/")
         data = {"delegate-player": pool.player.id, "delegate-amount": 3}
-        response = await sync_to_async(post)(pool, "gm", "sparetime_delegate", data)
+        response = await post(pool, "gm", "sparetime_delegate", data)
         assert response.status_code == 200, response.content.decode()
         assert await heard(opened) == {"gm": [DELEGATION], "ana": [DELEGATION], "ben": []}
 
@@ -237,7 +191,7 @@ async def test_a_hand_out_reaches_the_giver_s_other_pages_and_the_character_s_pl
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool, "facts/")
         data = {"targets": [pool.tor_strength.id], "amount": 2}
-        response = await sync_to_async(post)(pool, "ana", "sparetime_handout", data)
+        response = await post(pool, "ana", "sparetime_handout", data)
         assert response.status_code == 200, response.content.decode()
         assert await heard(opened) == {
             "gm": [facts(pool.tor), DELEGATION],
@@ -252,7 +206,7 @@ async def test_the_gm_s_reversal_of_a_delegation_reaches_its_player_and_the_gm(p
     )
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool, "facts/")
-        response = await sync_to_async(post)(pool, "gm", "sparetime_reverse", {"entry": entry.id})
+        response = await post(pool, "gm", "sparetime_reverse", {"entry": entry.id})
         assert response.status_code == 200, response.content.decode()
         assert await heard(opened) == {"gm": [DELEGATION], "ana": [DELEGATION], "ben": []}
 
@@ -261,7 +215,7 @@ async def test_a_refused_delegation_pushes_nothing(pool):
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, pool, "facts/")
         data = {"delegate-player": pool.player.id, "delegate-amount": 0}
-        response = await sync_to_async(post)(pool, "gm", "sparetime_delegate", data)
+        response = await post(pool, "gm", "sparetime_delegate", data)
         assert response.status_code == 422
         assert await heard(opened) == {name: [] for name in USERS}
 
@@ -273,7 +227,7 @@ async def test_a_cancelled_check_leaves_the_live_checks_of_the_gm_and_its_player
     check = await database_sync_to_async(ask)(mana, mana.mira)
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, mana)
-        response = await sync_to_async(post)(mana, "gm", "check_cancel", {}, check.id)
+        response = await post(mana, "gm", "check_cancel", {}, check.id)
         assert response.status_code == 204
         gone = f'<article id="check-{check.id}" hx-swap-oob="delete"></article>'
         assert await heard(opened) == {"gm": [gone], "ana": [gone], "ben": []}
@@ -291,18 +245,18 @@ async def test_a_page_outside_the_room_hears_facts_alone_and_is_not_at_the_table
         # A roll, a new check and its close: nothing of them reaches a page outside the room.
         check = await database_sync_to_async(ask)(pool, pool.ilse)
         data = {"attribute": pool.strength.id, "skill": pool.jump.id}
-        response = await sync_to_async(post)(pool, "ana", "check_roll", data, check.id)
+        response = await post(pool, "ana", "check_roll", data, check.id)
         assert response.status_code == 204
         assert await heard(outside) == {name: [] for name in USERS}
         # A private fact reaches the entitled pages; a public one every page.
         data = {"grant-character": pool.ilse.id, "grant-amount": 4}
-        await sync_to_async(post)(pool, "gm", "sparetime_grant", data)
+        await post(pool, "gm", "sparetime_grant", data)
         assert await heard(outside) == {
             "gm": [facts(pool.ilse)],
             "ana": [facts(pool.ilse)],
             "ben": [],
         }
-        await sync_to_async(post)(pool, "ana", "character_hp", {"hp_current": 2}, pool.ilse.id)
+        await post(pool, "ana", "character_hp", {"hp_current": 2}, pool.ilse.id)
         assert await heard(outside) == {name: [facts(pool.ilse)] for name in USERS}
 
 
@@ -310,28 +264,19 @@ async def test_a_removed_member_s_page_outside_the_room_closes(pool, other_playe
     from campaigns.services import membership_remove
 
     async with AsyncExitStack() as stack:
-        ben = await enter(stack, pool, "ben", "facts/")
+        ben = await enter(stack, pool, "ben", path="facts/")
         membership = await database_sync_to_async(Membership.objects.get)(
             campaign=pool.campaign, user=other_player
         )
         await database_sync_to_async(membership_remove)(membership=membership)
         closed = await ben.receive_output(timeout=TIMEOUT)
         assert closed["type"] == "websocket.close"
-        await sync_to_async(post)(pool, "ana", "character_hp", {"hp_current": 2}, pool.ilse.id)
+        await post(pool, "ana", "character_hp", {"hp_current": 2}, pool.ilse.id)
         assert await ben.receive_nothing()
 
 
 async def test_an_outsider_cannot_open_a_facts_socket(pool):
     outsider = await database_sync_to_async(make_user)("zed")
     await database_sync_to_async(with_clients)(pool, outsider)
-    cookie = pool.client["zed"].cookies["sessionid"].value
-    communicator = WebsocketCommunicator(
-        application,
-        f"/ws/campaigns/{pool.campaign.id}/facts/",
-        headers=[(b"origin", b"http://127.0.0.1"), (b"cookie", f"sessionid={cookie}".encode())],
-    )
-    try:
-        connected, _ = await communicator.connect(timeout=TIMEOUT)
-        assert not connected
-    finally:
-        await communicator.disconnect(timeout=TIMEOUT)
+    async with socket(pool.campaign.id, pool.cookie["zed"], path="facts/") as communicator:
+        assert not communicator.connected

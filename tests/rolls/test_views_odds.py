@@ -11,20 +11,7 @@ from rolls.rules import mana, pool
 from rolls.templatetags.dice import percent
 from sheets.services import character_create
 from tests.helpers import HTMX, db_snapshot
-from tests.rolls.room_setup import ask, roll_mana, url
-
-
-def odds(client, table, check, **params):
-    response = client.get(reverse("check_odds", args=[table.campaign.id, check.id]), params, **HTMX)
-    assert response.status_code == 200
-    return response.content.decode()
-
-
-def mana_params(mana_table, with_skill=None, **overrides):
-    skill = with_skill or mana_table.gather
-    params = {"skill": skill.id, "color_a": skill.color_a, "color_b": skill.color_b}
-    return {**params, "spend_a": 0, "spend_b": 0, "colorless": 0, **overrides}
-
+from tests.rolls.room_setup import ask, mana_params, odds, roll_mana, url
 
 # Mana -------------------------------------------------------------------------------------------
 

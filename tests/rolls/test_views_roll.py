@@ -10,11 +10,15 @@ from sheets.models import Rating
 from sheets.services import character_create
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
-from tests.rolls.room_setup import ask, rate, refused, roll_mana, script_dice, url
-
-
-def roll_url(table, check):
-    return reverse("check_roll", args=[table.campaign.id, check.id])
+from tests.rolls.room_setup import (
+    ask,
+    rate,
+    refused,
+    roll_mana,
+    roll_url,
+    script_dice,
+    url,
+)
 
 
 def mana_data(mana_table, with_skill=None, **overrides):

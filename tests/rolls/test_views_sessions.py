@@ -10,7 +10,7 @@ from sheets.services import character_create
 from sparetime.models import SparetimeEntry
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
-from tests.rolls.room_setup import ask, build_mana_table, refused, url
+from tests.rolls.room_setup import ask, refused, url
 from tests.rolls.scripted_rng import ScriptedRng
 
 
@@ -216,8 +216,7 @@ def test_a_running_session_cannot_be_awarded_yet(
     assert "Choose an ended session." in html
 
 
-def test_mana_campaigns_have_no_sparetime(mana_campaign, gm, player, other_player, as_user, pushes):
-    mana_table = build_mana_table(mana_campaign, gm, player, other_player)
+def test_mana_campaigns_have_no_sparetime(mana_table, mana_campaign, gm, as_user, pushes):
     services.session_start(campaign=mana_campaign, by=gm)
     session, _entry = services.session_end(campaign=mana_campaign, by=gm)
     room = as_user(gm).get(url("room", mana_table)).content.decode()

@@ -11,29 +11,8 @@ from rolls.models import SECRET, Check, LogEntry
 from sheets.models import Character
 from sheets.services import character_hand_over
 from tests.helpers import HTMX, db_snapshot, unchanged
-from tests.rolls.room_setup import (
-    ask,
-    build_mana_table,
-    build_pool_table,
-    record_pushes,
-    script_dice,
-)
+from tests.rolls.room_setup import ask, script_dice
 from tests.sheets.helpers import sheet_url
-
-
-@pytest.fixture
-def mana_table(mana_campaign, gm, player, other_player):
-    return build_mana_table(mana_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def pool_table(pool_campaign, gm, player, other_player):
-    return build_pool_table(pool_campaign, gm, player, other_player)
-
-
-@pytest.fixture
-def pushes(monkeypatch):
-    return record_pushes(monkeypatch)
 
 
 def hand_over_url(t, character):

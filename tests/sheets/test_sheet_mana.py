@@ -6,20 +6,16 @@ import pytest
 from django.urls import reverse
 
 from rolls.services import check_ask, check_roll_mana
-from sheets.models import COLORLESS, ManaPool
+from sheets.models import COLORLESS
 from sheets.services import mana_refill, mana_set_maxima
 from tests.helpers import HTMX, unchanged
-from tests.sheets.helpers import sheet_url
+from tests.sheets.helpers import pools, sheet_url
 
 HUGE = "9" * 30
 
 
 def mana_url(campaign):
     return reverse("gm_mana", args=[campaign.id])
-
-
-def pools(character):
-    return {p.color: (p.current, p.maximum) for p in ManaPool.objects.filter(character=character)}
 
 
 def maxima_data(character, **values):

@@ -3,8 +3,9 @@ import pytest
 from campaigns.writes import Refused
 from rolls.rules import sheet as pool_sheet
 from sheets import services
-from sheets.models import COLORLESS, ManaPool, Rating
+from sheets.models import COLORLESS, Rating
 from tests.helpers import unchanged
+from tests.sheets.helpers import pools
 
 # character_create ------------------------------------------------------------------------------
 
@@ -195,10 +196,6 @@ def test_skill_decide_refuses_a_seed_skill(ana_hero):
 
 
 # Mana pools ------------------------------------------------------------------------------------
-
-
-def pools(character):
-    return {p.color: (p.current, p.maximum) for p in ManaPool.objects.filter(character=character)}
 
 
 def test_mana_set_maxima_lowers_current_above_the_new_maximum(ana_mage):

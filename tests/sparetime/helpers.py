@@ -23,14 +23,6 @@ def rating(character, label):
     return Rating.objects.get(character=character, skill=label)
 
 
-def db_snapshot():
-    """Everything a sparetime action may change."""
-    return (
-        list(SparetimeEntry.objects.order_by("id").values_list("id", "kind", "amount")),
-        list(Rating.objects.order_by("id").values_list("id", "value")),
-    )
-
-
 def assert_ledger_matches_balances(campaign):
     """Recompute every balance from the raw rows and compare with the services' derived ones."""
     rows = list(

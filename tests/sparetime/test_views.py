@@ -19,7 +19,7 @@ from sparetime.services import (
 )
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot, race
-from tests.rolls.room_setup import record_pushes, refused
+from tests.rolls.room_setup import refused
 from tests.sparetime.helpers import assert_ledger_matches_balances, character_with_ratings, rating
 
 BAD_AMOUNTS = ["-1", "0", "abc", "", "2.5", "10001", "99999999999999999999999"]
@@ -386,9 +386,8 @@ def test_gm_delegates_to_a_player(as_user, gm, player, pool_campaign):
 
 
 def test_a_delegation_registers_a_delegation_push_to_its_player_and_the_gm(
-    as_user, gm, player, pool_campaign, monkeypatch, django_capture_on_commit_callbacks
+    as_user, gm, player, pool_campaign, pushes, django_capture_on_commit_callbacks
 ):
-    pushes = record_pushes(monkeypatch)
     data = {"delegate-player": player.id, "delegate-amount": "5"}
     with django_capture_on_commit_callbacks(execute=True):
         response = as_user(gm).post(url("sparetime_delegate", pool_campaign), data, **HTMX)
@@ -398,9 +397,8 @@ def test_a_delegation_registers_a_delegation_push_to_its_player_and_the_gm(
 
 
 def test_a_refused_delegation_pushes_nothing(
-    as_user, gm, player, pool_campaign, monkeypatch, django_capture_on_commit_callbacks
+    as_user, gm, player, pool_campaign, pushes, django_capture_on_commit_callbacks
 ):
-    pushes = record_pushes(monkeypatch)
     data = {"delegate-player": player.id, "delegate-amount": "0"}
     path = url("sparetime_delegate", pool_campaign)
     refused(as_user(gm), path, data, pool_campaign, pushes, django_capture_on_commit_callbacks)
