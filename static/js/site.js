@@ -87,6 +87,41 @@
     });
     htmx.trigger(document.body, "facts");
   });
+  // A write's own facts push can come before the write's answer. A piece that holds the target
+  // of a write still in flight fetches itself again only once that answer is in: fetched before,
+  // it would replace the target, and the answer (with its notice) would land in a detached copy.
+  const writing = new Set();
+  const deferred = new Set();
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const config = event.detail.requestConfig;
+    if (!config) return;
+    const trigger = config.triggeringEvent;
+    if (trigger && /^facts/.test(trigger.type)) {
+      const piece = config.target;
+      const waits = Array.from(writing).some(function (write) {
+        return piece && write.target && piece.contains(write.target);
+      });
+      if (waits) {
+        event.preventDefault();
+        deferred.add(trigger.type);
+      }
+      return;
+    }
+    if (config.verb !== "get") writing.add(config);
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    const config = event.detail.requestConfig;
+    if (!config || !writing.delete(config)) return;
+    writing.forEach(function (write) {
+      if (!document.body.contains(write.target)) writing.delete(write); // its answer went nowhere
+    });
+    if (writing.size || !deferred.size) return;
+    const types = Array.from(deferred);
+    deferred.clear();
+    types.forEach(function (type) {
+      htmx.trigger(document.body, type);
+    });
+  });
   // A piece fetched again by a facts push keeps the notice the last write left in it (a raise's
   // "Endurance raised to 1."): its new content is true, and the notice still says what was
   // done (the write's own facts push often arrives with its answer).

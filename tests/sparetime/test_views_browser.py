@@ -12,6 +12,53 @@ from tests.conftest import make_campaign, make_user
 pytestmark = BROWSER
 
 
+
+class TestARaiseAnsweredAfterItsPush(BrowserTestCase):
+    """The raise's own facts push reaches the page before the raise's answer (held back here):
+    the sparetime piece fetches itself again only once the answer is in, so the answer, with
+    its notice, lands on the page (fetched first, the piece would replace the answer's target
+    and the notice would go nowhere)."""
+
+    def setUp(self):
+        gm, ana = make_user("gm"), make_user("ana")
+        campaign = make_campaign(gm, system=Campaign.POOL, players=[ana])
+        self.ilse = character_create(campaign=campaign, owner=ana, name="Ilse")
+        sparetime_grant(character=self.ilse, amount=3, by=gm)
+        self.sheet = f"/campaigns/{campaign.id}/characters/{self.ilse.id}/"
+        self.log_in(gm, ana)
+
+    def test_the_answer_lands_and_the_piece_is_fetched_again_after_it(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            page = self.open_page(browser, "ana", self.sheet)
+            settled(page)
+            held = []
+
+            def hold(route):
+                held.append((route, route.fetch()))  # the raise is done; its answer waits
+
+            page.route("**/sparetime/spend/", hold)
+            fetched = []
+            page.on("request", lambda r: "/sparetime/" in r.url and fetched.append(r.method))
+            page.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)").click()
+            page.get_by_role("button", name="Confirm raise").click()
+            for _ in range(50):
+                if held:
+                    break
+                page.wait_for_timeout(100)
+            [(route, answer)] = held
+            page.wait_for_timeout(1000)  # the facts push arrives meanwhile
+            assert fetched == ["GET", "POST"]  # the raise's question, the raise: no fetch yet
+            route.fulfill(response=answer)
+            expect(page.get_by_role("status")).to_have_text("Endurance raised to 1.")
+            expect(page.locator("#sparetime .sparetime-free")).to_have_text("2")
+            settled(page)
+            assert fetched == ["GET", "POST", "GET"]  # fetched again once the answer was in
+            expect(page.get_by_role("status")).to_have_text("Endurance raised to 1.")
+            browser.close()
+
 class TestSheetInTheBrowser(BrowserTestCase):
     def setUp(self):
         gm, ana = make_user("gm"), make_user("ana")
