@@ -12,7 +12,6 @@ from tests.conftest import make_campaign, make_user
 pytestmark = BROWSER
 
 
-
 class TestARaiseAnsweredAfterItsPush(BrowserTestCase):
     """The raise's own facts push reaches the page before the raise's answer (held back here):
     the sparetime piece fetches itself again only once the answer is in, so the answer, with
@@ -58,6 +57,7 @@ class TestARaiseAnsweredAfterItsPush(BrowserTestCase):
             assert fetched == ["GET", "POST", "GET"]  # fetched again once the answer was in
             expect(page.get_by_role("status")).to_have_text("Endurance raised to 1.")
             browser.close()
+
 
 class TestSheetInTheBrowser(BrowserTestCase):
     def setUp(self):
