@@ -160,13 +160,26 @@ def test_postgres_uses_a_connection_pool():
     assert out.startswith("0 {'min_size': 2")
 
 
-def test_sessions_are_cached_only_in_a_single_process_setup():
-    local = settings_in_subprocess({}, "s.SESSION_ENGINE, s.CACHES['default']['BACKEND']").stdout
-    assert "cached_db" in local and "LocMemCache" in local
-    shared = settings_in_subprocess(
-        {"REDIS_URL": "redis://127.0.0.1:6379/0"}, "s.SESSION_ENGINE"
+def test_sessions_are_cached_in_memory_in_one_process_and_in_redis_across_processes():
+    local = settings_in_subprocess(
+        {}, "s.SESSION_ENGINE, s.SESSION_CACHE_ALIAS, s.CACHES[s.SESSION_CACHE_ALIAS]['BACKEND']"
     ).stdout
-    assert shared.strip() == "django.contrib.sessions.backends.db"
+    assert local.split() == [
+        "django.contrib.sessions.backends.cached_db",
+        "default",
+        "django.core.cache.backends.locmem.LocMemCache",
+    ]
+    shared = settings_in_subprocess(
+        {"REDIS_URL": "redis://127.0.0.1:6379/3"},
+        "s.SESSION_ENGINE, s.SESSION_CACHE_ALIAS, s.CACHES['sessions']['BACKEND'],"
+        " s.CACHES['sessions']['LOCATION']",
+    ).stdout
+    assert shared.split() == [
+        "django.contrib.sessions.backends.cached_db",
+        "sessions",
+        "config.cache.ProcessRedisCache",
+        "redis://127.0.0.1:6379/3",
+    ]
 
 
 def test_requests_share_one_thread_and_its_connection_only_on_sqlite():

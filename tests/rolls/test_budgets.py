@@ -5,7 +5,6 @@ its static files, and a pushed roll fragment under 2 KB."""
 import gzip
 import re
 
-from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -132,13 +131,12 @@ def test_a_pool_roll_and_its_pushes_run_twelve_statements(
     transaction (two savepoints and their releases here, inside the test's transaction): the
     check taken (one guarded update), the log's number with its head (the previous hash and the
     session) under the campaign's lock, the entry, the head moved to it. The pushes add none.
-    (With several processes, sessions are read from the database: one more.)"""
-    session = 0 if settings.SESSION_ENGINE.endswith("cached_db") else 1
+    The session comes from its cache (the process's memory, or Redis with several processes)."""
     monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
     client = as_user(player)
     check = ask(pool_table, pool_table.ilse)
     capture = django_capture_on_commit_callbacks(execute=True)
-    with django_assert_num_queries(12 + session), capture as run:
+    with django_assert_num_queries(12), capture as run:
         response = client.post(
             url("check_roll", pool_table, check.id),
             {"attribute": pool_table.strength.id, "skill": pool_table.jump.id},
@@ -156,12 +154,11 @@ def test_a_roll_of_what_the_check_asks_runs_twelve_statements_too(
     monkeypatch,
 ):
     """The check's binding is read with the check: comparing it adds no statement."""
-    session = 0 if settings.SESSION_ENGINE.endswith("cached_db") else 1
     monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
     client = as_user(player)
     check = ask(pool_table, pool_table.ilse, suggestion="Strength + Jump")
     capture = django_capture_on_commit_callbacks(execute=True)
-    with django_assert_num_queries(12 + session), capture as run:
+    with django_assert_num_queries(12), capture as run:
         response = client.post(
             url("check_roll", pool_table, check.id),
             {"attribute": pool_table.strength.id, "skill": pool_table.jump.id},

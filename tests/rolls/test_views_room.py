@@ -3,7 +3,6 @@
 import re
 
 import pytest
-from django.conf import settings
 from django.urls import reverse
 
 from rolls import services
@@ -338,9 +337,7 @@ def test_room_page_queries_do_not_grow_with_the_log(
     )
     assert requested.status == Check.REQUESTED
     client = as_user(gm if who == "gm" else player)
-    # One more on the scale-out settings, where the session is read from the database.
-    session_read = settings.SESSION_ENGINE == "django.contrib.sessions.backends.db"
-    with django_assert_max_num_queries(16 + session_read):
+    with django_assert_max_num_queries(16):
         response = client.get(url("room", mana_table))
     assert response.status_code == 200
     assert response.content.decode().count('<article id="entry-') == min(count, 50)
