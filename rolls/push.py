@@ -21,7 +21,10 @@ A write that changes a character's facts (HP, ratings, mana pools, sparetime; se
 HTML comment naming the character, sent to the whole room when a public fact changed, else only
 to its player and the GM. Every piece of a page that shows the character's facts then renders
 itself again for its viewer, through the view that renders it on the page (``static/js/site.js``).
-Pages outside the room hear these pushes alone (``rolls.consumers.FactsConsumer``).
+A write that changes a player's delegation (the sparetime the GM gave them to hand out; see
+:func:`push_delegation`) tells that player's pages and the GM's alone, with a facts push saying
+``delegation``. A view declares both with the write it runs (:func:`with_facts`). Pages outside
+the room hear these pushes alone (``rolls.consumers.FactsConsumer``).
 """
 
 import logging
@@ -229,13 +232,13 @@ def delegation_message(player_id, *, gm_id):
     return {"facts": True, "gm": signal, "users": users}
 
 
-def push_delegation(campaign, player):
-    """Once the write in progress commits, tell ``player``'s pages and the GM's that the
-    player's delegation changed (a delegation, a hand-out, or the reversal of either). Call
-    inside the write's transaction."""
+def push_delegation(campaign, player_id):
+    """Once the write in progress commits, tell the pages of the player ``player_id`` and the
+    GM's that the player's delegation changed (a delegation, a hand-out, or the reversal of
+    either). Call inside the write's transaction."""
     on_commit(
         campaign.pk,
-        lambda: send(campaign.pk, delegation_message(player.pk, gm_id=campaign.gm_id())),
+        lambda: send(campaign.pk, delegation_message(player_id, gm_id=campaign.gm_id())),
     )
 
 
@@ -252,14 +255,22 @@ def push_facts(campaign, characters, *, private=False):
     on_commit(campaign.pk, run)
 
 
-def with_facts(write, campaign, characters, *, private=False):
-    """``write`` followed, in its transaction, by :func:`push_facts` (what ``attempt`` runs);
-    ``characters`` may be a function of what ``write()`` returned."""
+def with_facts(write, campaign, characters=(), *, private=False, delegations=()):
+    """``write`` followed, in its transaction, by the pushes of what it changed (what
+    ``attempt`` runs): :func:`push_facts` of ``characters`` (``private`` or not; none: no facts
+    push), then :func:`push_delegation` of each player id in ``delegations``. Each of
+    ``characters``, ``private`` and ``delegations`` may be a function of what ``write()``
+    returned."""
 
     def run():
         result = write()
         changed = characters(result) if callable(characters) else characters
-        push_facts(campaign, changed, private=private)
+        if changed:
+            hidden = private(result) if callable(private) else private
+            push_facts(campaign, changed, private=hidden)
+        players = delegations(result) if callable(delegations) else delegations
+        for player_id in players:
+            push_delegation(campaign, player_id)
         return result
 
     return run

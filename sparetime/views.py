@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for, can_edit, character_for
 from campaigns.models import Campaign, Membership
 from campaigns.writes import answer, attempt
-from rolls.push import push_delegation, push_facts, with_facts
+from rolls.push import with_facts
 from rolls.views import session_award_answer
 from sheets.models import Rating
 
@@ -382,13 +382,16 @@ def sparetime_award(request, campaign_id):
 def sparetime_delegate(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
     form = DelegateForm(campaign, request.POST)
-
-    def write():
-        entry = services.sparetime_delegate(campaign=campaign, by=request.user, **form.cleaned_data)
-        push_delegation(campaign, entry.player)
-        return entry
-
-    ok, entry = attempt(write, form=form)
+    ok, entry = attempt(
+        with_facts(
+            lambda: services.sparetime_delegate(
+                campaign=campaign, by=request.user, **form.cleaned_data
+            ),
+            campaign,
+            delegations=lambda entry: [entry.player_id],
+        ),
+        form=form,
+    )
     if ok:
         notice = f"{entry.player} may now hand out {entry.amount} more sparetime."
         pieces = _gm_pieces(request, campaign, notice=notice)
@@ -456,21 +459,18 @@ def sparetime_reverse(request, campaign_id):
     """The GM reverses a ledger row with a counter-entry (``services.sparetime_reverse``)."""
     campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
     form = ReverseForm(campaign, request.POST)
-
-    def write():
-        entry = form.cleaned_data["entry"]
-        reversal = services.sparetime_reverse(
-            entry=entry, by=request.user, note=form.cleaned_data["note"]
-        )
-        if entry.character_id:  # a raise's rating is public; a balance alone is private
-            private = entry.kind != SparetimeEntry.SPEND
-            push_facts(campaign, [entry.character], private=private)
-        if entry.player_id:  # a delegation or a hand-out: the player's delegation changed
-            push_delegation(campaign, entry.player)
-        return reversal
-
     ok, reversal = attempt(
-        write,
+        with_facts(
+            lambda: services.sparetime_reverse(
+                entry=form.cleaned_data["entry"], by=request.user, note=form.cleaned_data["note"]
+            ),
+            campaign,
+            lambda reversal: [reversal.character] if reversal.character_id else [],
+            # A raise's rating is public; a balance alone is private.
+            private=lambda reversal: reversal.reverses.kind != SparetimeEntry.SPEND,
+            # A delegation or a hand-out: the player's delegation changed.
+            delegations=lambda reversal: [reversal.player_id] if reversal.player_id else [],
+        ),
         form=form,
         once_by=request.user,
     )
@@ -524,16 +524,18 @@ def sparetime_handout(request, campaign_id):
     """A player hands some of their delegation out to another player's character."""
     campaign = campaign_for(request, campaign_id, system=POOL)
     form = HandoutForm(campaign, request.user, request.POST)
-
-    def write():
-        entry = services.sparetime_handout(
-            campaign=campaign, giver=request.user, **form.cleaned_data
-        )
-        push_facts(campaign, [entry.character], private=True)
-        push_delegation(campaign, request.user)  # the giver's other tabs
-        return entry
-
-    ok, entry = attempt(write, form=form)
+    ok, entry = attempt(
+        with_facts(
+            lambda: services.sparetime_handout(
+                campaign=campaign, giver=request.user, **form.cleaned_data
+            ),
+            campaign,
+            lambda entry: [entry.character],
+            private=True,
+            delegations=[request.user.pk],  # the giver's other tabs
+        ),
+        form=form,
+    )
     if ok:
         notice = f"Handed {entry.amount} sparetime to {entry.character}."
         pieces = _delegation_pieces(request, campaign, notice=notice)

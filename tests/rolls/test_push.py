@@ -308,3 +308,80 @@ def test_a_facts_push_never_travels_inside_an_entrys(monkeypatch):
         (push.group_name(4), {"seq": 1, "all": "<p>entry</p>"}),
         (push.gm_group_name(4), {"all": "<!--facts 1-->", "facts": True}),
     ]
+
+
+# with_facts: the pushes a write declares ---------------------------------------------------------
+
+
+@pytest.fixture
+def committed(monkeypatch, django_capture_on_commit_callbacks):
+    """``committed(write)`` -> (what the write returned, the group sends of the pushes it
+    registered, once committed); the campaign: id 4, GM 1."""
+    sent = recorded_sends(monkeypatch)
+
+    def run(write):
+        with django_capture_on_commit_callbacks(execute=True):
+            result = write()
+        return result, sent
+
+    return run
+
+
+CAMPAIGN = SimpleNamespace(pk=4, gm_id=lambda: 1)
+FACTS = {"facts": True}
+
+
+@pytest.mark.django_db
+def test_with_facts_tells_each_player_whose_delegation_changed_and_the_gm(committed):
+    """A hand-out: the character's sparetime (private), then the giver's delegation."""
+    handout = SimpleNamespace(character=SimpleNamespace(pk=7, owner_id=5), player_id=2)
+    write = push.with_facts(
+        lambda: handout,
+        CAMPAIGN,
+        lambda entry: [entry.character],
+        private=True,
+        delegations=lambda entry: [entry.player_id],
+    )
+    result, sent = committed(write)
+    assert result is handout
+    assert sent == [
+        (push.user_group_name(4, 5), {"all": "<!--facts 7-->", **FACTS}),
+        (push.gm_group_name(4), {"all": "<!--facts 7-->", **FACTS}),
+        (push.user_group_name(4, 2), {"all": "<!--facts delegation-->", **FACTS}),
+        (push.gm_group_name(4), {"all": "<!--facts delegation-->", **FACTS}),
+    ]
+
+
+@pytest.mark.django_db
+def test_with_facts_of_a_delegation_alone_pushes_no_characters_facts(committed):
+    """A delegation changes no character: its player and the GM hear of the delegation only;
+    the GM's own delegation goes to the GM alone."""
+    _, sent = committed(push.with_facts(lambda: None, CAMPAIGN, delegations=[3, 1]))
+    assert sent == [
+        (push.user_group_name(4, 3), {"all": "<!--facts delegation-->", **FACTS}),
+        (push.gm_group_name(4), {"all": "<!--facts delegation-->", **FACTS}),
+        (push.gm_group_name(4), {"all": "<!--facts delegation-->", **FACTS}),
+    ]
+
+
+@pytest.mark.django_db
+def test_with_facts_reads_privacy_from_what_the_write_returned(committed):
+    """A reversal: a raise's rating is public (the whole room), a balance alone private."""
+    character = SimpleNamespace(pk=7, owner_id=5)
+
+    def write(kind):
+        return push.with_facts(
+            lambda: SimpleNamespace(kind=kind),
+            CAMPAIGN,
+            [character],
+            private=lambda reversal: reversal.kind != "spend",
+        )
+
+    _, sent = committed(write("spend"))
+    assert sent == [(push.group_name(4), {"all": "<!--facts 7-->", **FACTS})]
+    sent.clear()
+    committed(write("grant"))
+    assert sent == [
+        (push.user_group_name(4, 5), {"all": "<!--facts 7-->", **FACTS}),
+        (push.gm_group_name(4), {"all": "<!--facts 7-->", **FACTS}),
+    ]
