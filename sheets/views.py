@@ -24,7 +24,7 @@ from campaigns.access import campaign_for, can_edit, character_for, sees_private
 from campaigns.models import Campaign
 from campaigns.views import panel_page
 from campaigns.writes import answer, attempt
-from rolls.push import push_facts, with_facts
+from rolls.push import with_facts
 from rolls.rules import sheet as pool_sheet
 
 from . import services
@@ -171,11 +171,10 @@ def character_create(request, campaign_id):
     def create():
         fields = dict(form.cleaned_data)
         owner = fields.pop("owner", None) or request.user
-        character = services.character_create(campaign=campaign, owner=owner, **fields)
-        push_facts(campaign, [character])  # the party gains a row
-        return character
+        return services.character_create(campaign=campaign, owner=owner, **fields)
 
-    ok, character = attempt(create, form=form)
+    # The party gains a row: its pages fetch it again.
+    ok, character = attempt(with_facts(create, campaign, lambda new: [new]), form=form)
     return answer(
         request,
         ok=ok,

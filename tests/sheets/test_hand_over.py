@@ -38,6 +38,20 @@ def test_the_gm_left_as_owner_makes_an_npc(as_user, gm, pool_campaign):
     assert Character.objects.get().owner == gm
 
 
+def test_a_new_sheet_tells_the_room_once_made_and_a_refused_one_nothing(
+    as_user, gm, player, pool_campaign, pushes, django_capture_on_commit_callbacks
+):
+    """The party gains a row: every page showing it fetches it again (a public facts push)."""
+    create = reverse("character_create", args=[pool_campaign.id])
+    with django_capture_on_commit_callbacks(execute=True):
+        as_user(gm).post(create, {"name": "Ada", "owner": player.id})
+    ada = Character.objects.get()
+    assert pushes.facts() == [{"facts": True, "all": f"<!--facts {ada.id}-->"}]
+    with django_capture_on_commit_callbacks(execute=True):
+        as_user(gm).post(create, {"name": "", "owner": player.id})
+    assert len(pushes.sent) == 1
+
+
 @pytest.mark.parametrize("owner", ["outsider", "gm", "x", "9" * 30])
 def test_a_sheet_for_a_non_player_is_refused(as_user, gm, outsider, pool_campaign, owner):
     owner = {"outsider": outsider.id, "gm": gm.id}.get(owner, owner)
