@@ -90,24 +90,37 @@
   // A write's own facts push can come before the write's answer. A piece that holds the target
   // of a write still in flight fetches itself again only once that answer is in: fetched before,
   // it would replace the target, and the answer (with its notice) would land in a detached copy.
+  // A fetch already on its way when the write starts is not swapped in; it is made again after.
   const writing = new Set();
   const deferred = new Set();
+  function holdsWrite(piece) {
+    return Array.from(writing).some(function (write) {
+      return piece && write.target && piece.contains(write.target);
+    });
+  }
+  function factsTrigger(config) {
+    const trigger = config && config.triggeringEvent;
+    return trigger && /^facts/.test(trigger.type) ? trigger.type : null;
+  }
   document.addEventListener("htmx:beforeRequest", function (event) {
     const config = event.detail.requestConfig;
     if (!config) return;
-    const trigger = config.triggeringEvent;
-    if (trigger && /^facts/.test(trigger.type)) {
-      const piece = config.target;
-      const waits = Array.from(writing).some(function (write) {
-        return piece && write.target && piece.contains(write.target);
-      });
-      if (waits) {
+    const facts = factsTrigger(config);
+    if (facts) {
+      if (holdsWrite(config.target)) {
         event.preventDefault();
-        deferred.add(trigger.type);
+        deferred.add(facts);
       }
       return;
     }
     if (config.verb !== "get") writing.add(config);
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const facts = factsTrigger(event.detail.requestConfig);
+    if (facts && holdsWrite(event.detail.target)) {
+      event.detail.shouldSwap = false;
+      deferred.add(facts);
+    }
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     const config = event.detail.requestConfig;
@@ -128,6 +141,7 @@
   let kept = [];
   document.addEventListener("htmx:beforeSwap", function (event) {
     kept = [];
+    if (!event.detail.shouldSwap) return;
     const config = event.detail.requestConfig;
     const trigger = config && config.triggeringEvent;
     if (!trigger || !/^facts/.test(trigger.type) || !event.detail.target) return;
