@@ -45,3 +45,12 @@ def test_what_one_thread_stores_another_reads_and_deletes():
     assert read == [{"user": 7}]
     reader.delete("session")
     assert writer.get("session") is None
+
+
+def test_each_pool_keeps_one_redis_object_for_every_operation():
+    """Django's client makes a redis.Redis per operation (building its reply parsers each
+    time); this one makes it once per connection pool."""
+    client = cache_in_a_thread({"OPTIONS": {"socket_timeout": 7}})._cache
+    first = client.get_client("a")
+    assert client.get_client("b", write=True) is first
+    assert first.connection_pool is client._get_connection_pool(False)
