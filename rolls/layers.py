@@ -16,6 +16,7 @@ gone without leaving the group.
 import logging
 import time
 
+from asgiref.sync import async_to_sync
 from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer
 
@@ -33,6 +34,17 @@ def warn_dropped(group, full, members):
         members,
         ", ".join(full),
     )
+
+
+def send_each_in_loop(layer, sends):
+    """Send each (group, message) of ``sends`` through ``layer``, in order, from a thread other
+    than the event loop's: one trip into the event loop for them all."""
+
+    async def send_each():
+        for group, message in sends:
+            await layer.group_send(group, message)
+
+    async_to_sync(send_each)()
 
 
 class RoomChannelLayer(InMemoryChannelLayer):
@@ -57,3 +69,7 @@ class RoomChannelLayer(InMemoryChannelLayer):
                 full.append(channel)  # as the base layer: a full channel misses this message
         if full:
             warn_dropped(group, full, len(channels))
+
+    def group_send_blocking(self, sends):
+        """Send each (group, message) of ``sends``, in order, from a request's thread."""
+        send_each_in_loop(self, sends)

@@ -1,58 +1,79 @@
 """The channel layer of several processes (REDIS_URL): channels_redis's, with every push it
 drops for a full queue logged as a warning that names the channels (as rolls/layers.py does),
-and fewer round trips to Redis for a group send (two instead of four) and for each message a
-process receives (three instead of four).
+and fewer round trips to Redis: one for a group send instead of four, one for each message a
+process receives instead of three or four.
+
+A group send is one Lua script (``GROUP_SEND``) that reads the group's members and writes the
+message once to each process's queue. A request's pushes go out from its own thread through a
+synchronous Redis client (``group_send_blocking``), without a trip into the event loop; the
+consumers' own sends (presence) run the same script from the event loop.
 
 channels_redis (4.3.0, pinned) drops a push in two places, and says so at most at INFO:
 
 - ``group_send``: the sockets of one process share one queue in Redis, of ``capacity``
   messages; a push to a group skips the processes whose queue is full (the process fell
-  behind, or stopped reading). channels_redis logs only how many queues, at INFO. Here its
-  script returns which queues were full, and the warning names their channels.
+  behind, or stopped reading). channels_redis logs only how many queues, at INFO. Here the
+  script returns which channels' queues were full, and the warning names them.
 - ``receive``: the process keeps each socket's pushes in a buffer of ``capacity`` messages,
   which drops its oldest message to take one more (this socket stopped reading, or its
   consumer is gone without leaving its groups), silently. Here the buffer logs the drop.
 """
 
 import logging
+import random
+import threading
 import time
 
+import msgpack
+import redis
 from channels_redis.core import BoundedQueue, RedisChannelLayer
+from channels_redis.serializers import MsgPackSerializer
 
-from .layers import warn_dropped
+from .layers import send_each_in_loop, warn_dropped
 
 logger = logging.getLogger(__name__)
 
-# channels_redis's group send script, returning the (1-based) positions of the full queues
-# instead of their count, and dropping each queue's expired messages first (channels_redis
-# does that in a round trip of its own).
+# A group send in one round trip: the group's expired members dropped and the rest read, then
+# each process's queue (a channel's key up to its "!") cleaned of expired messages and written
+# once, naming that queue's channels, unless it is full. What it writes is the message's random
+# head, the queue's channel names (a MessagePack array) and the message (a MessagePack map);
+# ``RoomRedisChannelLayer.deserialize`` reads both that and channels_redis's own format.
+# Returns the group's member count, then the channels of the full queues. It reads keys it is
+# not given (the queues): fine on one Redis server, which is the only case it is used in.
 GROUP_SEND = """
-local full = {}
-local current_time = ARGV[#ARGV - 2]
-local expiry = ARGV[#ARGV - 1]
-local expired = ARGV[#ARGV]
-for i = 1, #KEYS do
-    redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, expired)
-    if redis.call('ZCOUNT', KEYS[i], '-inf', '+inf') < tonumber(ARGV[i + #KEYS]) then
-        redis.call('ZADD', KEYS[i], current_time, ARGV[i])
-        redis.call('EXPIRE', KEYS[i], expiry)
+local prefix, head, body = ARGV[1], ARGV[2], ARGV[3]
+local now, expiry, expired = ARGV[4], ARGV[5], ARGV[6]
+local capacity = tonumber(ARGV[8])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, ARGV[7])
+local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+local queues, order = {}, {}
+for _, channel in ipairs(members) do
+    local bang = string.find(channel, '!', 1, true)
+    local queue = prefix .. (bang and string.sub(channel, 1, bang) or channel)
+    if queues[queue] == nil then
+        queues[queue] = {}
+        order[#order + 1] = queue
+    end
+    table.insert(queues[queue], channel)
+end
+local result = {#members}
+for _, queue in ipairs(order) do
+    redis.call('ZREMRANGEBYSCORE', queue, 0, expired)
+    if redis.call('ZCARD', queue) < capacity then
+        redis.call('ZADD', queue, now, head .. cmsgpack.pack(queues[queue]) .. body)
+        redis.call('EXPIRE', queue, expiry)
     else
-        full[#full + 1] = i
+        for _, channel in ipairs(queues[queue]) do
+            result[#result + 1] = channel
+        end
     end
 end
-return full
+return result
 """
 
-
-# channels_redis's script that puts a message popped by a cancelled receive back at the head of
-# its queue (from the queue's backup, where every popped message waits until it was handed on).
-RESTORE_BACKUP = """
-local backed_up = redis.call('ZRANGE', ARGV[2], 0, -1, 'WITHSCORES')
-for i = #backed_up, 1, -2 do
-    redis.call('ZADD', ARGV[1], backed_up[i], backed_up[i - 1])
-end
-redis.call('DEL', ARGV[2])
-"""
+#: The first byte of a MessagePack array (fixarray, array 16, array 32): how a message written
+#: by GROUP_SEND is told from channels_redis's own (a map).
+ARRAY_MARKERS = frozenset(range(0x90, 0xA0)) | {0xDC, 0xDD}
 
 
 class ReceiveBuffer(BoundedQueue):
@@ -90,68 +111,125 @@ class ReceiveBuffers(dict):
 
 class RoomRedisChannelLayer(RedisChannelLayer):
     """channels_redis's layer, warning of each push dropped (one warning per push for as long
-    as a channel stays full), with two round trips to Redis per group send instead of four and
-    three per message received instead of four."""
+    as a channel stays full), with one round trip to Redis per group send instead of four
+    (none of them through the event loop when a request sends) and one per message received
+    instead of three or four."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.receive_buffer = ReceiveBuffers(self.capacity)
-        #: The queues (Redis keys) whose backup this process knows to be empty.
-        self.backups_empty = set()
+        self.one_script = self.fits_one_script()
+        self.blocking_lock = threading.Lock()
+        self.blocking_group_send = None
 
-    async def _brpop_with_clean(self, index, channel, timeout):
-        """channels_redis's blocking pop of the next message of ``channel`` (a queue's key),
-        which first restores its backup (a message a cancelled receive popped but did not hand
-        on) to the queue, in a round trip of its own before every pop. Here that round trip is
-        made only when the backup may hold something: on the queue's first pop in this process,
-        and after a pop or a backup clean-up that did not finish (cancelled)."""
+    async def receive_single(self, channel):
+        """The next message of ``channel`` (a process's queue, or a plain channel) and the
+        channel (or channels) it is for: one blocking pop, one round trip.
+
+        channels_redis makes three (four with the restore of the queue's backup before each
+        pop): the blocking pop, then the popped message copied to a backup queue, then that
+        copy removed once handed on, so that a receive cancelled between the pop and the hand-on
+        puts the message back. The copy cannot cover the pop itself: a receive cancelled while
+        the pop's reply is on its way loses that message either way (redis-py drops the
+        connection, and the reply with it). Here nothing is awaited between the reply and the
+        hand-on, so there is no later moment for a cancellation to lose it, and no copy to
+        make."""
+        assert self.require_valid_channel_name(channel, receive=True), "Channel name invalid"
+        if "!" in channel:
+            assert channel.endswith("!")
+            index = self.consistent_hash(channel)
+        else:
+            index = next(self._receive_index_generator)
         connection = self.connection(index)
-        backup = self._backup_channel_name(channel)
-        if channel not in self.backups_empty:
-            await connection.eval(RESTORE_BACKUP, 0, channel, backup)
-        self.backups_empty.discard(channel)
-        result = await connection.bzpopmin(channel, timeout=timeout)
-        if result is None:
-            self.backups_empty.add(channel)
-            return None
-        _, member, timestamp = result
-        await connection.zadd(backup, {member: float(timestamp)})
-        return member
+        key = self.prefix + channel
+        popped = None
+        while popped is None:
+            popped = await connection.bzpopmin(key, timeout=self.brpop_timeout)
+        message = self.deserialize(popped[1])
+        if "__asgi_channel__" in message:
+            channel = message.pop("__asgi_channel__")
+        return channel, message
 
-    async def _clean_receive_backup(self, index, channel):
-        """channels_redis's removal of a handed-on message from the backup (which then is
-        empty: one receive of a queue at a time, ``receive_single``'s lock)."""
-        await super()._clean_receive_backup(index, channel)
-        self.backups_empty.add(channel)
+    def fits_one_script(self):
+        """Whether GROUP_SEND can make this layer's group sends: one Redis server named by its
+        address, MessagePack messages with a random head and no encryption, one capacity for
+        every channel (else channels_redis's group send does, in four round trips)."""
+        serializer = self._serializer
+        return (
+            self.ring_size == 1
+            and "address" in self.hosts[0]
+            and isinstance(serializer, MsgPackSerializer)
+            and serializer.crypter is None
+            and serializer.random_prefix_length > 0
+            and not self.channel_capacity
+        )
+
+    def group_send_arguments(self, group, message):
+        """GROUP_SEND's keys and arguments for sending ``message`` to ``group``."""
+        assert self.require_valid_group_name(group), "Group name not valid"
+        assert isinstance(message, dict), "Message is not a dict"
+        now = time.time()
+        length = self._serializer.random_prefix_length
+        head = random.getrandbits(8 * length).to_bytes(length, "big")
+        arguments = [
+            self.prefix,
+            head,
+            msgpack.packb(message),
+            now,
+            self.expiry,
+            int(now) - int(self.expiry),
+            int(now) - self.group_expiry,
+            self.capacity,
+        ]
+        return [self._group_key(group)], arguments
+
+    def sent(self, group, result):
+        """Log the channels a group send skipped for a full queue (GROUP_SEND's ``result``)."""
+        members, *full = result
+        if full:
+            warn_dropped(group, [channel.decode() for channel in full], members)
 
     async def group_send(self, group, message):
-        """channels_redis's ``group_send`` in two round trips per Redis host (its own takes
-        four): the group's expired members out and the members read in one pipeline, then each
-        host's queues cleaned of expired messages and written in one script; the full queues'
-        channels are logged. (Expired messages are deleted through their queue's host, where
-        channels_redis may use another host's connection: the same one with a single Redis.)"""
-        assert self.require_valid_group_name(group), "Group name not valid"
-        key = self._group_key(group)
-        connection = self.connection(self.consistent_hash(group))
-        pipe = connection.pipeline(transaction=False)
-        pipe.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
-        pipe.zrange(key, 0, -1)
-        _, members = await pipe.execute()
-        channels = [x.decode("utf8") for x in members]
-        keys_by_index, messages, capacities = self._map_channel_keys_to_connection(
-            channels, message
-        )
-        full_keys = set()
-        for index, keys in keys_by_index.items():
-            args = [messages[k] for k in keys] + [capacities[k] for k in keys]
-            now = time.time()
-            full = await self.connection(index).eval(
-                GROUP_SEND, len(keys), *keys, *args, now, self.expiry, int(now) - int(self.expiry)
-            )
-            full_keys.update(keys[position - 1] for position in full)
-        if full_keys:
-            dropped = [c for c in channels if self.channel_key(c) in full_keys]
-            warn_dropped(group, dropped, len(channels))
+        """A group send in one round trip (GROUP_SEND); the channels of full queues logged."""
+        if not self.one_script:
+            return await super().group_send(group, message)
+        keys, arguments = self.group_send_arguments(group, message)
+        result = await self.connection(0).eval(GROUP_SEND, len(keys), *keys, *arguments)
+        self.sent(group, result)
+
+    def group_send_blocking(self, sends):
+        """Send each (group, message) of ``sends``, in order, from a thread other than the event
+        loop's (a request's): GROUP_SEND through this process's synchronous Redis client, one
+        round trip each, with no trip into the event loop."""
+        if not self.one_script:
+            return send_each_in_loop(self, sends)
+        script = self.blocking_script()
+        for group, message in sends:
+            keys, arguments = self.group_send_arguments(group, message)
+            self.sent(group, script(keys=keys, args=arguments))
+
+    def blocking_script(self):
+        """GROUP_SEND bound to this process's synchronous client (made on first use; its
+        connection pool serves every thread)."""
+        with self.blocking_lock:
+            if self.blocking_group_send is None:
+                host = dict(self.hosts[0])
+                client = redis.Redis.from_url(host.pop("address"), **host)
+                self.blocking_group_send = client.register_script(GROUP_SEND)
+            return self.blocking_group_send
+
+    def deserialize(self, message):
+        """A message as GROUP_SEND wrote it (its queue's channels, then the message), or as
+        channels_redis writes it."""
+        length = self._serializer.random_prefix_length
+        if self.one_script and message[length] in ARRAY_MARKERS:
+            unpacker = msgpack.Unpacker()
+            unpacker.feed(message[length:])
+            channels = unpacker.unpack()
+            body = unpacker.unpack()
+            body["__asgi_channel__"] = channels
+            return body
+        return super().deserialize(message)
 
     def channel_key(self, channel):
         """The Redis key of the queue that ``channel``'s messages go to."""

@@ -112,7 +112,9 @@ async def test_a_push_is_forwarded_without_a_trip_to_the_database_thread(table, 
     async with AsyncExitStack() as stack:
         ana = await enter(stack, table, "ana")
         assert await online(ana) == ["ana"]
-        await push.group_send_all([(push.group_name(table.campaign.pk), {"all": "<p>x</p>"})])
+        await sync_to_async(push.group_send_all)(
+            [(push.group_name(table.campaign.pk), {"all": "<p>x</p>"})]
+        )
         assert await receive(ana) == "<p>x</p>"
     assert trips == []
 

@@ -182,7 +182,7 @@ def test_every_variant_carries_the_new_fingerprint(roll, gm, player, visibility)
 class DownLayer:
     """A channel layer that cannot reach its server."""
 
-    async def group_send(self, group, message):
+    def group_send_blocking(self, sends):
         raise ConnectionError("Redis is down")
 
 
@@ -259,7 +259,7 @@ def test_a_private_facts_push_names_to_each_player_only_their_own_characters():
 def test_a_facts_push_keeps_its_mark_on_every_group_it_is_sent_to(monkeypatch):
     sent = []
 
-    async def record(sends, kind="room.push"):
+    def record(sends, kind="room.push"):
         sent.extend(sends)
 
     monkeypatch.setattr(push, "group_send_all", record)
@@ -273,7 +273,7 @@ def test_a_facts_push_keeps_its_mark_on_every_group_it_is_sent_to(monkeypatch):
 def recorded_sends(monkeypatch):
     sent = []
 
-    async def record(sends, kind="room.push"):
+    def record(sends, kind="room.push"):
         sent.extend(sends)
 
     monkeypatch.setattr(push, "group_send_all", record)

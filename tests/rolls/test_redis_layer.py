@@ -5,10 +5,12 @@ itself on Redis, skipped unless REDIS_URL is set."""
 import asyncio
 import logging
 import os
+import time
 import uuid
 
 import pytest
 import pytest_asyncio
+from asgiref.sync import async_to_sync
 
 from rolls.redis_layer import ReceiveBuffer, ReceiveBuffers, RoomRedisChannelLayer
 
@@ -96,31 +98,29 @@ async def test_a_socket_that_stops_reading_loses_its_oldest_push_with_a_warning(
 
 @needs_redis
 @pytest.mark.asyncio
-async def test_a_process_restores_its_queues_backup_only_when_a_receive_was_cut_short(
+async def test_a_message_is_received_in_one_round_trip_and_a_receive_cut_short_loses_nothing(
     layers, monkeypatch
 ):
-    """channels_redis restores a queue's backup before every pop (a round trip); here only on
-    the queue's first pop and after a cancelled receive, and nothing is lost."""
+    """channels_redis copies each popped message to a backup and removes it again (three round
+    trips per message); here one blocking pop. A receive cancelled while it waits leaves the
+    next message in the queue."""
     import redis.asyncio
 
-    from rolls.redis_layer import RESTORE_BACKUP
-
-    restores = []
-    real_eval = redis.asyncio.Redis.eval
-
-    async def eval(self, script, *args):
-        if script == RESTORE_BACKUP:
-            restores.append(args)
-        return await real_eval(self, script, *args)
-
-    monkeypatch.setattr(redis.asyncio.Redis, "eval", eval)
     [layer] = layers(1, capacity=10)
     channel = await layer.new_channel()
     await layer.group_add("room", channel)
+    calls = []
+    real = redis.asyncio.Redis.execute_command
+
+    async def execute_command(self, *args, **options):
+        calls.append(args[0])
+        return await real(self, *args, **options)
+
+    monkeypatch.setattr(redis.asyncio.Redis, "execute_command", execute_command)
     for n in range(3):
         await layer.group_send("room", {"type": "room.push", "n": n})
     assert [(await layer.receive(channel))["n"] for _ in range(3)] == [0, 1, 2]
-    assert len(restores) == 1
+    assert calls == ["EVAL"] * 3 + ["BZPOPMIN"] * 3
 
     waiting = asyncio.ensure_future(layer.receive(channel))
     await asyncio.sleep(0.2)  # in its blocking pop
@@ -129,4 +129,94 @@ async def test_a_process_restores_its_queues_backup_only_when_a_receive_was_cut_
         await waiting
     await layer.group_send("room", {"type": "room.push", "n": 3})
     assert (await layer.receive(channel))["n"] == 3
-    assert len(restores) == 2
+
+
+@needs_redis
+@pytest.mark.asyncio
+async def test_a_group_send_reaches_every_process_in_one_round_trip_with_one_message_each(
+    layers, monkeypatch
+):
+    """One script per group send; each process's queue gets the message once, naming its
+    channels, and every member channel receives it."""
+    import redis.asyncio
+
+    calls = []
+    real = redis.asyncio.Redis.execute_command
+
+    async def execute_command(self, *args, **options):
+        calls.append(args[0])
+        return await real(self, *args, **options)
+
+    first, second = layers(2, capacity=10)
+    channels = [await first.new_channel() for _ in range(2)] + [await second.new_channel()]
+    for channel in channels:
+        await first.group_add("room", channel)
+    monkeypatch.setattr(redis.asyncio.Redis, "execute_command", execute_command)
+    await first.group_send("room", {"type": "room.push", "html": "<p>é</p>", "n": [1, {"2": 3}]})
+    assert calls == ["EVAL"]
+    monkeypatch.undo()
+    connection = first.connection(0)
+    for layer in (first, second):
+        assert await connection.zcard(layer.channel_key(await layer.new_channel())) == 1
+    expected = {"type": "room.push", "html": "<p>é</p>", "n": [1, {"2": 3}]}
+    assert await first.receive(channels[0]) == expected
+    assert await first.receive(channels[1]) == expected
+    assert await second.receive(channels[2]) == expected
+
+
+@needs_redis
+@pytest.mark.asyncio
+async def test_a_group_send_skips_expired_members_and_expired_messages(layers):
+    [layer] = layers(1, capacity=1)
+    gone, here = [await layer.new_channel() for _ in range(2)]
+    connection = layer.connection(0)
+    group = layer._group_key("room")
+    await connection.zadd(group, {gone: time.time() - layer.group_expiry - 5, here: time.time()})
+    queue = layer.channel_key(here)
+    await connection.zadd(queue, {b"stale": time.time() - layer.expiry - 5})  # fills capacity 1
+    await layer.group_send("room", {"type": "room.push", "n": 1})
+    assert await connection.zrange(group, 0, -1) == [here.encode()]
+    assert await layer.receive(here) == {"type": "room.push", "n": 1}
+
+
+@needs_redis
+def test_a_request_thread_sends_in_order_without_the_event_loop(caplog):
+    """``group_send_blocking``: the pushes of one write, sent from its thread through the
+    process's synchronous client, arrive in order; a full queue is logged as from the event
+    loop."""
+    prefix = f"rollroom-test-{uuid.uuid4().hex}"
+    reading, behind = (
+        RoomRedisChannelLayer(hosts=[os.environ["REDIS_URL"]], prefix=prefix, capacity=2)
+        for _ in range(2)
+    )
+    fine = async_to_sync(reading.new_channel)()
+    late = async_to_sync(behind.new_channel)()
+    for group, channel in (("room", fine), ("room", late), ("gm", fine)):
+        async_to_sync(reading.group_add)(group, channel)
+    for n in (-1, 0):  # fill late's queue
+        async_to_sync(behind.send)(late, {"type": "room.push", "n": n})
+    with caplog.at_level(logging.WARNING, logger="rolls.layers"):
+        reading.group_send_blocking(
+            [("room", {"type": "room.push", "n": 1}), ("gm", {"type": "room.push", "n": 2})]
+        )
+    assert [r.getMessage() for r in caplog.records] == [
+        f"Push to group room dropped for 1 of its 2 channels, full: {late}"
+    ]
+
+    async def receive_two():
+        return [await reading.receive(fine), await reading.receive(fine)]
+
+    assert async_to_sync(receive_two)() == [
+        {"type": "room.push", "n": 1},
+        {"type": "room.push", "n": 2},
+    ]
+    async_to_sync(reading.flush)()
+    async_to_sync(behind.flush)()
+
+
+def test_one_script_serves_one_redis_server_without_encryption_only():
+    url = "redis://127.0.0.1:6379/15"
+    assert RoomRedisChannelLayer(hosts=[url]).one_script
+    assert not RoomRedisChannelLayer(hosts=[url, "redis://127.0.0.1:6380/0"]).one_script
+    assert not RoomRedisChannelLayer(hosts=[url], symmetric_encryption_keys=["k"]).one_script
+    assert not RoomRedisChannelLayer(hosts=[url], channel_capacity={"x*": 5}).one_script
