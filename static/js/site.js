@@ -90,9 +90,12 @@
   // A write's own facts push can come before the write's answer. A piece that holds the target
   // of a write still in flight fetches itself again only once that answer is in: fetched before,
   // it would replace the target, and the answer (with its notice) would land in a detached copy.
-  // A fetch already on its way when the write starts is not swapped in; it is made again after.
+  // A fetch already on its way when the write starts is never swapped in, whether it comes back
+  // before or after the write's answer (it may show the piece as it was): it is made again after.
   const writing = new Set();
   const deferred = new Set();
+  const fetching = new Set(); // facts fetches on their way
+  const stale = new WeakSet(); // those that were on their way when a write into their piece began
   function holdsWrite(piece) {
     return Array.from(writing).some(function (write) {
       return piece && write.target && piece.contains(write.target);
@@ -102,6 +105,14 @@
     const trigger = config && config.triggeringEvent;
     return trigger && /^facts/.test(trigger.type) ? trigger.type : null;
   }
+  function fetchDeferred() {
+    if (writing.size || !deferred.size) return;
+    const types = Array.from(deferred);
+    deferred.clear();
+    types.forEach(function (type) {
+      htmx.trigger(document.body, type);
+    });
+  }
   document.addEventListener("htmx:beforeRequest", function (event) {
     const config = event.detail.requestConfig;
     if (!config) return;
@@ -110,30 +121,37 @@
       if (holdsWrite(config.target)) {
         event.preventDefault();
         deferred.add(facts);
+      } else {
+        fetching.add(config);
       }
       return;
     }
-    if (config.verb !== "get") writing.add(config);
+    if (config.verb === "get") return;
+    writing.add(config);
+    fetching.forEach(function (fetch) {
+      if (fetch.target && config.target && fetch.target.contains(config.target)) stale.add(fetch);
+    });
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
-    const facts = factsTrigger(event.detail.requestConfig);
-    if (facts && holdsWrite(event.detail.target)) {
+    const config = event.detail.requestConfig;
+    const facts = factsTrigger(config);
+    if (facts && (stale.has(config) || holdsWrite(event.detail.target))) {
       event.detail.shouldSwap = false;
       deferred.add(facts);
     }
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     const config = event.detail.requestConfig;
-    if (!config || !writing.delete(config)) return;
+    if (!config) return;
+    if (fetching.delete(config)) {
+      fetchDeferred(); // a stale fetch answered after the writes: made again now
+      return;
+    }
+    if (!writing.delete(config)) return;
     writing.forEach(function (write) {
       if (!document.body.contains(write.target)) writing.delete(write); // its answer went nowhere
     });
-    if (writing.size || !deferred.size) return;
-    const types = Array.from(deferred);
-    deferred.clear();
-    types.forEach(function (type) {
-      htmx.trigger(document.body, type);
-    });
+    fetchDeferred();
   });
   // A piece fetched again by a facts push keeps the notice the last write left in it (a raise's
   // "Endurance raised to 1."): its new content is true, and the notice still says what was

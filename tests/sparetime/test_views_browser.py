@@ -12,19 +12,36 @@ from tests.conftest import make_campaign, make_user
 pytestmark = BROWSER
 
 
-class TestARaiseAnsweredAfterItsPush(BrowserTestCase):
-    """The raise's own facts push reaches the page before the raise's answer (held back here):
-    the sparetime piece fetches itself again only once the answer is in, so the answer, with
-    its notice, lands on the page (fetched first, the piece would replace the answer's target
-    and the notice would go nowhere)."""
+#: Records every free sparetime the sheet's piece shows from now on, other than the current.
+WATCH_FREE = """() => {
+  window.freeShown = [];
+  const piece = document.getElementById("sparetime");
+  const shown = () => piece.querySelector(".sparetime-free")?.textContent;
+  const now = shown();
+  new MutationObserver(() => {
+    if (shown() !== now) window.freeShown.push(shown());
+  }).observe(piece, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+class RaiseCase(BrowserTestCase):
+    """Ana's Ilse, with 3 sparetime, in a Pool campaign; the GM and Ana logged in."""
 
     def setUp(self):
         gm, ana = make_user("gm"), make_user("ana")
         campaign = make_campaign(gm, system=Campaign.POOL, players=[ana])
         self.ilse = character_create(campaign=campaign, owner=ana, name="Ilse")
-        sparetime_grant(character=self.ilse, amount=3, by=gm)
+        self.grant = sparetime_grant(character=self.ilse, amount=3, by=gm)
         self.sheet = f"/campaigns/{campaign.id}/characters/{self.ilse.id}/"
+        self.gm_panel = f"/campaigns/{campaign.id}/gm/"
         self.log_in(gm, ana)
+
+
+class TestARaiseAnsweredAfterItsPush(RaiseCase):
+    """The raise's own facts push reaches the page before the raise's answer (held back here):
+    the sparetime piece fetches itself again only once the answer is in, so the answer, with
+    its notice, lands on the page (fetched first, the piece would replace the answer's target
+    and the notice would go nowhere)."""
 
     def test_the_answer_lands_and_the_piece_is_fetched_again_after_it(self):
         from playwright.sync_api import expect, sync_playwright
@@ -59,16 +76,56 @@ class TestARaiseAnsweredAfterItsPush(BrowserTestCase):
             browser.close()
 
 
-class TestSheetInTheBrowser(BrowserTestCase):
-    def setUp(self):
-        gm, ana = make_user("gm"), make_user("ana")
-        campaign = make_campaign(gm, system=Campaign.POOL, players=[ana])
-        self.ilse = character_create(campaign=campaign, owner=ana, name="Ilse")
-        self.grant = sparetime_grant(character=self.ilse, amount=3, by=gm)
-        self.sheet = f"/campaigns/{campaign.id}/characters/{self.ilse.id}/"
-        self.gm_panel = f"/campaigns/{campaign.id}/gm/"
-        self.log_in(gm, ana)
+class TestAFetchOnItsWayWhenARaiseStarts(RaiseCase):
+    """A facts push made the sparetime piece fetch itself; that fetch is still on its way (held
+    back here) when Ana raises, and comes back after the raise's answer, showing the piece as
+    it was before. It is not swapped in: the raise's answer and its notice stay, and the piece
+    is fetched again."""
 
+    def test_the_old_piece_is_not_swapped_in_over_the_answer(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            page = self.open_page(browser, "ana", self.sheet)
+            settled(page)
+            held, gets = [], []
+
+            def hold_the_first_fetch(route):
+                if route.request.method == "GET" and not held:
+                    held.append((route, route.fetch()))  # the piece before the raise
+                else:
+                    route.continue_()
+
+            page.route(f"**/characters/{self.ilse.id}/sparetime/", hold_the_first_fetch)
+            page.on("requestfinished", lambda r: "/sparetime/" in r.url and gets.append(r.method))
+            page.evaluate(f"htmx.trigger(document.body, 'facts-{self.ilse.id}')")  # a push came
+            for _ in range(50):
+                if held:
+                    break
+                page.wait_for_timeout(100)
+            page.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)").click()
+            page.get_by_role("button", name="Confirm raise").click()
+            expect(page.get_by_role("status")).to_have_text("Endurance raised to 1.")
+            expect(page.locator("#sparetime .sparetime-free")).to_have_text("2")
+            page.wait_for_timeout(500)  # the raise's own facts push comes meanwhile
+            fetched_before = len(gets)
+            page.evaluate(WATCH_FREE)
+            [(route, before)] = held
+            route.fulfill(response=before)  # shows 3 sparetime and no notice
+            for _ in range(50):
+                if len(gets) > fetched_before + 1:  # the old one, then the piece fetched again
+                    break
+                page.wait_for_timeout(100)
+            settled(page)
+            assert gets[fetched_before:] == ["GET", "GET"]
+            assert page.evaluate("window.freeShown") == []  # the old piece never showed
+            expect(page.locator("#sparetime .sparetime-free")).to_have_text("2")
+            expect(page.get_by_role("status")).to_have_text("Endurance raised to 1.")
+            browser.close()
+
+
+class TestSheetInTheBrowser(RaiseCase):
     def test_a_raise_asks_first_then_shows_on_the_sheet_and_can_be_undone(self):
         from playwright.sync_api import expect, sync_playwright
 
