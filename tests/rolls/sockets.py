@@ -99,6 +99,18 @@ async def enter(stack, table, username, *present, path="", query=""):
     return communicator
 
 
+async def room(stack, table):
+    """The GM's, ana's and ben's sockets in ``table``'s room, each having seen the others
+    arrive (their presence frames read)."""
+    gm = await enter(stack, table, "gm")
+    await online(gm)
+    ana = await enter(stack, table, "ana", gm)
+    await online(ana)
+    ben = await enter(stack, table, "ben", gm, ana)
+    await online(ben)
+    return gm, ana, ben
+
+
 async def drain(communicator, *, presence=True, quiet=0.5):
     """Every frame that arrives until the socket falls silent for ``quiet`` seconds; with
     ``presence=False`` the presence lists left out."""

@@ -33,6 +33,7 @@ from tests.rolls.sockets import (
     online,
     post,
     receive,
+    room,
     seqs,
     socket,
 )
@@ -157,12 +158,7 @@ async def test_a_bad_session_cookie_is_anonymous(table):
 
 async def test_private_roll_content_reaches_only_the_roller_and_the_gm(table):
     async with AsyncExitStack() as stack:
-        ana = await enter(stack, table, "ana")
-        await online(ana)
-        gm = await enter(stack, table, "gm", ana)
-        await online(gm)
-        ben = await enter(stack, table, "ben", ana, gm)
-        await online(ben)
+        gm, ana, ben = await room(stack, table)
 
         await roll(table, "ana", PRIVATE)
         frames = {name: await receive(s) for name, s in (("ana", ana), ("gm", gm), ("ben", ben))}
@@ -176,12 +172,7 @@ async def test_private_roll_content_reaches_only_the_roller_and_the_gm(table):
 
 async def test_secret_roll_content_reaches_only_the_gm(table):
     async with AsyncExitStack() as stack:
-        gm = await enter(stack, table, "gm")
-        await online(gm)
-        ana = await enter(stack, table, "ana", gm)
-        await online(ana)
-        ben = await enter(stack, table, "ben", gm, ana)
-        await online(ben)
+        gm, ana, ben = await room(stack, table)
 
         await roll(table, "gm", SECRET)
         assert is_full(await receive(gm))
@@ -455,12 +446,7 @@ async def test_presence_follows_connections(table):
 
 async def test_a_check_push_reaches_only_the_gm_and_the_named_player(table):
     async with AsyncExitStack() as stack:
-        ana = await enter(stack, table, "ana")
-        await online(ana)
-        gm = await enter(stack, table, "gm", ana)
-        await online(gm)
-        ben = await enter(stack, table, "ben", ana, gm)
-        await online(ben)
+        gm, ana, ben = await room(stack, table)
 
         message = {
             "gm": "<p>for the GM</p>",

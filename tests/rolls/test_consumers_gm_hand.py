@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, SECRET
-from tests.rolls.sockets import DIE, NOTE, SEQ, build_harbor_table, drain, enter, online, post
+from tests.rolls.sockets import DIE, NOTE, SEQ, build_harbor_table, drain, post, room
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -28,17 +28,6 @@ def table(mana_campaign, gm, player, other_player):
     logged-in client and its session cookie for each (sockets.build_harbor_table, as in
     test_consumers)."""
     return build_harbor_table(mana_campaign, gm, player, other_player)
-
-
-async def room(stack, table):
-    """The GM's, ana's and ben's sockets, their presence frames read."""
-    gm = await enter(stack, table, "gm")
-    await online(gm)
-    ana = await enter(stack, table, "ana", gm)
-    await online(ana)
-    ben = await enter(stack, table, "ben", gm, ana)
-    await online(ben)
-    return gm, ana, ben
 
 
 async def test_a_group_check_reaches_each_player_with_their_card(table):

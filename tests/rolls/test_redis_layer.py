@@ -36,6 +36,21 @@ def test_a_full_buffer_drops_its_oldest_push_with_a_warning_and_a_count(caplog):
     assert buffer.get_nowait() == {"n": 3}
 
 
+def record_commands(monkeypatch):
+    """The names of the commands the layers' asyncio Redis clients send from now on."""
+    import redis.asyncio
+
+    calls = []
+    real = redis.asyncio.Redis.execute_command
+
+    async def execute_command(self, *args, **options):
+        calls.append(args[0])
+        return await real(self, *args, **options)
+
+    monkeypatch.setattr(redis.asyncio.Redis, "execute_command", execute_command)
+    return calls
+
+
 @pytest_asyncio.fixture
 async def layers():
     """``layers(n, capacity)``: that many layers, as of that many processes, on a prefix of
@@ -104,19 +119,10 @@ async def test_a_message_is_received_in_one_round_trip_and_a_receive_cut_short_l
     """channels_redis copies each popped message to a backup and removes it again (three round
     trips per message); here one blocking pop. A receive cancelled while it waits leaves the
     next message in the queue."""
-    import redis.asyncio
-
     [layer] = layers(1, capacity=10)
     channel = await layer.new_channel()
     await layer.group_add("room", channel)
-    calls = []
-    real = redis.asyncio.Redis.execute_command
-
-    async def execute_command(self, *args, **options):
-        calls.append(args[0])
-        return await real(self, *args, **options)
-
-    monkeypatch.setattr(redis.asyncio.Redis, "execute_command", execute_command)
+    calls = record_commands(monkeypatch)
     for n in range(3):
         await layer.group_send("room", {"type": "room.push", "n": n})
     assert [(await layer.receive(channel))["n"] for _ in range(3)] == [0, 1, 2]
@@ -138,20 +144,11 @@ async def test_a_group_send_reaches_every_process_in_one_round_trip_with_one_mes
 ):
     """One script per group send; each process's queue gets the message once, naming its
     channels, and every member channel receives it."""
-    import redis.asyncio
-
-    calls = []
-    real = redis.asyncio.Redis.execute_command
-
-    async def execute_command(self, *args, **options):
-        calls.append(args[0])
-        return await real(self, *args, **options)
-
     first, second = layers(2, capacity=10)
     channels = [await first.new_channel() for _ in range(2)] + [await second.new_channel()]
     for channel in channels:
         await first.group_add("room", channel)
-    monkeypatch.setattr(redis.asyncio.Redis, "execute_command", execute_command)
+    calls = record_commands(monkeypatch)
     await first.group_send("room", {"type": "room.push", "html": "<p>é</p>", "n": [1, {"2": 3}]})
     assert calls == ["EVAL"]
     monkeypatch.undo()
