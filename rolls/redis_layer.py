@@ -13,7 +13,8 @@ channels_redis (4.3.0, pinned) drops a push in two places, and says so at most a
 - ``group_send``: the sockets of one process share one queue in Redis, of ``capacity``
   messages; a push to a group skips the processes whose queue is full (the process fell
   behind, or stopped reading). channels_redis logs only how many queues, at INFO. Here the
-  script returns which channels' queues were full, and the warning names them.
+  script returns which channels' queues were full, and the warning names them. (With several
+  Redis servers, or encryption, channels_redis's own group send runs, and says only that.)
 - ``receive``: the process keeps each socket's pushes in a buffer of ``capacity`` messages,
   which drops its oldest message to take one more (this socket stopped reading, or its
   consumer is gone without leaving its groups), silently. Here the buffer logs the drop.
@@ -230,7 +231,3 @@ class RoomRedisChannelLayer(RedisChannelLayer):
             body["__asgi_channel__"] = channels
             return body
         return super().deserialize(message)
-
-    def channel_key(self, channel):
-        """The Redis key of the queue that ``channel``'s messages go to."""
-        return self.prefix + (self.non_local_name(channel) if "!" in channel else channel)

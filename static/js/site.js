@@ -160,9 +160,7 @@
   document.addEventListener("htmx:beforeSwap", function (event) {
     kept = [];
     if (!event.detail.shouldSwap) return;
-    const config = event.detail.requestConfig;
-    const trigger = config && config.triggeringEvent;
-    if (!trigger || !/^facts/.test(trigger.type) || !event.detail.target) return;
+    if (!factsTrigger(event.detail.requestConfig) || !event.detail.target) return;
     event.detail.target.querySelectorAll("[role=status]").forEach(function (notice) {
       const home = notice.parentElement;
       if (!notice.textContent.trim() || !home || !home.id) return;

@@ -341,12 +341,7 @@ async def test_a_card_that_travels_with_an_entry_reaches_only_its_viewers_even_w
     table,
 ):
     async with AsyncExitStack() as stack:
-        ana = await enter(stack, table, "ana")
-        await online(ana)
-        ben = await enter(stack, table, "ben", ana)
-        await online(ben)
-        gm = await enter(stack, table, "gm", ana, ben)
-        await online(gm)
+        gm, ana, ben = await room(stack, table)
         await roll(table, "ana", pushed=False)  # 1
         await push_with_card(table, 1, "ana")
         assert seqs([await receive(ana)]) == [1]

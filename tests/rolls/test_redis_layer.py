@@ -36,6 +36,11 @@ def test_a_full_buffer_drops_its_oldest_push_with_a_warning_and_a_count(caplog):
     assert buffer.get_nowait() == {"n": 3}
 
 
+def queue_of(layer, channel):
+    """The Redis key of the queue a process-specific channel's messages go to."""
+    return layer.prefix + layer.non_local_name(channel)
+
+
 def record_commands(monkeypatch):
     """The names of the commands the layers' asyncio Redis clients send from now on."""
     import redis.asyncio
@@ -154,7 +159,7 @@ async def test_a_group_send_reaches_every_process_in_one_round_trip_with_one_mes
     monkeypatch.undo()
     connection = first.connection(0)
     for layer in (first, second):
-        assert await connection.zcard(layer.channel_key(await layer.new_channel())) == 1
+        assert await connection.zcard(queue_of(layer, await layer.new_channel())) == 1
     expected = {"type": "room.push", "html": "<p>é</p>", "n": [1, {"2": 3}]}
     assert await first.receive(channels[0]) == expected
     assert await first.receive(channels[1]) == expected
@@ -169,7 +174,7 @@ async def test_a_group_send_skips_expired_members_and_expired_messages(layers):
     connection = layer.connection(0)
     group = layer._group_key("room")
     await connection.zadd(group, {gone: time.time() - layer.group_expiry - 5, here: time.time()})
-    queue = layer.channel_key(here)
+    queue = queue_of(layer, here)
     await connection.zadd(queue, {b"stale": time.time() - layer.expiry - 5})  # fills capacity 1
     await layer.group_send("room", {"type": "room.push", "n": 1})
     assert await connection.zrange(group, 0, -1) == [here.encode()]
