@@ -15,7 +15,7 @@ def _given(**settings):
     return {key: value for key, value in settings.items() if value is not None}
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def campaign_create(
     *,
     user,
@@ -46,7 +46,7 @@ def campaign_create(
     return campaign
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def campaign_palette_update(*, campaign, palette):
     """Set a Mana campaign's palette, keeping skills and character pools consistent.
 
@@ -77,7 +77,7 @@ def campaign_palette_update(*, campaign, palette):
     )
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def campaign_settings_update(
     *,
     campaign,
@@ -104,7 +104,7 @@ def campaign_settings_update(
     return campaign
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def membership_join(*, campaign, user):
     """Make ``user`` a player of ``campaign``; a member (the GM too) stays as they are."""
     membership, _ = Membership.objects.get_or_create(
@@ -124,7 +124,7 @@ def _user_named(username):
     return found[0] if len(found) == 1 else None
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def membership_add(*, campaign, username):
     """The GM adds an existing user by ``username`` as a player of ``campaign``. Refused for a
     blank or unknown name and for a member (the GM too)."""
@@ -139,7 +139,7 @@ def membership_add(*, campaign, username):
     return Membership.objects.create(campaign=campaign, user=user, role=Membership.PLAYER)
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def membership_remove(*, membership):
     """Remove a player from their campaign. Their characters stay in the campaign (the GM still
     sees them); the user just loses access, and their open room sockets close. The GM can't be

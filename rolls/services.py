@@ -184,7 +184,7 @@ def _lock_campaign(campaign):
 # Sessions ---------------------------------------------------------------------------------------
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def session_start(*, campaign, by):
     _lock_campaign(campaign)
     if open_session(campaign):
@@ -201,7 +201,7 @@ def session_start(*, campaign, by):
     return session, entry
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def session_end(*, campaign, by):
     _lock_campaign(campaign)
     session = open_session(campaign)
@@ -242,7 +242,7 @@ def _check_target(target):
     return target
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_ask(
     *, campaign, character, by, target, suggestion="", mana_skill=None, note="", visibility=PUBLIC
 ):
@@ -265,7 +265,7 @@ def check_ask(
     return check
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_ask_group(
     *, campaign, characters, by, target, suggestion="", mana_skill=None, note="", visibility=PUBLIC
 ):
@@ -289,7 +289,7 @@ def check_ask_group(
     ]
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_roll_npc(*, campaign, character, by, target, data, note="", visibility=PUBLIC):
     """The GM rolls for one of their own characters (an NPC) in one step: the check is asked
     (``check_ask``) and rolled at once by the campaign's system (``rolls.systems``: ``data`` is
@@ -320,7 +320,7 @@ def check_roll_npc(*, campaign, character, by, target, data, note="", visibility
     return check, entry
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_request(
     *, campaign, character, by, suggestion="", mana_skill=None, note="", visibility=PUBLIC
 ):
@@ -379,7 +379,7 @@ def _locked(check):
     return check
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_set_target(*, check, target):
     check = _locked(check)
     if check.status != Check.REQUESTED:
@@ -390,7 +390,7 @@ def check_set_target(*, check, target):
     return check
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_cancel(*, check):
     check = _locked(check)
     if check.status == Check.DONE:
@@ -400,7 +400,7 @@ def check_cancel(*, check):
     return check
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_allow_reattempt(*, check):
     check = _locked(check)
     if check.status != Check.FAILED:
@@ -463,7 +463,7 @@ def mana_require(spend, have):
             )
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="", rng=None):
     """Spend mana and roll a Mana check. ``skill`` is a ManaSkill of the campaign, the check's
     own if it has one (asked, or rolled at the first attempt); ``spend_a`` and ``spend_b`` are
@@ -566,7 +566,7 @@ def pool_dice(*, check, attribute, skill, shift_d6=0, shift_d10=0):
     return d6, d10
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_roll_pool(
     *,
     check,
@@ -645,7 +645,7 @@ def _claim(check, status, **changes):
         setattr(check, name, value)
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def check_answer_shift(*, check, approve, reason="", rng=None):
     """The GM agrees to a shift (the check is rolled at once, as proposed) or declines it, with
     a ``reason`` if they give one (the check opens again, telling the player so, and the player
@@ -717,7 +717,7 @@ def _roll_pool(check, by, rng, *, attribute=None, skill=None):
 # Secret rolls -----------------------------------------------------------------------------------
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def roll_reveal(*, campaign, seq, by):
     """The GM reveals the GM-secret roll numbered ``seq``: a public ``reveal`` entry shows its
     result, salt and commitment, which every player saw when it was rolled."""

@@ -30,7 +30,7 @@ def mana_colors(campaign):
 def character_create(*, campaign, owner, name, concept="", history=""):
     """A new character with a full sheet: every attribute and fixed skill at 0 (Pool), or an
     empty mana pool per color and colorless (Mana). Pool characters start at full HP."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         character = Character.objects.create(
             campaign=campaign,
             owner=owner,
@@ -64,7 +64,7 @@ def character_hand_over(*, campaign, character, to):
     from rolls.push import push_facts
 
     gm_id = campaign.gm_id()
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         owner_id = (
             Character.objects.select_for_update()
             .filter(pk=character.pk, campaign=campaign)
@@ -103,7 +103,7 @@ def rating_set(*, rating, value):
         )
     if not 0 <= value <= RATING_MAX:
         raise Refused(f"A rating lies between 0 and {RATING_MAX}.")
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         rating.value = value
         rating.save(update_fields=["value"])
         if rating.skill == pool_sheet.ENDURANCE:
@@ -124,7 +124,7 @@ def _add_skill(character, attribute, name, **fields):
     """Add skill ``name`` under ``attribute`` unless the sheet already has that name."""
     if "{" in name or "}" in name:
         raise Refused("A skill name cannot contain braces.")
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         # Serialise additions to one sheet, so two requests cannot both pass the check below.
         Character.objects.select_for_update().filter(pk=character.pk).first()
         existing = character.ratings.all()
@@ -166,7 +166,7 @@ def skill_decide(*, rating, approve):
     """The GM greenlights (``approve=True``) or declines a pending custom skill. Deciding a
     skill that is not pending any more is refused."""
     status = Rating.APPROVED if approve else Rating.DECLINED
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         changed = Rating.objects.filter(pk=rating.pk, custom=True, status=Rating.PENDING).update(
             status=status
         )
@@ -189,7 +189,7 @@ def mana_set_maxima(*, character, maxima):
             raise Refused(f"{color!r} is not a color of this campaign.")
         if not 0 <= maximum <= MANA_MAX:
             raise Refused(f"A mana maximum lies between 0 and {MANA_MAX}.")
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         for color, maximum in maxima.items():
             pool, _ = ManaPool.objects.select_for_update().get_or_create(
                 character=character, color=color
@@ -205,5 +205,5 @@ def mana_refill(*, campaign, character=None):
     pools = ManaPool.objects.filter(character__campaign=campaign)
     if character is not None:
         pools = pools.filter(character=character)
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         return pools.update(current=F("maximum"))

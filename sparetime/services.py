@@ -127,7 +127,7 @@ def last_raise(character):
 # Writes -------------------------------------------------------------------------------------------
 def sparetime_grant(*, character, amount, by, note=""):
     """The GM grants ``character`` its starting sparetime."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         _check_pool(character.campaign)
         _check_amount(amount)
         _check_note(note)
@@ -144,7 +144,7 @@ def sparetime_grant(*, character, amount, by, note=""):
 def sparetime_award(*, campaign, characters, amount, by, note="", session=None):
     """The GM awards ``amount`` to each of ``characters``: one row per character. With a
     ``session``, a character awarded for it already is refused (once per session and character)."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         _check_pool(campaign)
         _check_amount(amount)
         _check_note(note)
@@ -184,7 +184,7 @@ def sparetime_award(*, campaign, characters, amount, by, note="", session=None):
 
 def sparetime_delegate(*, campaign, player, amount, by, note=""):
     """The GM gives ``player`` an amount to hand out to other players' characters."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         _check_pool(campaign)
         _check_amount(amount)
         _check_note(note)
@@ -203,7 +203,7 @@ def sparetime_delegate(*, campaign, player, amount, by, note=""):
 def sparetime_handout(*, campaign, giver, character, amount, targets, note=""):
     """``giver`` hands ``amount`` of their delegation to another player's ``character``,
     earmarked for ``targets`` (approved ratings of that character)."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         _check_pool(campaign)
         _check_amount(amount)
         _check_note(note)
@@ -245,7 +245,7 @@ def sparetime_handout(*, campaign, giver, character, amount, targets, note=""):
 def sparetime_spend(*, character, rating, by, source=None):
     """Raise ``rating`` of ``character`` by one point, paid from free sparetime or, with
     ``source``, from that earmarked hand-out. Returns the spend row."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         campaign = character.campaign
         _check_pool(campaign)
         # Lock the character first: concurrent spends on it wait here, then see every row.
@@ -355,7 +355,7 @@ def sparetime_undo(*, entry, by):
     standing (no later spend on the character that is not undone or reversed), and its rating is
     still at the value it raised it to. The refund goes back to where the raise was paid from.
     Returns the undo row."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         entry = _locked_entry(entry)
         _check_pool(entry.campaign)
         if entry.kind != SparetimeEntry.SPEND:
@@ -418,7 +418,7 @@ def sparetime_reverse(*, entry, by, note=""):
     giver, a raise is refunded and its rating lowered again. Refused when a balance would go
     below zero, when the entry was reversed or undone already, or when it is a counter-entry.
     Returns the reversal row."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         _check_note(note)
         entry = _locked_entry(entry)
         campaign = entry.campaign

@@ -6,8 +6,11 @@ import subprocess
 import threading
 from contextlib import contextmanager
 
+import pytest
 from django.apps import apps
-from django.db import connection
+from django.db import connection, transaction
+
+from campaigns.writes import Refused
 
 #: Extra headers that make the test client's request an htmx request.
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -31,6 +34,16 @@ def unchanged():
     before = db_snapshot()
     yield
     assert db_snapshot() == before
+
+
+@contextmanager
+def raises_refused(match=None):
+    """``with raises_refused(): service(...)`` expects the write to be refused (``match``: as in
+    ``pytest.raises``; the block yields its excinfo), and undoes what the refused write did, as a
+    view's ``attempt`` does. (A service's transaction is part of its caller's, without a
+    savepoint: the test's own transaction would otherwise be left unusable.)"""
+    with pytest.raises(Refused, match=match) as caught, transaction.atomic():
+        yield caught
 
 
 def free_port():

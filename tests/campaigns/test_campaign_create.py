@@ -5,8 +5,7 @@ from django.urls import reverse
 
 from campaigns import services
 from campaigns.models import DEFAULT_PALETTE, Campaign, Membership
-from campaigns.writes import Refused
-from tests.helpers import db_snapshot
+from tests.helpers import db_snapshot, raises_refused
 
 URL = "/campaigns/new/"
 
@@ -139,7 +138,7 @@ def test_skill_errors_name_the_line(as_user, outsider):
 
 def test_service_refuses_unknown_system(outsider):
     before = db_snapshot()
-    with pytest.raises(Refused, match="Unknown system"):
+    with raises_refused(match="Unknown system"):
         services.campaign_create(user=outsider, name="X", system="dice")
     assert db_snapshot() == before
 

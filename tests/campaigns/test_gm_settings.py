@@ -3,10 +3,9 @@ from django.urls import reverse
 
 from campaigns import services
 from campaigns.models import ManaSkill
-from campaigns.writes import Refused
 from sheets.models import ManaPool
 from tests.conftest import make_campaign
-from tests.helpers import HTMX, db_snapshot
+from tests.helpers import HTMX, db_snapshot, raises_refused
 
 POOL = {
     "name": "The Far Marches",
@@ -219,6 +218,6 @@ def test_missing_color_field_is_refused(as_user, harbor, gm):
 
 def test_palette_service_refuses_removal(harbor):
     before = db_snapshot()
-    with pytest.raises(Refused, match="not removed"):
+    with raises_refused(match="not removed"):
         services.campaign_palette_update(campaign=harbor, palette=["white", "blue"])
     assert db_snapshot() == before

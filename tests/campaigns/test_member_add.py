@@ -7,10 +7,9 @@ from django.urls import reverse
 
 from campaigns import services
 from campaigns.models import Membership
-from campaigns.writes import Refused
 from tests.campaigns.helpers import panel
 from tests.conftest import make_user
-from tests.helpers import HTMX, unchanged
+from tests.helpers import HTMX, raises_refused, unchanged
 
 
 def add(campaign):
@@ -113,10 +112,10 @@ def test_the_service_prefers_the_exact_name(pool_campaign):
     assert services.membership_add(campaign=pool_campaign, username="KIM").user == upper
     assert services.membership_add(campaign=pool_campaign, username="kim").user == lower
     users.create_user("Lee"), users.create_user("LEE")
-    with pytest.raises(Refused, match="no user called “lee”"):
+    with raises_refused(match="no user called “lee”"):
         services.membership_add(campaign=pool_campaign, username="lee")
 
 
 def test_the_service_refuses_a_blank_name(pool_campaign):
-    with unchanged(), pytest.raises(Refused, match="Name the user to add."):
+    with unchanged(), raises_refused(match="Name the user to add."):
         services.membership_add(campaign=pool_campaign, username="  ")

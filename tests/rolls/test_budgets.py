@@ -119,7 +119,7 @@ def test_pushed_roll_fragment_is_under_2_kb(pool_table, player):
         assert len(html.encode()) < 2048
 
 
-def test_a_pool_roll_and_its_pushes_run_twelve_statements(
+def test_a_pool_roll_and_its_pushes_run_ten_statements(
     pool_table,
     as_user,
     player,
@@ -128,24 +128,28 @@ def test_a_pool_roll_and_its_pushes_run_twelve_statements(
     monkeypatch,
 ):
     """The session's user, access (with the GM's id), the check, the two ratings sent; then the
-    transaction (two savepoints and their releases here, inside the test's transaction): the
-    check taken (one guarded update), the log's number with its head (the previous hash and the
-    session) under the campaign's lock, the entry, the head moved to it. The pushes add none.
-    The session comes from its cache (the process's memory, or Redis with several processes)."""
+    write's transaction (``attempt``'s: a savepoint and its release here, inside the test's
+    transaction; BEGIN and COMMIT in a server): the check taken (one guarded update), the log's
+    number with its head (the previous hash and the session) under the campaign's lock, the
+    entry, the head moved to it. The service's own transaction is part of the write's, without
+    a savepoint of its own. The pushes add none. The session comes from its cache (the
+    process's memory, or Redis with several processes)."""
     monkeypatch.setattr("rolls.services._rng", lambda: ScriptedRng(*[2] * 10))
     client = as_user(player)
     check = ask(pool_table, pool_table.ilse)
     capture = django_capture_on_commit_callbacks(execute=True)
-    with django_assert_num_queries(12), capture as run:
+    with django_assert_num_queries(10) as statements, capture as run:
         response = client.post(
             url("check_roll", pool_table, check.id),
             {"attribute": pool_table.strength.id, "skill": pool_table.jump.id},
             HTTP_HX_REQUEST="true",
         )
     assert response.status_code == 204 and len(run) == 1
+    savepoints = [q["sql"] for q in statements.captured_queries if q["sql"].startswith("SAVEPOINT")]
+    assert len(savepoints) == 1
 
 
-def test_a_roll_of_what_the_check_asks_runs_twelve_statements_too(
+def test_a_roll_of_what_the_check_asks_runs_ten_statements_too(
     pool_table,
     as_user,
     player,
@@ -158,7 +162,7 @@ def test_a_roll_of_what_the_check_asks_runs_twelve_statements_too(
     client = as_user(player)
     check = ask(pool_table, pool_table.ilse, suggestion="Strength + Jump")
     capture = django_capture_on_commit_callbacks(execute=True)
-    with django_assert_num_queries(12), capture as run:
+    with django_assert_num_queries(10), capture as run:
         response = client.post(
             url("check_roll", pool_table, check.id),
             {"attribute": pool_table.strength.id, "skill": pool_table.jump.id},

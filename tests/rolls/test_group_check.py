@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check
-from tests.helpers import HTMX, unchanged
+from tests.helpers import HTMX, raises_refused, unchanged
 from tests.rolls.room_setup import refused, url
 
 # The service -------------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def test_a_group_check_asks_each_character_once(mana_table):
 def test_a_refused_group_check_asks_nobody(mana_table, characters, overrides, message):
     t = mana_table
     kwargs = {"target": 3, **overrides}
-    with unchanged(), pytest.raises(services.Refused, match=re.escape(message)):
+    with unchanged(), raises_refused(match=re.escape(message)):
         services.check_ask_group(
             campaign=t.campaign,
             characters=[getattr(t, name) for name in characters],

@@ -9,7 +9,7 @@ from django.urls import reverse
 from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
 from sheets.models import Character, ManaPool, Rating
-from tests.helpers import HTMX, unchanged
+from tests.helpers import HTMX, raises_refused, unchanged
 from tests.rolls.room_setup import refused, script_dice, url
 
 # The service -------------------------------------------------------------------------------------
@@ -116,7 +116,7 @@ def test_a_secret_npc_roll_is_sealed(pool_table, monkeypatch):
 )
 def test_refused_npc_rolls_change_nothing(mana_table, who, character, overrides, message):
     t = mana_table
-    with unchanged(), pytest.raises(services.Refused, match=re.escape(message)):
+    with unchanged(), raises_refused(match=re.escape(message)):
         services.check_roll_npc(
             campaign=t.campaign,
             character=getattr(t, character),
@@ -128,7 +128,7 @@ def test_refused_npc_rolls_change_nothing(mana_table, who, character, overrides,
 
 def test_a_bad_number_refuses_the_npc_roll(pool_table):
     t = pool_table
-    with unchanged(), pytest.raises(services.Refused, match="whole number from 1 to 1000"):
+    with unchanged(), raises_refused(match="whole number from 1 to 1000"):
         services.check_roll_npc(
             campaign=t.campaign, character=t.npc, by=t.gm, target=0, data=pool_data(t)
         )

@@ -6,10 +6,9 @@ import re
 
 import pytest
 
-from campaigns.writes import Refused
 from rolls import chain, push, services
 from rolls.models import PUBLIC, SECRET, LogEntry
-from tests.helpers import HTMX
+from tests.helpers import HTMX, raises_refused
 from tests.rolls.room_setup import ask, entry_html, roll_mana, url
 from tests.rolls.scripted_rng import ScriptedRng
 
@@ -211,7 +210,7 @@ def test_a_refused_plain_post_shows_the_room_with_the_refusal(mana_table, as_use
 
 def test_the_service_refuses_anyone_but_the_gm(mana_table):
     entry = secret_roll(mana_table)
-    with pytest.raises(Refused, match="Only the GM"):
+    with raises_refused(match="Only the GM"):
         services.roll_reveal(campaign=mana_table.campaign, seq=entry.seq, by=mana_table.player)
 
 

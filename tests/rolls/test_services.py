@@ -3,12 +3,12 @@
 import pytest
 
 from campaigns.models import Campaign, ManaSkill
-from campaigns.writes import Refused
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry
 from sheets.models import Rating
 from sheets.services import character_create
 from tests.conftest import make_campaign
+from tests.helpers import raises_refused
 from tests.rolls.room_setup import fill, rate, roll_mana
 from tests.rolls.scripted_rng import ScriptedRng
 
@@ -115,7 +115,7 @@ def test_mana_trait_and_colorless_dice(mana_campaign, gm, player, mira, jump):
 def test_reattempt_needs_the_gm(mana_campaign, gm, player, mira, gather):
     check = mana_check(mana_campaign, mira, gm)
     roll_mana(check, player, gather, (1, 1, 1, 1))
-    with pytest.raises(Refused, match="cannot be rolled now"):
+    with raises_refused(match="cannot be rolled now"):
         roll_mana(check, player, gather, (), spend_b=0)
     assert LogEntry.objects.count() == 1
 
@@ -125,7 +125,7 @@ def test_reattempt_without_new_mana_is_refused(mana_campaign, gm, player, mira, 
     roll_mana(check, player, gather, (1, 1, 1, 1))
     services.check_allow_reattempt(check=check)
     before = pools(mira)
-    with pytest.raises(Refused, match="at least one new mana unit"):
+    with raises_refused(match="at least one new mana unit"):
         roll_mana(check, player, gather, (), spend_a=0, spend_b=0)
     check.refresh_from_db()
     assert check.status == Check.OPEN
@@ -140,7 +140,7 @@ def test_reattempt_after_a_free_die_attempt_still_needs_new_mana(
     check = mana_check(mana_campaign, mira, gm)
     roll_mana(check, player, gather, (5,), spend_a=0, spend_b=0)
     services.check_allow_reattempt(check=check)
-    with pytest.raises(Refused, match="at least one new mana unit"):
+    with raises_refused(match="at least one new mana unit"):
         roll_mana(check, player, gather, (), spend_a=0, spend_b=0)
     assert LogEntry.objects.count() == 1
 
@@ -149,7 +149,7 @@ def test_reattempt_keeps_the_skill(mana_campaign, gm, player, mira, gather, jump
     check = mana_check(mana_campaign, mira, gm)
     roll_mana(check, player, gather, (1, 1), spend_b=0)
     services.check_allow_reattempt(check=check)
-    with pytest.raises(Refused, match="same skill"):
+    with raises_refused(match="same skill"):
         roll_mana(check, player, jump, (), spend_b=0)
 
 
@@ -169,7 +169,7 @@ def test_bad_spend_is_refused_and_changes_nothing(
 ):
     check = mana_check(mana_campaign, mira, gm)
     before = pools(mira)
-    with pytest.raises(Refused, match=message):
+    with raises_refused(match=message):
         services.check_roll_mana(check=check, by=player, skill=gather, rng=ScriptedRng(), **spend)
     assert pools(mira) == before
     assert not LogEntry.objects.exists()
@@ -181,7 +181,7 @@ def test_only_the_owner_rolls_and_only_the_campaigns_skills(
     mana_campaign, gm, player, other_player, mira, gather
 ):
     check = mana_check(mana_campaign, mira, gm)
-    with pytest.raises(Refused, match="character's player"):
+    with raises_refused(match="character's player"):
         services.check_roll_mana(
             check=check, by=other_player, skill=gather, spend_a=1, spend_b=0, colorless=0
         )
@@ -189,7 +189,7 @@ def test_only_the_owner_rolls_and_only_the_campaigns_skills(
     foreign = ManaSkill.objects.create(
         campaign=elsewhere, name="Gather Information", color_a="blue", color_b="white"
     )
-    with pytest.raises(Refused, match="this campaign's skills"):
+    with raises_refused(match="this campaign's skills"):
         services.check_roll_mana(
             check=check, by=player, skill=foreign, spend_a=1, spend_b=0, colorless=0
         )
@@ -201,13 +201,13 @@ def test_only_the_owner_rolls_and_only_the_campaigns_skills(
 
 @pytest.mark.parametrize("target", [0, -1, 1001, "3", 2.5, True, None])
 def test_check_target_must_be_a_whole_number(mana_campaign, gm, mira, target):
-    with pytest.raises(Refused, match="whole number"):
+    with raises_refused(match="whole number"):
         mana_check(mana_campaign, mira, gm, target=target)
     assert not Check.objects.exists()
 
 
 def test_request_then_target(mana_campaign, gm, player, other_player, mira):
-    with pytest.raises(Refused, match="your own characters"):
+    with raises_refused(match="your own characters"):
         services.check_request(campaign=mana_campaign, character=mira, by=other_player)
     check = services.check_request(
         campaign=mana_campaign, character=mira, by=player, suggestion="Climb the mast"
@@ -215,30 +215,30 @@ def test_request_then_target(mana_campaign, gm, player, other_player, mira):
     assert (check.status, check.target) == (Check.REQUESTED, None)
     check = services.check_set_target(check=check, target=2)
     assert (check.status, check.target) == (Check.OPEN, 2)
-    with pytest.raises(Refused, match="already has its number"):
+    with raises_refused(match="already has its number"):
         services.check_set_target(check=check, target=3)
 
 
 def test_secret_checks_are_for_the_gms_own_characters(mana_campaign, gm, mira):
-    with pytest.raises(Refused, match="GM's own characters"):
+    with raises_refused(match="GM's own characters"):
         mana_check(mana_campaign, mira, gm, visibility=SECRET)
     npc = character_create(campaign=mana_campaign, owner=gm, name="Harbor master")
     assert mana_check(mana_campaign, npc, gm, visibility=SECRET).visibility == SECRET
     assert mana_check(mana_campaign, mira, gm, visibility=PRIVATE).visibility == PRIVATE
-    with pytest.raises(Refused, match="public, private or GM secret"):
+    with raises_refused(match="public, private or GM secret"):
         mana_check(mana_campaign, mira, gm, visibility="everyone")
 
 
 def test_cancel_closes_a_check(mana_campaign, gm, player, mira, gather):
     check = mana_check(mana_campaign, mira, gm)
     services.check_cancel(check=check)
-    with pytest.raises(Refused, match="already closed"):
+    with raises_refused(match="already closed"):
         services.check_cancel(check=check)
-    with pytest.raises(Refused, match="cannot be rolled now"):
+    with raises_refused(match="cannot be rolled now"):
         services.check_roll_mana(
             check=check, by=player, skill=gather, spend_a=1, spend_b=0, colorless=0
         )
-    with pytest.raises(Refused, match="Only a failed check"):
+    with raises_refused(match="Only a failed check"):
         services.check_allow_reattempt(check=check)
 
 
@@ -297,7 +297,7 @@ def test_shift_waits_for_the_gm_with_nothing_rolled(
     assert check.status == Check.SHIFT
     assert (check.shift_d6, check.shift_d10, check.bonus_effect) == (1, 0, "Land without a sound")
     assert not LogEntry.objects.exists()
-    with pytest.raises(Refused, match="cannot be rolled now"):
+    with raises_refused(match="cannot be rolled now"):
         services.check_roll_pool(check=check, by=player, attribute=strength, rng=ScriptedRng())
 
 
@@ -335,7 +335,7 @@ def test_declined_shift_reopens_the_check(pool_campaign, gm, player, ilse, stren
         "",
     )
     assert not LogEntry.objects.exists()
-    with pytest.raises(Refused, match="No shift awaits"):
+    with raises_refused(match="No shift awaits"):
         services.check_answer_shift(check=check, approve=True)
     entry = services.check_roll_pool(
         check=check, by=player, attribute=strength, skill=jump_rating, rng=ScriptedRng(1, 2, 3)
@@ -357,7 +357,7 @@ def test_bad_shift_is_refused(
 ):
     check = pool_check(pool_campaign, ilse, gm)
     kwargs = {"bonus_effect": "Land without a sound", **kwargs}
-    with pytest.raises(Refused, match=message):
+    with raises_refused(match=message):
         services.check_roll_pool(
             check=check,
             by=player,
@@ -384,7 +384,7 @@ def test_pool_choices_are_refused(pool_campaign, gm, player, other_player, ilse,
     bens = character_create(campaign=pool_campaign, owner=other_player, name="Corvin")
     bens_strength = rate(bens, "Strength", value=3)
 
-    refused = [
+    choices = [
         ({"by": player, "attribute": strength, "skill": dodge}, "skill of Agility"),
         ({"by": player, "attribute": strength, "skill": wrestling}, "not been greenlit"),
         ({"by": player, "attribute": bens_strength}, "your character's attributes"),
@@ -392,8 +392,8 @@ def test_pool_choices_are_refused(pool_campaign, gm, player, other_player, ilse,
         ({"by": player, "attribute": ilse.rating("Agility")}, "no dice"),
         ({"by": other_player, "attribute": strength}, "character's player"),
     ]
-    for kwargs, message in refused:
-        with pytest.raises(Refused, match=message):
+    for kwargs, message in choices:
+        with raises_refused(match=message):
             services.check_roll_pool(check=check, rng=ScriptedRng(), **kwargs)
     check.refresh_from_db()
     assert check.status == Check.OPEN
@@ -411,7 +411,7 @@ def roll_free_die(campaign, character, gm, skill, face=5):
 def test_sessions(mana_campaign, gm, player, other_player, mira, gather):
     bens = character_create(campaign=mana_campaign, owner=other_player, name="Tobin")
     roll_free_die(mana_campaign, bens, gm, gather)  # before the session: not a participant
-    with pytest.raises(Refused, match="No session is running"):
+    with raises_refused(match="No session is running"):
         services.session_end(campaign=mana_campaign, by=gm)
 
     session, entry = services.session_start(campaign=mana_campaign, by=gm)
@@ -421,7 +421,7 @@ def test_sessions(mana_campaign, gm, player, other_player, mira, gather):
         session,
         {"number": 1},
     )
-    with pytest.raises(Refused, match="already running"):
+    with raises_refused(match="already running"):
         services.session_start(campaign=mana_campaign, by=gm)
     check = services.check_ask(campaign=mana_campaign, character=mira, by=gm, target=1)
     assert check.session == session

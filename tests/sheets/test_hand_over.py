@@ -10,7 +10,7 @@ from rolls import services as rolls_services
 from rolls.models import SECRET, Check, LogEntry
 from sheets.models import Character
 from sheets.services import character_hand_over
-from tests.helpers import HTMX, db_snapshot, unchanged
+from tests.helpers import HTMX, db_snapshot, raises_refused, unchanged
 from tests.rolls.room_setup import ask, script_dice
 from tests.sheets.helpers import sheet_url
 
@@ -113,9 +113,7 @@ def test_a_refused_hand_over_changes_nothing(mana_table, outsider, pushes, chara
     t = mana_table
     t.outsider = outsider
     before = db_snapshot()
-    with pytest.raises(
-        rolls_services.Refused, match=message.replace("(", r"\(").replace(")", r"\)")
-    ):
+    with raises_refused(match=message.replace("(", r"\(").replace(")", r"\)")):
         character_hand_over(
             campaign=t.campaign, character=getattr(t, character), to=getattr(t, to) if to else None
         )
@@ -125,7 +123,7 @@ def test_a_refused_hand_over_changes_nothing(mana_table, outsider, pushes, chara
 def test_an_npc_with_a_live_secret_check_stays_the_gms(mana_table, pushes):
     t = mana_table
     ask(t, t.npc, visibility=SECRET)
-    with unchanged(), pytest.raises(rolls_services.Refused, match="live GM-secret check"):
+    with unchanged(), raises_refused(match="live GM-secret check"):
         character_hand_over(campaign=t.campaign, character=t.npc, to=t.player)
     assert pushes.sent == []
 

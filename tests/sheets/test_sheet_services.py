@@ -1,10 +1,9 @@
 import pytest
 
-from campaigns.writes import Refused
 from rolls.rules import sheet as pool_sheet
 from sheets import services
 from sheets.models import COLORLESS, Rating
-from tests.helpers import unchanged
+from tests.helpers import raises_refused, unchanged
 from tests.sheets.helpers import pools
 
 # character_create ------------------------------------------------------------------------------
@@ -52,13 +51,13 @@ def test_rating_set_changes_the_value(ana_hero):
 @pytest.mark.parametrize("value", [-1, 101])
 def test_rating_set_refuses_values_out_of_range(ana_hero, value):
     jump = ana_hero.rating("Strength", "Jump")
-    with unchanged(), pytest.raises(Refused, match="between 0 and 100"):
+    with unchanged(), raises_refused(match="between 0 and 100"):
         services.rating_set(rating=jump, value=value)
 
 
 def test_rating_set_refuses_a_pending_skill(ana_hero):
     pending = services.skill_propose(character=ana_hero, attribute="Trick", name="Juggling")
-    with unchanged(), pytest.raises(Refused, match="Juggling is pending"):
+    with unchanged(), raises_refused(match="Juggling is pending"):
         services.rating_set(rating=pending, value=2)
 
 
@@ -109,14 +108,14 @@ def test_skill_take_refuses_a_duplicate_in_any_case(ana_hero):
     services.skill_take(
         character=ana_hero, attribute="Social", template="Manners: {Society}", fill="Court"
     )
-    with unchanged(), pytest.raises(Refused, match="already has Manners: Court"):
+    with unchanged(), raises_refused(match="already has Manners: Court"):
         services.skill_take(
             character=ana_hero, attribute="Social", template="Manners: {Society}", fill="COURT"
         )
 
 
 def test_skill_take_refuses_a_vocation_named_like_an_existing_skill(ana_hero):
-    with unchanged(), pytest.raises(Refused, match="already has Alchemy"):
+    with unchanged(), raises_refused(match="already has Alchemy"):
         services.skill_take(
             character=ana_hero, attribute="Education", template="{Vocation}", fill="alchemy"
         )
@@ -134,7 +133,7 @@ def test_skill_take_refuses_a_vocation_named_like_an_existing_skill(ana_hero):
     ],
 )
 def test_skill_take_refuses_bad_input(ana_hero, attribute, template, fill, message):
-    with unchanged(), pytest.raises(Refused, match=message):
+    with unchanged(), raises_refused(match=message):
         services.skill_take(character=ana_hero, attribute=attribute, template=template, fill=fill)
 
 
@@ -163,14 +162,14 @@ def test_skill_propose_adds_a_pending_custom_skill(ana_hero):
     ],
 )
 def test_skill_propose_refuses_bad_input(ana_hero, attribute, name, message):
-    with unchanged(), pytest.raises(Refused, match=message):
+    with unchanged(), raises_refused(match=message):
         services.skill_propose(character=ana_hero, attribute=attribute, name=name)
 
 
 def test_skill_propose_refuses_a_name_already_declined(ana_hero):
     rating = services.skill_propose(character=ana_hero, attribute="Trick", name="Juggling")
     services.skill_decide(rating=rating, approve=False)
-    with unchanged(), pytest.raises(Refused, match=r"Juggling \(declined\)"):
+    with unchanged(), raises_refused(match=r"Juggling \(declined\)"):
         services.skill_propose(character=ana_hero, attribute="Agility", name="juggling")
 
 
@@ -185,13 +184,13 @@ def test_skill_decide(ana_hero, approve, status):
 def test_skill_decide_twice_is_refused(ana_hero):
     rating = services.skill_propose(character=ana_hero, attribute="Trick", name="Juggling")
     services.skill_decide(rating=rating, approve=True)
-    with unchanged(), pytest.raises(Refused, match="already approved"):
+    with unchanged(), raises_refused(match="already approved"):
         services.skill_decide(rating=rating, approve=False)
 
 
 def test_skill_decide_refuses_a_seed_skill(ana_hero):
     jump = ana_hero.rating("Strength", "Jump")
-    with unchanged(), pytest.raises(Refused):
+    with unchanged(), raises_refused():
         services.skill_decide(rating=jump, approve=False)
 
 
@@ -215,7 +214,7 @@ def test_mana_set_maxima_lowers_current_above_the_new_maximum(ana_mage):
     ],
 )
 def test_mana_set_maxima_refuses_bad_input(ana_mage, maxima, message):
-    with unchanged(), pytest.raises(Refused, match=message):
+    with unchanged(), raises_refused(match=message):
         services.mana_set_maxima(character=ana_mage, maxima=maxima)
 
 
@@ -245,7 +244,7 @@ def test_mana_refill_everyone(ana_mage, ben_mage, mana_campaign, elsewhere_mage)
 
 def test_mana_refill_refuses_a_character_of_another_campaign(mana_campaign, elsewhere_mage):
     services.mana_set_maxima(character=elsewhere_mage, maxima={"green": 2})
-    with unchanged(), pytest.raises(Refused, match="does not play"):
+    with unchanged(), raises_refused(match="does not play"):
         services.mana_refill(campaign=mana_campaign, character=elsewhere_mage)
 
 
@@ -257,7 +256,7 @@ def test_set_hp_current_within_range(ana_hero):
     ana_hero.refresh_from_db()
     assert ana_hero.hp_current == 0
     for value in (-1, ana_hero.hp_max + 1):
-        with unchanged(), pytest.raises(Refused, match="between 0 and"):
+        with unchanged(), raises_refused(match="between 0 and"):
             ana_hero.set_hp_current(value)
 
 

@@ -23,7 +23,7 @@ from sparetime.services import (
     sparetime_undo,
 )
 from tests.conftest import make_campaign, make_user
-from tests.helpers import db_snapshot, race, unchanged
+from tests.helpers import db_snapshot, race, raises_refused, unchanged
 from tests.sparetime.helpers import assert_ledger_matches_balances, character_with_ratings, rating
 
 
@@ -54,7 +54,7 @@ def test_a_sessions_award_reaches_a_character_once(pool_campaign, hero, bens, gm
     session = GameSession.objects.create(campaign=pool_campaign, number=1)
     sparetime_award(campaign=pool_campaign, characters=[hero], amount=2, by=gm, session=session)
     before = db_snapshot()
-    with pytest.raises(Refused, match=r"^Aria already had an award for Session 1"):
+    with raises_refused(match=r"^Aria already had an award for Session 1"):
         sparetime_award(
             campaign=pool_campaign, characters=[bens, hero], amount=2, by=gm, session=session
         )
@@ -85,11 +85,11 @@ def test_award_refuses_nobody_and_strangers(pool_campaign, hero, gm, outsider):
     stranger = character_with_ratings(other, outsider, "Stranger")
     other_session = GameSession.objects.create(campaign=other, number=1)
     before = db_snapshot()
-    with pytest.raises(Refused, match="no character"):
+    with raises_refused(match="no character"):
         sparetime_award(campaign=pool_campaign, characters=[], amount=1, by=gm)
-    with pytest.raises(Refused, match="not in this campaign"):
+    with raises_refused(match="not in this campaign"):
         sparetime_award(campaign=pool_campaign, characters=[hero, stranger], amount=1, by=gm)
-    with pytest.raises(Refused, match="session"):
+    with raises_refused(match="session"):
         sparetime_award(
             campaign=pool_campaign, characters=[hero], amount=1, by=gm, session=other_session
         )
@@ -105,7 +105,7 @@ def test_delegate_to_a_player(pool_campaign, gm, player):
 def test_delegate_only_to_players(pool_campaign, gm, outsider):
     before = db_snapshot()
     for user in (gm, outsider):
-        with pytest.raises(Refused, match="not a player"):
+        with raises_refused(match="not a player"):
             sparetime_delegate(campaign=pool_campaign, player=user, amount=3, by=gm)
     assert db_snapshot() == before
 
@@ -113,11 +113,11 @@ def test_delegate_only_to_players(pool_campaign, gm, outsider):
 @pytest.mark.parametrize("amount", [0, -1, 10_001, 10**12, 2.5, "3", True, None])
 def test_bad_amounts_are_refused(pool_campaign, hero, gm, player, amount):
     before = db_snapshot()
-    with pytest.raises(Refused, match="amount"):
+    with raises_refused(match="amount"):
         sparetime_grant(character=hero, amount=amount, by=gm)
-    with pytest.raises(Refused, match="amount"):
+    with raises_refused(match="amount"):
         sparetime_award(campaign=pool_campaign, characters=[hero], amount=amount, by=gm)
-    with pytest.raises(Refused, match="amount"):
+    with raises_refused(match="amount"):
         sparetime_delegate(campaign=pool_campaign, player=player, amount=amount, by=gm)
     assert db_snapshot() == before
 
@@ -128,16 +128,16 @@ def test_largest_amount_is_accepted(hero, gm):
 
 
 def test_overlong_note_is_refused(hero, gm):
-    with pytest.raises(Refused, match="note"):
+    with raises_refused(match="note"):
         sparetime_grant(character=hero, amount=1, by=gm, note="x" * 201)
     assert not SparetimeEntry.objects.exists()
 
 
 def test_mana_campaign_has_no_sparetime(mana_campaign, gm, player):
     character = Character.objects.create(campaign=mana_campaign, owner=player, name="Mira")
-    with pytest.raises(Refused, match="Pool"):
+    with raises_refused(match="Pool"):
         sparetime_grant(character=character, amount=1, by=gm)
-    with pytest.raises(Refused, match="Pool"):
+    with raises_refused(match="Pool"):
         sparetime_delegate(campaign=mana_campaign, player=player, amount=1, by=gm)
     assert not SparetimeEntry.objects.exists()
 
@@ -177,9 +177,9 @@ def test_spend_uses_the_campaigns_costs(pool_campaign, hero, gm):
 
 def test_spend_refused_when_short_changes_nothing(hero, player):
     before = db_snapshot()
-    with pytest.raises(Refused) as refused:
+    with raises_refused() as caught:
         sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player)
-    assert str(refused.value) == "Not enough sparetime: raising Climb 2 → 3 costs 1, you have 0."
+    assert str(caught.value) == "Not enough sparetime: raising Climb 2 → 3 costs 1, you have 0."
     assert db_snapshot() == before
 
 
@@ -188,7 +188,7 @@ def test_spend_refused_when_cost_exceeds_balance(pool_campaign, hero, gm):
     hero.refresh_from_db()
     sparetime_grant(character=hero, amount=2, by=gm)
     before = db_snapshot()
-    with pytest.raises(Refused, match="Strength 2 → 3 costs 3, you have 2"):
+    with raises_refused(match="Strength 2 → 3 costs 3, you have 2"):
         sparetime_spend(character=hero, rating=rating(hero, "Strength"), by=gm)
     assert db_snapshot() == before
 
@@ -203,7 +203,7 @@ def test_unapproved_custom_skill_cannot_be_raised(hero, gm, status, message):
         character=hero, attribute="Strength", skill="Wrestling", custom=True, status=status
     )
     before = db_snapshot()
-    with pytest.raises(Refused, match=message):
+    with raises_refused(match=message):
         sparetime_spend(character=hero, rating=custom, by=gm)
     assert db_snapshot() == before
 
@@ -211,7 +211,7 @@ def test_unapproved_custom_skill_cannot_be_raised(hero, gm, status, message):
 def test_spend_refuses_another_characters_rating(hero, bens, gm):
     sparetime_grant(character=hero, amount=3, by=gm)
     before = db_snapshot()
-    with pytest.raises(Refused, match="not on Aria's sheet"):
+    with raises_refused(match="not on Aria's sheet"):
         sparetime_spend(character=hero, rating=rating(bens, "Climb"), by=gm)
     assert db_snapshot() == before
 
@@ -260,16 +260,16 @@ def test_earmarked_sparetime_is_spent_on_its_targets(pool_campaign, delegated, p
 def test_earmarked_sparetime_is_not_spent_elsewhere(pool_campaign, delegated, player, bens):
     portion = handout(pool_campaign, player, bens, 5, "Climb")
     before = db_snapshot()
-    with pytest.raises(Refused, match="not earmarked for Dodge"):
+    with raises_refused(match="not earmarked for Dodge"):
         sparetime_spend(
             character=bens,
             rating=rating(bens, "Dodge"),
             by=bens.owner,
             source=portion,
         )
-    with pytest.raises(Refused, match="you have 0"):
+    with raises_refused(match="you have 0"):
         sparetime_spend(character=bens, rating=rating(bens, "Dodge"), by=bens.owner)
-    with pytest.raises(Refused, match="you have 0"):  # not even on the target
+    with raises_refused(match="you have 0"):  # not even on the target
         sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=bens.owner)
     assert db_snapshot() == before
 
@@ -280,7 +280,7 @@ def test_earmarked_portion_runs_out(pool_campaign, delegated, player, bens, gm):
     climb = rating(bens, "Climb")
     sparetime_spend(character=bens, rating=climb, by=gm, source=portion)
     before = db_snapshot()
-    with pytest.raises(Refused, match="in that portion: raising Climb 3 → 4 costs 1"):
+    with raises_refused(match="in that portion: raising Climb 3 → 4 costs 1"):
         sparetime_spend(character=bens, rating=climb, by=gm, source=portion)
     assert db_snapshot() == before
     assert free_sparetime(bens) == 5  # free sparetime untouched by earmarked spends
@@ -290,30 +290,30 @@ def test_earmarked_portion_runs_out(pool_campaign, delegated, player, bens, gm):
 def test_portion_of_another_character_is_refused(pool_campaign, delegated, player, bens, hero, gm):
     sparetime_delegate(campaign=pool_campaign, player=bens.owner, amount=2, by=gm)
     portion_for_ana = handout(pool_campaign, bens.owner, hero, 2, "Climb")
-    with pytest.raises(Refused, match="not handed out to Bram"):
+    with raises_refused(match="not handed out to Bram"):
         sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=gm, source=portion_for_ana)
     grant = sparetime_grant(character=bens, amount=2, by=gm)
-    with pytest.raises(Refused, match="not a handed-out portion"):
+    with raises_refused(match="not a handed-out portion"):
         sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=gm, source=grant)
 
 
 def test_handout_to_own_character_refused(pool_campaign, delegated, player, hero):
     before = db_snapshot()
-    with pytest.raises(Refused, match="your own character"):
+    with raises_refused(match="your own character"):
         handout(pool_campaign, player, hero, 1)
     assert db_snapshot() == before
 
 
 def test_handout_to_gm_npc_refused(pool_campaign, delegated, player, npc):
     before = db_snapshot()
-    with pytest.raises(Refused, match="not a player's character"):
+    with raises_refused(match="not a player's character"):
         handout(pool_campaign, player, npc, 1)
     assert db_snapshot() == before
 
 
 def test_handout_beyond_delegation_refused(pool_campaign, delegated, player, bens):
     before = db_snapshot()
-    with pytest.raises(Refused, match="You have 5 sparetime left to hand out; 6 is too"):
+    with raises_refused(match="You have 5 sparetime left to hand out; 6 is too"):
         handout(pool_campaign, player, bens, 6)
     assert db_snapshot() == before
 
@@ -321,20 +321,20 @@ def test_handout_beyond_delegation_refused(pool_campaign, delegated, player, ben
 def test_same_points_cannot_be_handed_out_twice(pool_campaign, delegated, player, bens):
     handout(pool_campaign, player, bens, 4)
     before = db_snapshot()
-    with pytest.raises(Refused, match="You have 1 sparetime left"):
+    with raises_refused(match="You have 1 sparetime left"):
         handout(pool_campaign, player, bens, 4)
     assert db_snapshot() == before
     handout(pool_campaign, player, bens, 1)
-    with pytest.raises(Refused, match="You have 0 sparetime left"):
+    with raises_refused(match="You have 0 sparetime left"):
         handout(pool_campaign, player, bens, 1)
     assert delegation_left(pool_campaign, player) == 0
     assert_ledger_matches_balances(pool_campaign)
 
 
 def test_handout_without_delegation_refused(pool_campaign, other_player, hero, gm):
-    with pytest.raises(Refused, match="You have 0 sparetime left"):
+    with raises_refused(match="You have 0 sparetime left"):
         handout(pool_campaign, other_player, hero, 1)
-    with pytest.raises(Refused, match="You have 0 sparetime left"):
+    with raises_refused(match="You have 0 sparetime left"):
         handout(pool_campaign, gm, hero, 1)
     assert not SparetimeEntry.objects.exists()
 
@@ -350,12 +350,12 @@ def test_handout_target_checks(pool_campaign, delegated, player, bens, hero):
         ([rating(bens, "Climb"), pending], "Wrestling is not an approved rating"),
     ]
     for targets, message in cases:
-        with pytest.raises(Refused, match=message):
+        with raises_refused(match=message):
             sparetime_handout(
                 campaign=pool_campaign, giver=player, character=bens, amount=1, targets=targets
             )
     for amount in (0, -2, 10_001, "1"):
-        with pytest.raises(Refused, match="amount"):
+        with raises_refused(match="amount"):
             handout(pool_campaign, player, bens, amount)
     assert db_snapshot() == before
 
@@ -366,7 +366,7 @@ def test_handout_to_another_campaigns_character_refused(
     other = make_campaign(gm, name="Elsewhere", players=[outsider])
     stranger = character_with_ratings(other, outsider, "Stranger")
     before = db_snapshot()
-    with pytest.raises(Refused, match="not in this campaign"):
+    with raises_refused(match="not in this campaign"):
         handout(pool_campaign, player, stranger, 1)
     assert db_snapshot() == before
 
@@ -501,7 +501,7 @@ def test_undo_takes_back_the_last_raise(hero, gm, player):
 def test_undos_go_back_one_raise_at_a_time(hero, gm, player):
     first, second = grant_and_raise(hero, gm, player, "Climb", "Climb")
     with unchanged():
-        with pytest.raises(Refused, match="Only Aria's last raise can be undone; Climb 3 → 4"):
+        with raises_refused(match="Only Aria's last raise can be undone; Climb 3 → 4"):
             sparetime_undo(entry=first, by=player)
     sparetime_undo(entry=second, by=player)
     sparetime_undo(entry=first, by=player)
@@ -513,24 +513,24 @@ def test_undos_go_back_one_raise_at_a_time(hero, gm, player):
 
 def test_a_later_raise_of_another_rating_blocks_the_undo(hero, gm, player):
     climb, _ = grant_and_raise(hero, gm, player, "Climb", "Dodge")
-    with unchanged(), pytest.raises(Refused, match="Dodge 0 → 1 came after this one"):
+    with unchanged(), raises_refused(match="Dodge 0 → 1 came after this one"):
         sparetime_undo(entry=climb, by=player)
 
 
 def test_undo_refusals_change_nothing(hero, bens, gm, player):
     (spend,) = grant_and_raise(hero, gm, player, "Climb")
     grant = SparetimeEntry.objects.get(kind="grant")
-    with unchanged(), pytest.raises(Refused, match="Only a raise can be undone"):
+    with unchanged(), raises_refused(match="Only a raise can be undone"):
         sparetime_undo(entry=grant, by=player)
     # The GM set the rating by hand since: the undo would not set it back to what it was.
     Rating.objects.filter(pk=spend.rating_id).update(value=7)
-    with unchanged(), pytest.raises(Refused, match="Climb is at 7 now, not 3"):
+    with unchanged(), raises_refused(match="Climb is at 7 now, not 3"):
         sparetime_undo(entry=spend, by=player)
     Rating.objects.filter(pk=spend.rating_id).update(value=3)
     undo = sparetime_undo(entry=spend, by=player)
-    with unchanged(), pytest.raises(Refused, match="was undone already"):
+    with unchanged(), raises_refused(match="was undone already"):
         sparetime_undo(entry=spend, by=player)
-    with unchanged(), pytest.raises(Refused, match="Only a raise can be undone"):
+    with unchanged(), raises_refused(match="Only a raise can be undone"):
         sparetime_undo(entry=undo, by=player)
 
 
@@ -595,7 +595,7 @@ def test_gm_reverses_a_raise_even_an_earlier_one(hero, gm, player):
 def test_gm_reverses_a_delegation_and_a_handout(pool_campaign, delegated, player, bens, gm):
     portion = handout(pool_campaign, player, bens, 3, "Climb")
     assert delegation_left(pool_campaign, player) == 2
-    with unchanged(), pytest.raises(Refused, match="ana has 2 left to hand out; reversing"):
+    with unchanged(), raises_refused(match="ana has 2 left to hand out; reversing"):
         sparetime_reverse(entry=delegated, by=gm)
     reversal = sparetime_reverse(entry=portion, by=gm)
     assert (reversal.source, reversal.player, reversal.character) == (portion, player, bens)
@@ -610,27 +610,27 @@ def test_gm_reverses_a_delegation_and_a_handout(pool_campaign, delegated, player
 def test_reversal_refusals_change_nothing(pool_campaign, delegated, player, bens, hero, gm):
     grant = sparetime_grant(character=hero, amount=2, by=gm)
     spend = sparetime_spend(character=hero, rating=rating(hero, "Climb"), by=player)
-    with unchanged(), pytest.raises(Refused, match="Aria has 1 free sparetime; reversing this"):
+    with unchanged(), raises_refused(match="Aria has 1 free sparetime; reversing this"):
         sparetime_reverse(entry=grant, by=gm)
     portion = handout(pool_campaign, player, bens, 2, "Climb")
     sparetime_spend(character=bens, rating=rating(bens, "Climb"), by=gm, source=portion)
-    with unchanged(), pytest.raises(Refused, match="Bram has 1 left of this hand-out of 2"):
+    with unchanged(), raises_refused(match="Bram has 1 left of this hand-out of 2"):
         sparetime_reverse(entry=portion, by=gm)
-    with unchanged(), pytest.raises(Refused, match="Keep the note to 200"):
+    with unchanged(), raises_refused(match="Keep the note to 200"):
         sparetime_reverse(entry=spend, by=gm, note="x" * 201)
     reversal = sparetime_reverse(entry=spend, by=gm)
-    with unchanged(), pytest.raises(Refused, match="was reversed already"):
+    with unchanged(), raises_refused(match="was reversed already"):
         sparetime_reverse(entry=spend, by=gm)
-    with unchanged(), pytest.raises(Refused, match="a counter-entry is not reversed"):
+    with unchanged(), raises_refused(match="a counter-entry is not reversed"):
         sparetime_reverse(entry=reversal, by=gm)
-    with unchanged(), pytest.raises(Refused, match="was reversed already"):
+    with unchanged(), raises_refused(match="was reversed already"):
         sparetime_undo(entry=spend, by=player)
     undo = sparetime_undo(
         entry=sparetime_spend(character=hero, rating=rating(hero, "Dodge"), by=player), by=player
     )
-    with unchanged(), pytest.raises(Refused, match="itself the undo of an earlier one"):
+    with unchanged(), raises_refused(match="itself the undo of an earlier one"):
         sparetime_reverse(entry=undo, by=gm)
-    with unchanged(), pytest.raises(Refused, match="does not exist"):
+    with unchanged(), raises_refused(match="does not exist"):
         sparetime_reverse(entry=SparetimeEntry(pk=999_999), by=gm)
     assert_ledger_matches_balances(pool_campaign)
 
@@ -638,7 +638,7 @@ def test_reversal_refusals_change_nothing(pool_campaign, delegated, player, bens
 def test_a_raise_set_by_hand_since_is_not_reversed(hero, gm, player):
     (spend,) = grant_and_raise(hero, gm, player, "Climb")
     Rating.objects.filter(pk=spend.rating_id).update(value=9)
-    with unchanged(), pytest.raises(Refused, match="Climb is at 9 now, not 3"):
+    with unchanged(), raises_refused(match="Climb is at 9 now, not 3"):
         sparetime_reverse(entry=spend, by=gm)
 
 
