@@ -180,28 +180,29 @@ def sqlite_database(name, options=None):
 
 
 # Database: the SQLite file SQLITE_PATH unless DATABASE_URL names another.
+DATABASE_POOL_SIZE = int(os.environ.get("DATABASE_POOL_SIZE", "10"))
 if os.environ.get("DATABASE_URL"):
     database = dj_database_url.parse(os.environ["DATABASE_URL"])
     if database["ENGINE"] == "django.db.backends.sqlite3":
         database = sqlite_database(database["NAME"], database.get("OPTIONS"))
     elif database["ENGINE"] == "django.db.backends.postgresql":
-        # Under ASGI each request runs in a thread of its own: a pool, not persistent
-        # connections (which would linger, one per dead thread, until the server refuses more).
+        # Requests run side by side, a thread each (config/tuning.py), and hand their
+        # connection back to a pool as they finish: a connection is held only while a request
+        # runs, however many threads the server has started.
         database["OPTIONS"] = {
             **database.get("OPTIONS", {}),
-            "pool": {
-                "min_size": 2,
-                "max_size": int(os.environ.get("DATABASE_POOL_SIZE", "10")),
-                "timeout": 10,
-            },
+            "pool": {"min_size": 2, "max_size": DATABASE_POOL_SIZE, "timeout": 10},
         }
 else:
     database = sqlite_database(os.environ.get("SQLITE_PATH") or str(BASE_DIR / "db.sqlite3"))
 DATABASES = {"default": database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # How requests run (config/tuning.py): on SQLite one after another in one thread, which keeps
-# its connection (SQLite writes one at a time anyway); otherwise a thread each, as Django does.
+# its connection (SQLite writes one at a time anyway); otherwise a thread each, as Django does,
+# except that a finished request's thread waits for the next request instead of ending: as
+# many idle threads are kept as the pool has connections.
 REQUESTS_IN_ONE_THREAD = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+REQUEST_THREADS_KEPT = DATABASE_POOL_SIZE
 
 # Channel layer: in-memory (one process) unless REDIS_URL is set. A socket that falls behind
 # in a burst keeps up to CAPACITY pushes queued (Channels' default: 100); beyond, a push is

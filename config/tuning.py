@@ -3,7 +3,8 @@ few cores. ``config/asgi.py`` opts into it; importing this module changes nothin
 
 - ``get_asgi_application()``: Django's function of that name, returning ``SyncChainHandler``.
 - ``SyncChainHandler``: Django's ASGI handler with the middleware chain and the view run as
-  under WSGI, in one call into a thread; on SQLite every request in the same thread.
+  under WSGI, in one call into a thread; on SQLite every request in the same thread,
+  otherwise a thread each, kept for later requests.
 - ``tune_process()``: a short GIL switch interval, and ``gc.freeze()`` of what startup loaded.
 
 ``SyncChainHandler`` overrides or calls parts of Django's ``ASGIHandler`` that are not public
@@ -13,22 +14,26 @@ API: ``__call__`` (which wraps ``handle`` in asgiref's ``ThreadSensitiveContext`
 ``BaseHandler.get_response(request)``. The single request thread is asgiref's thread for
 thread-sensitive calls made outside any ``ThreadSensitiveContext``, which Channels'
 ``database_sync_to_async`` also uses, so that the room's consumers share that thread's SQLite
-connection. ``CHECKED_WITH`` names the Django and Channels versions this was read against;
-``tests/config/test_tuning.py`` fails when an upgrade changes any of it.
+connection. The kept threads are each an executor given to asgiref's ``ThreadSensitiveContext``
+(its ``executor`` argument, documented in asgiref 3.13: the caller owns the executor, which
+the context does not shut down). ``CHECKED_WITH`` names the Django, Channels and asgiref
+versions this was read against; ``tests/config/test_tuning.py`` fails when an upgrade changes
+any of it.
 """
 
 import gc
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import django
-from asgiref.sync import sync_to_async
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
-#: The (major, minor) versions whose ASGIHandler and database_sync_to_async this module was
-#: checked against.
-CHECKED_WITH = {"Django": (5, 2), "Channels": (4, 3)}
+#: The (major, minor) versions whose ASGIHandler, database_sync_to_async and
+#: ThreadSensitiveContext this module was checked against.
+CHECKED_WITH = {"Django": (5, 2), "Channels": (4, 3), "asgiref": (3, 13)}
 
 #: Seconds a thread may hold the GIL while another waits for it (Python's default: 0.005).
 SWITCH_INTERVAL = 0.0005
@@ -42,11 +47,20 @@ class SyncChainHandler(ASGIHandler):
     ``one_thread``: every request's call goes to the same thread, one request after another,
     instead of a new thread per request. That thread then keeps its SQLite connection, and
     requests no longer contend for the GIL and the SQLite write lock: SQLite writes one at a
-    time anyway, and on one core concurrent requests only slow each other down. On PostgreSQL
-    requests keep a thread each, so that their database round trips overlap."""
+    time anyway, and on one core concurrent requests only slow each other down.
 
-    def __init__(self, *, one_thread):
+    Otherwise (PostgreSQL) requests run side by side, a thread each, so that their database
+    round trips overlap; a thread is taken from those a finished request left idle, or started
+    when none is, and up to ``threads_kept`` idle threads wait for the next request (the
+    others end). Django starts a thread for every request and then a second one to wait for
+    the first to end; kept threads save both, and each keeps its database wrapper, though a
+    request still hands its connection back to the pool when it finishes (``request_finished``
+    runs in the thread the request ran in)."""
+
+    def __init__(self, *, one_thread, threads_kept=0):
         self.one_thread = one_thread
+        self.threads_kept = threads_kept
+        self.idle = []  # executors of one thread each, waiting for a request
         super().__init__()
 
     def load_middleware(self, is_async=False):
@@ -61,16 +75,31 @@ class SyncChainHandler(ASGIHandler):
             # calls then all go to asgiref's one shared thread. (Channels' ProtocolTypeRouter
             # sends only HTTP here, which Django's __call__ checks.)
             await self.handle(scope, receive, send)
-        else:
-            await super().__call__(scope, receive, send)
+            return
+        # Django's __call__ with an idle thread's executor for its ThreadSensitiveContext. Its
+        # thread may still be busy with a request cancelled before it finished: this one then
+        # waits for it, in the same thread, as its connection requires.
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        executor = self.idle.pop() if self.idle else ThreadPoolExecutor(1, "request")
+        try:
+            async with ThreadSensitiveContext(executor=executor):
+                await self.handle(scope, receive, send)
+        finally:
+            if len(self.idle) < self.threads_kept:
+                self.idle.append(executor)
+            else:
+                executor.shutdown(wait=False)
 
 
 def get_asgi_application():
     """``django.core.asgi.get_asgi_application()`` with ``SyncChainHandler``: Django set up,
     requests in one thread when the settings ask for it (``REQUESTS_IN_ONE_THREAD``, on
-    SQLite)."""
+    SQLite), otherwise up to ``REQUEST_THREADS_KEPT`` idle request threads kept."""
     django.setup(set_prefix=False)
-    return SyncChainHandler(one_thread=settings.REQUESTS_IN_ONE_THREAD)
+    return SyncChainHandler(
+        one_thread=settings.REQUESTS_IN_ONE_THREAD, threads_kept=settings.REQUEST_THREADS_KEPT
+    )
 
 
 def tune_process():

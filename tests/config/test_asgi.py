@@ -1,6 +1,7 @@
 """config.asgi and the HTTP handler of config.tuning: Django's middleware chain run
 synchronously, in one thread for every request on SQLite, in a thread per request otherwise."""
 
+import asyncio
 import threading
 
 import pytest
@@ -8,8 +9,11 @@ from asgiref.sync import iscoroutinefunction
 from channels.testing import HttpCommunicator
 from django.conf import settings
 from django.core.handlers.base import BaseHandler
+from django.core.signals import request_finished, request_started
+from django.db import connection
 from django.urls import reverse
 
+from campaigns.models import Membership
 from config import asgi
 from config.tuning import SyncChainHandler
 
@@ -26,20 +30,35 @@ def test_the_middleware_chain_is_synchronous():
     assert not iscoroutinefunction(SyncChainHandler(one_thread=True)._middleware_chain)
 
 
-async def threads_of_two_requests(monkeypatch, *, one_thread):
+def recording_threads(monkeypatch, *, wait_for=None):
+    """The threads each request's chain runs in, appended as it starts; with ``wait_for``
+    (a ``threading.Barrier``) each request waits there, which only as many requests in flight
+    at once pass."""
     seen = []
 
     def get_response(self, request):
         seen.append(threading.current_thread())
+        if wait_for is not None:
+            wait_for.wait()
         return BaseHandler.get_response(self, request)
 
     monkeypatch.setattr(SyncChainHandler, "get_response", get_response)
-    http = SyncChainHandler(one_thread=one_thread)
+    return seen
+
+
+async def login_page(http):
+    communicator = HttpCommunicator(http, "GET", reverse("login"), headers=HOST)
+    response = await communicator.get_response(timeout=10)
+    assert response["status"] == 200
+    assert b'name="password"' in response["body"]
+    await communicator.wait(10)  # Django's handle() has finished: the response is closed
+
+
+async def threads_of_two_requests(monkeypatch, **handler):
+    seen = recording_threads(monkeypatch)
+    http = SyncChainHandler(**handler)
     for _ in range(2):
-        communicator = HttpCommunicator(http, "GET", reverse("login"), headers=HOST)
-        response = await communicator.get_response()
-        assert response["status"] == 200
-        assert b'name="password"' in response["body"]
+        await login_page(http)
     return seen
 
 
@@ -52,6 +71,96 @@ async def test_one_thread_serves_every_request_in_the_same_thread(monkeypatch):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_otherwise_each_request_has_a_thread_of_its_own(monkeypatch):
-    first, second = await threads_of_two_requests(monkeypatch, one_thread=False)
+async def test_otherwise_a_finished_requests_thread_serves_the_next(monkeypatch):
+    first, second = await threads_of_two_requests(monkeypatch, one_thread=False, threads_kept=2)
+    assert first is second is not threading.current_thread()
+    assert first.name.startswith("request")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_with_no_thread_kept_each_request_has_a_thread_of_its_own(monkeypatch):
+    first, second = await threads_of_two_requests(monkeypatch, one_thread=False, threads_kept=0)
     assert first is not second
+    first.join(timeout=10)
+    assert not first.is_alive()
+
+
+async def two_requests_at_once(monkeypatch, http):
+    seen = recording_threads(monkeypatch, wait_for=threading.Barrier(2, timeout=10))
+    await asyncio.gather(login_page(http), login_page(http))
+    return seen
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_requests_in_flight_together_run_in_threads_of_their_own(monkeypatch):
+    """Each waits for the other inside the view: a shared thread would never pass (the barrier
+    breaks after 10 s and the requests fail)."""
+    http = SyncChainHandler(one_thread=False, threads_kept=2)
+    first, second = await two_requests_at_once(monkeypatch, http)
+    assert first is not second
+    assert len(http.idle) == 2
+    third, fourth = await two_requests_at_once(monkeypatch, http)
+    assert {third, fourth} == {first, second}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_idle_threads_beyond_those_kept_end(monkeypatch):
+    http = SyncChainHandler(one_thread=False, threads_kept=1)
+    threads = await two_requests_at_once(monkeypatch, http)
+    assert len(http.idle) == 1
+    for thread in threads:
+        thread.join(timeout=10)
+    assert sorted(thread.is_alive() for thread in threads) == [False, True]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_request_starts_and_finishes_in_its_own_thread(monkeypatch):
+    """Django's request_started and request_finished (which close or hand back the database
+    connection) run in the thread of the request's chain, kept thread or not."""
+    signalled = []
+
+    def record(**kwargs):
+        signalled.append(threading.current_thread())
+
+    request_started.connect(record)
+    request_finished.connect(record)
+    try:
+        for kept in (1, 0):
+            seen = await threads_of_two_requests(monkeypatch, one_thread=False, threads_kept=kept)
+            assert signalled == [seen[0], seen[0], seen[1], seen[1]]
+            signalled.clear()
+    finally:
+        request_started.disconnect(record)
+        request_finished.disconnect(record)
+
+
+ON_POSTGRESQL = pytest.mark.skipif(
+    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    reason="the pool of PostgreSQL connections: set DATABASE_URL=postgres://...",
+)
+
+
+@ON_POSTGRESQL
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_kept_thread_holds_no_connection_between_requests(monkeypatch):
+    """A request that reads the database takes a connection from the pool; when it has
+    finished, its kept thread holds none (it went back to the pool)."""
+    held = []
+
+    def get_response(self, request):
+        Membership.objects.exists()
+        held.append(connection.connection is not None)
+        return BaseHandler.get_response(self, request)
+
+    monkeypatch.setattr(SyncChainHandler, "get_response", get_response)
+    http = SyncChainHandler(one_thread=False, threads_kept=1)
+    for _ in range(2):
+        await login_page(http)
+        [executor] = http.idle
+        assert executor.submit(lambda: connection.connection).result(timeout=10) is None
+    assert held == [True, True]

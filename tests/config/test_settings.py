@@ -285,6 +285,11 @@ def test_the_settings_refuse_to_load_with_an_unknown_boolean(name):
             "3",
         ),
         (
+            {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test", "DATABASE_POOL_SIZE": "3"},
+            "(s.REQUESTS_IN_ONE_THREAD, s.REQUEST_THREADS_KEPT)",
+            "(False, 3)",
+        ),
+        (
             {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test?sslmode=require"},
             "s.DATABASES['default']['OPTIONS']['sslmode']",
             "require",

@@ -8,11 +8,14 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
+import asgiref
 import channels
 import django
 import pytest
-from asgiref.sync import SyncToAsync, iscoroutinefunction
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext, iscoroutinefunction, sync_to_async
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.core import asgi as django_asgi
@@ -25,9 +28,11 @@ RECHECK = (
     "config/tuning.py overrides and calls parts of Django's ASGIHandler "
     "(django/core/handlers/asgi.py and base.py) and relies on Channels' database_sync_to_async "
     "running in asgiref's shared thread; none of it is public API. Re-read those parts in the "
-    "installed versions: SyncChainHandler.__call__ must still be Django's minus the "
-    "ThreadSensitiveContext, and load_middleware, get_response_async and get_response must still "
-    "be called as it expects (tests/config/test_asgi.py runs it); then set CHECKED_WITH."
+    "installed versions: SyncChainHandler.__call__ must still be Django's, minus the "
+    "ThreadSensitiveContext with one_thread and with a kept thread's executor given to it "
+    "otherwise (asgiref's ThreadSensitiveContext(executor=...) must leave the executor running), "
+    "and load_middleware, get_response_async and get_response must still be called as it "
+    "expects (tests/config/test_asgi.py runs it); then set CHECKED_WITH."
 )
 
 
@@ -52,10 +57,15 @@ def body(function):
     return statements(inspect.getsource(function))
 
 
-def test_checked_against_the_installed_django_and_channels():
+def major_minor(version):
+    return tuple(int(part) for part in version.split(".")[:2])
+
+
+def test_checked_against_the_installed_django_channels_and_asgiref():
     installed = {
         "Django": django.VERSION[:2],
-        "Channels": tuple(int(part) for part in channels.__version__.split(".")[:2]),
+        "Channels": major_minor(channels.__version__),
+        "asgiref": major_minor(asgiref.__version__),
     }
     assert installed == tuning.CHECKED_WITH, (
         f"Installed {installed}, checked with {tuning.CHECKED_WITH}. {RECHECK}"
@@ -88,8 +98,9 @@ def test_django_calls_what_it_overrides_where_it_expects():
 
 
 def test_djangos_call_is_the_type_check_and_the_context_around_handle():
-    """With one_thread, SyncChainHandler.__call__ is this minus the context: anything else
-    Django's __call__ does would be skipped."""
+    """SyncChainHandler.__call__ is this, minus the context with one_thread and with a kept
+    thread's executor given to the context otherwise: anything else Django's __call__ does
+    would be skipped."""
     expected = statements(
         """
         async def f(self, scope, receive, send):
@@ -115,6 +126,22 @@ def test_djangos_get_asgi_application_is_setup_then_the_handler():
     assert body(django_asgi.get_asgi_application) == expected, RECHECK
 
 
+@pytest.mark.asyncio
+async def test_a_context_given_an_executor_runs_there_and_leaves_it_running():
+    """What SyncChainHandler's kept threads rely on: thread-sensitive calls in the block go to
+    the executor's thread, and the executor serves a later block after this one exits."""
+    executor = ThreadPoolExecutor(1)
+    try:
+        threads = []
+        for _ in range(2):
+            async with ThreadSensitiveContext(executor=executor):
+                threads.append(await sync_to_async(threading.current_thread)())
+        assert threads[0] is threads[1] is not threading.current_thread()
+        assert executor.submit(threading.current_thread).result(timeout=10) is threads[0]
+    finally:
+        executor.shutdown()
+
+
 def test_channels_database_calls_are_thread_sensitive():
     assert issubclass(database_sync_to_async, SyncToAsync), RECHECK
     init = inspect.signature(SyncToAsync.__init__).parameters
@@ -125,6 +152,7 @@ def test_get_asgi_application_runs_requests_as_the_settings_ask():
     handler = tuning.get_asgi_application()
     assert isinstance(handler, tuning.SyncChainHandler)
     assert handler.one_thread is settings.REQUESTS_IN_ONE_THREAD
+    assert handler.threads_kept == settings.REQUEST_THREADS_KEPT
 
 
 def test_tune_process_does_nothing_inside_pytest():
