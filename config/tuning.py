@@ -52,10 +52,10 @@ class SyncChainHandler(ASGIHandler):
     Otherwise (PostgreSQL) requests run side by side, a thread each, so that their database
     round trips overlap; a thread is taken from those a finished request left idle, or started
     when none is, and up to ``threads_kept`` idle threads wait for the next request (the
-    others end). Django starts a thread for every request and then a second one to wait for
-    the first to end; kept threads save both, and each keeps its database wrapper, though a
-    request still hands its connection back to the pool when it finishes (``request_finished``
-    runs in the thread the request ran in)."""
+    others end). Django's own ``__call__`` has asgiref start a thread for every request and
+    then a second one to wait for the first to end; kept threads save both, and each keeps its
+    database wrapper, though a request still hands its connection back to the pool when it
+    finishes (``request_finished`` runs in the thread the request ran in)."""
 
     def __init__(self, *, one_thread, threads_kept=0):
         self.one_thread = one_thread
