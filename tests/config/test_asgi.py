@@ -1,5 +1,6 @@
 """config.asgi and the HTTP handler of config.tuning: Django's middleware chain run
-synchronously, in one thread for every request on SQLite, in a thread per request otherwise."""
+synchronously, in one thread for every request on SQLite, otherwise in a thread per request in
+flight, kept for later requests."""
 
 import asyncio
 import threading
@@ -32,8 +33,8 @@ def test_the_middleware_chain_is_synchronous():
 
 def recording_threads(monkeypatch, *, wait_for=None):
     """The threads each request's chain runs in, appended as it starts; with ``wait_for``
-    (a ``threading.Barrier``) each request waits there, which only as many requests in flight
-    at once pass."""
+    (a ``threading.Barrier``) each request waits there until as many requests as the barrier
+    has parties are in flight."""
     seen = []
 
     def get_response(self, request):
@@ -54,11 +55,18 @@ async def login_page(http):
     await communicator.wait(10)  # Django's handle() has finished: the response is closed
 
 
+def let_go(http):
+    """End the threads ``http`` keeps."""
+    while http.idle:
+        http.idle.pop().shutdown()
+
+
 async def threads_of_two_requests(monkeypatch, **handler):
     seen = recording_threads(monkeypatch)
     http = SyncChainHandler(**handler)
     for _ in range(2):
         await login_page(http)
+    let_go(http)
     return seen
 
 
@@ -103,6 +111,7 @@ async def test_requests_in_flight_together_run_in_threads_of_their_own(monkeypat
     assert len(http.idle) == 2
     third, fourth = await two_requests_at_once(monkeypatch, http)
     assert {third, fourth} == {first, second}
+    let_go(http)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -111,9 +120,15 @@ async def test_idle_threads_beyond_those_kept_end(monkeypatch):
     http = SyncChainHandler(one_thread=False, threads_kept=1)
     threads = await two_requests_at_once(monkeypatch, http)
     assert len(http.idle) == 1
+    for _ in range(1000):  # the one not kept ends as soon as it sees its executor shut down
+        if sum(thread.is_alive() for thread in threads) == 1:
+            break
+        await asyncio.sleep(0.01)
+    assert sorted(thread.is_alive() for thread in threads) == [False, True]
+    let_go(http)
     for thread in threads:
         thread.join(timeout=10)
-    assert sorted(thread.is_alive() for thread in threads) == [False, True]
+    assert not any(thread.is_alive() for thread in threads)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -164,3 +179,4 @@ async def test_a_kept_thread_holds_no_connection_between_requests(monkeypatch):
         [executor] = http.idle
         assert executor.submit(lambda: connection.connection).result(timeout=10) is None
     assert held == [True, True]
+    let_go(http)
