@@ -9,8 +9,9 @@ few cores. ``config/asgi.py`` opts into it; importing this module changes nothin
 
 ``SyncChainHandler`` overrides or calls parts of Django's ``ASGIHandler`` that are not public
 API: ``__call__`` (which wraps ``handle`` in asgiref's ``ThreadSensitiveContext``),
-``handle(scope, receive, send)``, ``get_response_async(request)`` (called through
-``run_get_response``), ``load_middleware(is_async=...)`` (called by ``__init__``) and
+``handle(scope, receive, send)`` (a copy of Django's, with its three calls into a thread made
+one), ``read_body``, ``create_request``, ``listen_for_disconnect``, ``send_response``,
+``chunk_size``, ``load_middleware(is_async=...)`` (called by ``__init__``) and
 ``BaseHandler.get_response(request)``. The single request thread is asgiref's thread for
 thread-sensitive calls made outside any ``ThreadSensitiveContext``, which Channels'
 ``database_sync_to_async`` also uses, so that the room's consumers share that thread's SQLite
@@ -21,6 +22,7 @@ versions this was read against; ``tests/config/test_tuning.py`` fails when an up
 any of it.
 """
 
+import asyncio
 import gc
 import os
 import sys
@@ -29,7 +31,11 @@ from concurrent.futures import ThreadPoolExecutor
 import django
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.http import FileResponse
+from django.urls import set_script_prefix
 
 #: The (major, minor) versions whose ASGIHandler, database_sync_to_async and
 #: ThreadSensitiveContext this module was checked against.
@@ -40,9 +46,11 @@ SWITCH_INTERVAL = 0.0005
 
 
 class SyncChainHandler(ASGIHandler):
-    """Django's ASGI handler, with its middleware and views run as under WSGI: the whole chain
-    in one call into a thread. (Django's own handler runs the chain as async code, and each
-    synchronous middleware method and view then makes a trip into a thread and back.)
+    """Django's ASGI handler, with its middleware and views run as under WSGI: Django's
+    ``request_started``, the whole chain and the response's ``close()`` in one call into a
+    thread. (Django's own handler runs the chain as async code, and each synchronous middleware
+    method and view then makes a trip into a thread and back; the signal and the close make
+    one each.)
 
     ``one_thread``: every request's call goes to the same thread, one request after another,
     instead of a new thread per request. That thread then keeps its SQLite connection, and
@@ -66,8 +74,82 @@ class SyncChainHandler(ASGIHandler):
     def load_middleware(self, is_async=False):
         super().load_middleware(is_async=False)
 
-    async def get_response_async(self, request):
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+    async def handle(self, scope, receive, send):
+        """Django's ``handle()``, with what it does in threads done in one call into the
+        request's thread (``serve``) instead of three: ``request_started`` before the chain
+        and, for a response held in memory, ``response.close()`` (``request_finished``) after
+        it, before the response is sent. A streaming response is closed after it is sent, as
+        Django does. The rest is Django's: the body read first, a disconnect while the view
+        runs cancels the sending, ``request_finished`` then, the body file closed last."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+
+        closed = []  # serve() appends the response it closed
+
+        async def process_request():
+            serve = sync_to_async(self.serve, thread_sensitive=True)
+            response = await serve(scope, body_file, closed)
+            try:
+                await self.send_response(response, send)
+            except asyncio.CancelledError:
+                pass  # the client disconnected while the response was sent
+            return response
+
+        tasks = [
+            asyncio.create_task(self.listen_for_disconnect(receive)),
+            asyncio.create_task(process_request()),
+        ]
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in tasks:
+            if task.done():
+                try:
+                    task.result()
+                except RequestAborted:
+                    pass
+                except AssertionError:
+                    body_file.close()
+                    raise
+            else:
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
+        try:
+            response = tasks[1].result()
+        except asyncio.CancelledError:
+            # Django's request_finished, unless serve() (which runs on in the request's thread,
+            # where this call waits behind it) sent it in closing the response.
+            await sync_to_async(self.finish, thread_sensitive=True)(closed)
+        else:
+            if response.streaming:
+                await sync_to_async(response.close)()
+        body_file.close()
+
+    def serve(self, scope, body_file, closed):
+        """The response to the request in ``scope``, in the request's thread: Django's
+        ``request_started``, the request built, the middleware chain and the view, and the
+        response closed (and appended to ``closed``) unless it streams."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size
+        if not response.streaming:
+            response.close()
+            closed.append(response)
+        return response
+
+    def finish(self, closed):
+        """Django's ``request_finished`` for a request whose sending was cancelled, unless its
+        response was closed (which sent it)."""
+        if not closed:
+            signals.request_finished.send(sender=self.__class__)
 
     async def __call__(self, scope, receive, send):
         if self.one_thread:

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.handlers.base import BaseHandler
 from django.core.signals import request_finished, request_started
 from django.db import connection
+from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 
 from campaigns.models import Membership
@@ -151,6 +152,98 @@ async def test_a_request_starts_and_finishes_in_its_own_thread(monkeypatch):
     finally:
         request_started.disconnect(record)
         request_finished.disconnect(record)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kept", [None, 1])
+async def test_a_response_in_memory_is_closed_before_it_is_sent_a_streaming_one_after(
+    monkeypatch, kept
+):
+    """One call into the request's thread closes a response held in memory (its
+    request_finished hands the connection back) before it is sent; a streaming response is
+    closed after its last chunk, as Django does."""
+    events = []
+
+    async def chunks():
+        events.append("first chunk")
+        yield b"a"
+        events.append("last chunk")
+        yield b"b"
+
+    def get_response(self, request):
+        events.append(threading.current_thread())
+        if request.path == "/memory/":
+            response = HttpResponse(b"ab")
+        else:
+            response = StreamingHttpResponse(chunks())
+        response._resource_closers.append(lambda: events.append("closed"))
+        return response
+
+    monkeypatch.setattr(SyncChainHandler, "get_response", get_response)
+    handler = {"one_thread": True} if kept is None else {"one_thread": False, "threads_kept": kept}
+    http = SyncChainHandler(**handler)
+    try:
+        for path, expected in [
+            ("/memory/", ["closed"]),
+            ("/streaming/", ["first chunk", "last chunk", "closed"]),
+        ]:
+            communicator = HttpCommunicator(http, "GET", path, headers=HOST)
+            await communicator.send_input({"type": "http.request"})
+            start = await communicator.receive_output(10)
+            assert start["status"] == 200
+            body, more = [], True
+            while more:
+                message = await communicator.receive_output(10)
+                body.append(message.get("body", b""))
+                more = message.get("more_body", False)
+                if path == "/memory/":
+                    assert events[1:] == expected  # closed before its body was sent
+            assert b"".join(body) == b"ab"
+            await communicator.wait(10)
+            assert events[1:] == expected
+            assert isinstance(events[0], threading.Thread)
+            events.clear()
+    finally:
+        let_go(http)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_client_gone_while_the_view_runs_gets_nothing_and_the_request_finishes(
+    monkeypatch,
+):
+    """As in Django: the disconnect cancels the sending; request_finished is sent once the
+    view is done, in its thread."""
+    entered, release, finished = threading.Event(), threading.Event(), []
+
+    def get_response(self, request):
+        entered.set()
+        release.wait(10)
+        return BaseHandler.get_response(self, request)
+
+    def record(**kwargs):
+        finished.append(threading.current_thread())
+
+    monkeypatch.setattr(SyncChainHandler, "get_response", get_response)
+    http = SyncChainHandler(one_thread=False, threads_kept=1)
+    communicator = HttpCommunicator(http, "GET", reverse("login"), headers=HOST)
+    request_finished.connect(record)
+    try:
+        await communicator.send_input({"type": "http.request"})
+        await asyncio.get_running_loop().run_in_executor(None, entered.wait, 10)
+        await communicator.send_input({"type": "http.disconnect"})
+        await asyncio.sleep(0.1)
+        release.set()
+        await communicator.wait(10)
+        assert await communicator.receive_nothing()
+        [executor] = http.idle
+        kept_thread = executor.submit(threading.current_thread).result(timeout=10)
+        assert finished == [kept_thread]
+    finally:
+        release.set()
+        request_finished.disconnect(record)
+        let_go(http)
 
 
 ON_POSTGRESQL = pytest.mark.skipif(

@@ -31,8 +31,9 @@ RECHECK = (
     "installed versions: SyncChainHandler.__call__ must still be Django's, minus the "
     "ThreadSensitiveContext with one_thread and with a kept thread's executor given to it "
     "otherwise (asgiref's ThreadSensitiveContext(executor=...) must leave the executor running), "
-    "and load_middleware, get_response_async and get_response must still be called as it "
-    "expects (tests/config/test_asgi.py runs it); then set CHECKED_WITH."
+    "SyncChainHandler.handle and serve must still do what Django's handle and run_get_response "
+    "do, and load_middleware and get_response must still be called as it expects "
+    "(tests/config/test_asgi.py runs it); then set CHECKED_WITH."
 )
 
 
@@ -77,24 +78,93 @@ def test_the_methods_it_overrides_or_calls_keep_their_signatures():
         ASGIHandler.__init__: (False, ["self"]),
         ASGIHandler.__call__: (True, ["self", "scope", "receive", "send"]),
         ASGIHandler.handle: (True, ["self", "scope", "receive", "send"]),
-        ASGIHandler.run_get_response: (True, ["self", "request"]),
-        BaseHandler.get_response_async: (True, ["self", "request"]),
+        ASGIHandler.read_body: (True, ["self", "receive"]),
+        ASGIHandler.create_request: (False, ["self", "scope", "body_file"]),
+        ASGIHandler.listen_for_disconnect: (True, ["self", "receive"]),
+        ASGIHandler.send_response: (True, ["self", "response", "send"]),
         BaseHandler.get_response: (False, ["self", "request"]),
         BaseHandler.load_middleware: (False, ["self", ("is_async", False)]),
     }
     for method, (is_async, names) in expected.items():
         assert iscoroutinefunction(method) is is_async, f"{method.__qualname__}. {RECHECK}"
         assert parameters(method) == names, f"{method.__qualname__}. {RECHECK}"
+    assert ASGIHandler.chunk_size == 2**16, RECHECK
 
 
 def test_django_calls_what_it_overrides_where_it_expects():
-    sources = {
-        ASGIHandler.__init__: "self.load_middleware(is_async=True)",
-        ASGIHandler.handle: "self.run_get_response(request)",
-        ASGIHandler.run_get_response: "self.get_response_async(request)",
-    }
-    for method, call in sources.items():
-        assert call in inspect.getsource(method), f"{method.__qualname__}: {call}? {RECHECK}"
+    call = "self.load_middleware(is_async=True)"
+    assert call in inspect.getsource(ASGIHandler.__init__), f"__init__: {call}? {RECHECK}"
+
+
+def test_djangos_handle_and_run_get_response_are_what_sync_chain_handler_copies():
+    """SyncChainHandler.handle and serve do what these do, with the signal, the chain
+    (run_get_response's) and the close in one call into a thread: a change here must be
+    carried over there."""
+    handle = statements(
+        """
+        async def handle(self, scope, receive, send):
+            try:
+                body_file = await self.read_body(receive)
+            except RequestAborted:
+                return
+            set_script_prefix(get_script_prefix(scope))
+            await signals.request_started.asend(sender=self.__class__, scope=scope)
+            request, error_response = self.create_request(scope, body_file)
+            if request is None:
+                body_file.close()
+                await self.send_response(error_response, send)
+                await sync_to_async(error_response.close)()
+                return
+
+            async def process_request(request, send):
+                response = await self.run_get_response(request)
+                try:
+                    await self.send_response(response, send)
+                except asyncio.CancelledError:
+                    pass
+                return response
+
+            tasks = [
+                asyncio.create_task(self.listen_for_disconnect(receive)),
+                asyncio.create_task(process_request(request, send)),
+            ]
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in tasks:
+                if task.done():
+                    try:
+                        task.result()
+                    except RequestAborted:
+                        pass
+                    except AssertionError:
+                        body_file.close()
+                        raise
+                else:
+                    task.cancel()
+                    try:
+                        await task
+                    except asyncio.CancelledError:
+                        pass
+            try:
+                response = tasks[1].result()
+            except asyncio.CancelledError:
+                await signals.request_finished.asend(sender=self.__class__)
+            else:
+                await sync_to_async(response.close)()
+            body_file.close()
+        """
+    )
+    assert body(ASGIHandler.handle) == handle, RECHECK
+    run_get_response = statements(
+        """
+        async def run_get_response(self, request):
+            response = await self.get_response_async(request)
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size
+            return response
+        """
+    )
+    assert body(ASGIHandler.run_get_response) == run_get_response, RECHECK
 
 
 def test_djangos_call_is_the_type_check_and_the_context_around_handle():
