@@ -69,6 +69,7 @@ class SyncChainHandler(ASGIHandler):
         self.one_thread = one_thread
         self.threads_kept = threads_kept
         self.idle = []  # executors of one thread each, waiting for a request
+        self.pid = os.getpid()  # whose threads they are: a forked child has none of them
         super().__init__()
 
     def load_middleware(self, is_async=False):
@@ -163,6 +164,8 @@ class SyncChainHandler(ASGIHandler):
         # waits for it, in the same thread, as its connection requires.
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        if self.pid != os.getpid():  # forked (a test's live server): the threads stayed behind
+            self.idle, self.pid = [], os.getpid()
         executor = self.idle.pop() if self.idle else ThreadPoolExecutor(1, "request")
         try:
             async with ThreadSensitiveContext(executor=executor):

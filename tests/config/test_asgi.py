@@ -16,7 +16,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import reverse
 
 from campaigns.models import Membership
-from config import asgi
+from config import asgi, tuning
 from config.tuning import SyncChainHandler
 
 HOST = [(b"host", b"testserver")]
@@ -93,6 +93,23 @@ async def test_with_no_thread_kept_each_request_has_a_thread_of_its_own(monkeypa
     assert first is not second
     first.join(timeout=10)
     assert not first.is_alive()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+async def test_a_forked_process_starts_threads_of_its_own(monkeypatch):
+    """A process forked after requests (a test's live server) inherits the idle executors but
+    not their threads: a request sent to one would wait forever."""
+    seen = recording_threads(monkeypatch)
+    http = SyncChainHandler(one_thread=False, threads_kept=1)
+    await login_page(http)
+    [inherited] = http.idle
+    monkeypatch.setattr(tuning.os, "getpid", lambda: http.pid + 1)
+    await login_page(http)
+    assert seen[1] is not seen[0]
+    assert http.idle != [inherited] and len(http.idle) == 1
+    inherited.shutdown()
+    let_go(http)
 
 
 async def two_requests_at_once(monkeypatch, http):
