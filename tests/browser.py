@@ -13,6 +13,7 @@ from asgiref.sync import SyncToAsync
 from channels.layers import channel_layers
 from channels.testing import ChannelsLiveServerTestCase
 from daphne.testing import DaphneProcess
+from django.db.backends.postgresql.base import DatabaseWrapper as PostgresWrapper
 from django.test import Client
 
 CHROMIUM = shutil.which("chromium")
@@ -52,6 +53,11 @@ class FreshDaphne(DaphneProcess):
     def run(self):
         SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
         channel_layers.backends.clear()
+        # A PostgreSQL pool of its own: the parent's idle connections share their sockets with
+        # the parent, and its workers (which open connections) stayed there. Kept, not closed:
+        # closing would end the parent's connections.
+        self.parents_pools = dict(PostgresWrapper._connection_pools)
+        PostgresWrapper._connection_pools.clear()
         super().run()
 
 
