@@ -336,6 +336,10 @@ class TestGapInTheBrowser(BrowserTestCase):
             settled(gm)
             gm.click("#session button")  # entry 2, lost on its way to Ana's page
             expect(gm.locator("#log article.entry")).to_have_count(2)
+            for _ in range(50):  # the push reaches Ana's route after the GM's own answer
+                if lost:
+                    break
+                ana.wait_for_timeout(100)
             assert len(lost) == 1 and "Session 1 ended" in str(lost[0])
             expect(ana.locator("#log article.entry")).to_have_count(1)
             settled(gm)
