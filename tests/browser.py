@@ -63,7 +63,12 @@ class FreshDaphne(DaphneProcess):
 
 class BrowserTestCase(ChannelsLiveServerTestCase):
     """A live server for Chromium: ``log_in(*users)`` in ``setUp`` (once the test's rows are
-    written), then ``launch(playwright)`` and ``open_page(browser, username, path)``."""
+    written), then ``launch(playwright)`` and ``open_page(browser, username, path)``.
+
+    Read the database after the ``with sync_playwright()`` block, not inside it: there
+    playwright's event loop runs in this thread, and Django gives the ORM a connection of that
+    loop's own, which nothing closes (on PostgreSQL it kept the test database from being
+    dropped at the end of the run)."""
 
     ProtocolServerProcess = FreshDaphne
 
