@@ -75,15 +75,14 @@ class TestManaGmHandInTheBrowser(GmHandCase):
     def test_an_npc_roll_in_one_step_and_a_group_check(self):
         from playwright.sync_api import expect, sync_playwright
 
+        warden = self.campaign.characters.get(name="The Warden")
         with sync_playwright() as pw:
             browser = self.launch(pw)
             gm, ana, ben = self.open_rooms(browser)
 
             # A GM-secret NPC roll, with its live odds: one click asks and rolls.
             npc = gm.locator("#npc-roll")
-            expect(npc.locator("#npc-character")).to_have_value(
-                str(self.campaign.characters.get(name="The Warden").id)
-            )
+            expect(npc.locator("#npc-character")).to_have_value(str(warden.id))
             npc.locator("#npc-target").fill("2")
             npc.locator("input[name=spend_a]").fill("1")
             npc.locator("input[name=spend_b]").fill("1")
