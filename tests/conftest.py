@@ -12,6 +12,18 @@ PASSWORD = "correct-horse-battery"
 
 
 @pytest.fixture(autouse=True, scope="session")
+def sync_thread_connections_closed(django_db_setup):
+    """Async tests run the ORM (channels' ``database_sync_to_async``) in asgiref's one sync
+    thread, which outlives every test: its connection is closed before the test database is
+    dropped (on PostgreSQL an open one keeps the database from being dropped)."""
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
+
+
+@pytest.fixture(autouse=True, scope="session")
 def static_files_by_their_names():
     """With DEBUG off the pages name static files through collectstatic's manifest, which the
     tests do not make: they name them as with DEBUG on (whitenoise's own tests cover the rest,
