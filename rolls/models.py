@@ -26,12 +26,13 @@ def entitled(visibility, *, viewer_id, roller_id, gm_id):
 
 
 class CheckQuerySet(models.QuerySet):
-    def of(self, campaign):
+    def of(self, campaign, *, card=True):
         """The campaign's checks, with what their cards show: the character and its player, and
-        the skill (Mana) or the attribute and skill (Pool)."""
+        the skill (Mana) or the attribute and skill (Pool); ``card=False``: the character and
+        its player only."""
         from .systems import system_of
 
-        related = system_of(campaign).card_related
+        related = system_of(campaign).card_related if card else ()
         return self.filter(campaign=campaign).select_related("character__owner", *related)
 
 

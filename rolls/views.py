@@ -558,7 +558,8 @@ def check_cancel(request, campaign_id, check_id):
 @login_required
 @require_POST
 def check_roll(request, campaign_id, check_id):
-    campaign, check = check_for(request, campaign_id, check_id, owner=True)
+    # The card shows only when refused (a rolled check's card is pushed with what the roll set).
+    campaign, check = check_for(request, campaign_id, check_id, owner=True, card=False)
     system = system_of(campaign)
     form = system.roll_form(check, request.POST)
 

@@ -49,7 +49,9 @@ class PoolRollForm(forms.Form):
             sent = [self[name].value() for name in ("attribute", "skill")]
             ids = [int(v) for v in sent if isinstance(v, str) and v.strip().isdecimal()]
             ids = [i for i in ids if i <= MAX_ID]
-            ratings = list(Rating.objects.filter(character=character, pk__in=ids)) if ids else []
+            ratings = []
+            if ids:  # in no order: the fields find them by id (ordered, the read costs more)
+                ratings = list(Rating.objects.filter(character=character, pk__in=ids).order_by())
         self.fields["attribute"].rows = [r for r in ratings if r.is_attribute]
         self.fields["skill"].rows = [r for r in ratings if not r.is_attribute]
 

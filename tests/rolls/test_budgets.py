@@ -147,6 +147,17 @@ def test_a_pool_roll_and_its_pushes_run_ten_statements(
     assert response.status_code == 204 and len(run) == 1
     savepoints = [q["sql"] for q in statements.captured_queries if q["sql"].startswith("SAVEPOINT")]
     assert len(savepoints) == 1
+    # The check is read without its card's own rows (a Pool check's shifted attribute and
+    # skill): the roll sets them, and a rolled check's card leaves the room.
+    [check_read] = [
+        q["sql"] for q in statements.captured_queries if 'FROM "rolls_check"' in q["sql"]
+    ]
+    assert "sheets_rating" not in check_read
+    # The ratings sent are read in no order (the form finds them by id).
+    [ratings_read] = [
+        q["sql"] for q in statements.captured_queries if 'FROM "sheets_rating"' in q["sql"]
+    ]
+    assert "ORDER BY" not in ratings_read
 
 
 def test_a_roll_of_what_the_check_asks_runs_ten_statements_too(
@@ -170,3 +181,33 @@ def test_a_roll_of_what_the_check_asks_runs_ten_statements_too(
         )
     assert response.status_code == 204 and len(run) == 1
     assert check.rolls.get().data["asked"] == "Strength + Jump"
+
+
+def test_a_proposed_shift_shows_the_gm_its_dice_without_reading_them_again(
+    pool_table,
+    as_user,
+    gm,
+    player,
+    pushes,
+    django_assert_num_queries,
+    django_capture_on_commit_callbacks,
+):
+    """A shift put to the GM: the session's user, access, the check, the two ratings sent, the
+    write's savepoint, the check taken, the release; the GM's card shows the attribute and skill
+    the roll set on the check, with no statement of its own."""
+    client = as_user(player)
+    check = ask(pool_table, pool_table.ilse)
+    data = {
+        "attribute": pool_table.strength.id,
+        "skill": pool_table.jump.id,
+        "shift_d6": 1,
+        "bonus_effect": "land silently",
+    }
+    capture = django_capture_on_commit_callbacks(execute=True)
+    with django_assert_num_queries(7), capture as run:
+        response = client.post(
+            url("check_roll", pool_table, check.id), data, HTTP_HX_REQUEST="true"
+        )
+    assert response.status_code == 204 and len(run) == 1
+    [message] = pushes.checks()
+    assert "Shift proposed: Strength 3 + Jump 2" in message["gm"]

@@ -381,6 +381,26 @@ def test_a_shift_waits_for_the_gm(
     assert "roll 2d6 + 1d10 (1d6 + 1d10 shifted)" in message["gm"]
 
 
+def test_a_roll_refused_while_a_shift_awaits_the_gm_shows_the_proposal(
+    pool_table, as_user, player, pushes, django_capture_on_commit_callbacks
+):
+    """The roll reads the check without its card's rows (the shifted attribute and skill); the
+    refused card reads them to show them."""
+    check = ask(pool_table, pool_table.ilse, target=8)
+    data = pool_data(pool_table, shift_d6=1, bonus_effect="land silently")
+    assert as_user(player).post(roll_url(pool_table, check), data, **HTMX).status_code == 204
+    html = refused(
+        as_user(player),
+        roll_url(pool_table, check),
+        pool_data(pool_table),
+        pool_table.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "This check cannot be rolled now." in html
+    assert "Shift proposed: Strength 3 + Jump 2, roll 2d6 + 2d10" in " ".join(html.split())
+
+
 def test_the_roll_button_says_when_it_proposes_a_shift(pool_table, as_user, player):
     check = ask(pool_table, pool_table.ilse, target=4)
     client = as_user(player)
