@@ -290,6 +290,7 @@ def session_summary(campaign, session, viewer_id):
     failures = [e for e in rolls if not e.data["success"]]
     awards = (
         SparetimeEntry.objects.filter(session=session, kind=SparetimeEntry.AWARD)
+        .filter(reversal__isnull=True)  # a reversed award was taken back: nobody has it
         .filter(character__in=Character.objects.visible_to(campaign))
         .values("character_id", "character__name")
         .annotate(total=Sum("amount"))

@@ -10,7 +10,7 @@ from django.urls import reverse
 from campaigns.models import GameSession
 from rolls import insights, services
 from rolls.rules import luck
-from sparetime.services import sparetime_award
+from sparetime.services import sparetime_award, sparetime_reverse
 from tests.rolls.insight_setup import add_rolls, build_known_log
 from tests.rolls.room_setup import ask
 from tests.rolls.scripted_rng import ScriptedRng
@@ -86,6 +86,21 @@ def test_pool_session_with_sparetime_awarded(pool_table, as_user, player, gm):
     assert "highest 3 vs TN 4: failure" in html
     assert 'Luckiest: <span class="muted">no success yet</span>' in html
     assert "&lt;i&gt;lift&lt;/i&gt;" in html and "<i>lift</i>" not in html
+
+
+def test_a_reversed_award_leaves_the_session_s_summary(pool_table, as_user, player, gm):
+    services.session_start(campaign=pool_table.campaign, by=gm)
+    session, _entry = services.session_end(campaign=pool_table.campaign, by=gm)
+    ilse, tor = sparetime_award(
+        campaign=pool_table.campaign,
+        characters=[pool_table.ilse, pool_table.tor],
+        amount=3,
+        by=gm,
+        session=session,
+    )
+    sparetime_reverse(entry=tor, by=gm, note="given by mistake")
+    html = as_user(player).get(url(pool_table, 1)).content.decode()
+    assert "Ilse: 3" in html and "Tor:" not in html
 
 
 def test_members_only_and_unknown_sessions(mana_table, as_user, outsider, player, gm):
