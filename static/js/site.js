@@ -175,6 +175,80 @@
     });
     kept = [];
   });
+  // It keeps what the viewer typed into it and has not sent yet, too (the GM's half-typed mana
+  // maximum while a player's roll spends mana, a player's HP): each such field's value goes back
+  // into the same field of the new content (by id, else by its form's action and its name), with
+  // the focus and the caret if it had them; the rest of the piece shows the new facts. A piece
+  // whose fetch sends its fields along (hx-include: the roll form) gets them back from the
+  // server instead.
+  function typedInto(field) {
+    if (field.type === "checkbox" || field.type === "radio") {
+      return field.checked !== field.defaultChecked;
+    }
+    if (field.tagName === "SELECT") {
+      if (field.multiple) return false; // none in a piece facts fetch again
+      const options = Array.from(field.options);
+      const initial = options.find(function (option) {
+        return option.defaultSelected;
+      });
+      return (initial || options[0] || field).value !== field.value;
+    }
+    return field.type !== "hidden" && field.value !== field.defaultValue;
+  }
+  function placeOf(field) {
+    if (field.id) return { id: field.id };
+    const action = field.form && field.form.getAttribute("action");
+    return action && field.name ? { action: action, name: field.name } : null;
+  }
+  function fieldAt(place) {
+    if (place.id) return document.getElementById(place.id);
+    const form = document.querySelector('form[action="' + CSS.escape(place.action) + '"]');
+    const field = form && form.elements.namedItem(place.name);
+    return field && field.tagName ? field : null; // not a list of radios
+  }
+  let typed = [];
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    typed = [];
+    const config = event.detail.requestConfig;
+    if (!event.detail.shouldSwap || !factsTrigger(config) || !event.detail.target) return;
+    if (config.elt && config.elt.hasAttribute("hx-include")) return;
+    event.detail.target.querySelectorAll("input, textarea, select").forEach(function (field) {
+      const place = placeOf(field);
+      if (!place || !typedInto(field)) return;
+      const focused = document.activeElement === field;
+      let caret = null;
+      try {
+        caret = focused ? [field.selectionStart, field.selectionEnd] : null;
+      } catch (error) {
+        caret = null; // a number field has no caret to read
+      }
+      typed.push({
+        place: place,
+        value: field.value,
+        checked: field.checked,
+        focused: focused,
+        caret: caret,
+      });
+    });
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    typed.forEach(function (was) {
+      const field = fieldAt(was.place);
+      if (!field) return;
+      if (field.type === "checkbox" || field.type === "radio") field.checked = was.checked;
+      else field.value = was.value;
+      if (!was.focused) return;
+      field.focus();
+      if (was.caret && was.caret[0] !== null) {
+        try {
+          field.setSelectionRange(was.caret[0], was.caret[1]);
+        } catch (error) {
+          // a field without a caret (number): the focus is enough
+        }
+      }
+    });
+    typed = [];
+  });
 
   // The socket's element tells whether it is open (data-socket), for styles and tests.
   let opened = false;

@@ -92,6 +92,58 @@ class TestManaFacts(FactsCase):
             browser.close()
 
 
+class TestTypingThroughFacts(FactsCase):
+    """A piece fetched again by a facts push keeps what the viewer typed into it and has not
+    sent (static/js/site.js)."""
+
+    def setUp(self):
+        gm, ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(gm, system=Campaign.MANA, players=[ana])
+        ManaSkill.objects.create(
+            campaign=self.campaign, name="Gather Information", color_a="blue", color_b="white"
+        )
+        self.mira = character_create(campaign=self.campaign, owner=ana, name="Mira")
+        ManaPool.objects.filter(character=self.mira).update(current=5, maximum=5)
+        self.check = services.check_ask(
+            campaign=self.campaign, character=self.mira, by=gm, target=1
+        )
+        self.log_in(gm, ana)
+
+    def test_the_gm_s_half_typed_maximum_stays_while_a_roll_spends_mana(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        card = f"#check-{self.check.id}"
+        maximum = f"#id_c{self.mira.id}-blue"
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm = self.open(browser, "gm", f"/campaigns/{self.campaign.id}/gm/")
+            ana = self.open(browser, "ana", f"/campaigns/{self.campaign.id}/room/")
+            blue = gm.locator("#gm-mana tr", has=gm.locator(maximum))
+            expect(blue.locator("td").nth(1)).to_have_text("5")
+            gm.fill(maximum, "7")  # typed, not sent: the focus stays in the field
+
+            ana.fill(f"{card} input[name=spend_a]", "1")
+            ana.fill(f"{card} input[name=spend_b]", "1")
+            settled(ana)
+            ana.locator(f"{card} form.roll").get_by_role("button", name="Roll", exact=True).click()
+
+            # The GM's mana card shows the spend, and still holds what the GM typed, focused.
+            expect(blue.locator("td").nth(1)).to_have_text("4")
+            expect(gm.locator(maximum)).to_have_value("7")
+            expect(gm.locator(maximum)).to_be_focused()
+            white = gm.locator(f"#id_c{self.mira.id}-white")
+            expect(white).to_have_value("5")  # untouched: the server's value
+            settled(gm)
+            gm.locator(maximum).press("Enter")  # sends the form: the maximum is set
+            expect(blue.locator("td").nth(1)).to_have_text("4")
+            settled(gm)
+            expect(gm.locator(maximum)).to_have_value("7")
+            self.not_reloaded(gm, ana)
+            browser.close()
+        blue_pool = ManaPool.objects.get(character=self.mira, color="blue")
+        assert (blue_pool.current, blue_pool.maximum) == (4, 7)
+
+
 class TestPoolFacts(FactsCase):
     def setUp(self):
         gm, ana, ben = (make_user(n) for n in ("gm", "ana", "ben"))
