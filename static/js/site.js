@@ -178,9 +178,9 @@
   // It keeps what the viewer typed into it and has not sent yet, too (the GM's half-typed mana
   // maximum while a player's roll spends mana, a player's HP): each such field's value goes back
   // into the same field of the new content (by id, else by its form's action and its name), with
-  // the focus and the caret if it had them; the rest of the piece shows the new facts. A piece
-  // whose fetch sends its fields along (hx-include: the roll form) gets them back from the
-  // server instead.
+  // the focus and the caret if it had them; the rest of the piece shows the new facts. What the
+  // viewer opened (a <details> with an id: the sheet's editor) stays open. A piece whose fetch
+  // sends its fields along (hx-include: the roll form) gets them back from the server instead.
   function typedInto(field) {
     if (field.type === "checkbox" || field.type === "radio") {
       return field.checked !== field.defaultChecked;
@@ -207,11 +207,16 @@
     return field && field.tagName ? field : null; // not a list of radios
   }
   let typed = [];
+  let keptOpen = [];
   document.addEventListener("htmx:beforeSwap", function (event) {
     typed = [];
+    keptOpen = [];
     const config = event.detail.requestConfig;
     if (!event.detail.shouldSwap || !factsTrigger(config) || !event.detail.target) return;
     if (config.elt && config.elt.hasAttribute("hx-include")) return;
+    event.detail.target.querySelectorAll("details[id][open]").forEach(function (details) {
+      keptOpen.push(details.id);
+    });
     event.detail.target.querySelectorAll("input, textarea, select").forEach(function (field) {
       const place = placeOf(field);
       if (!place || !typedInto(field)) return;
@@ -232,6 +237,11 @@
     });
   });
   document.addEventListener("htmx:afterSwap", function () {
+    keptOpen.forEach(function (id) {
+      const details = document.getElementById(id);
+      if (details) details.open = true;
+    });
+    keptOpen = [];
     typed.forEach(function (was) {
       const field = fieldAt(was.place);
       if (!field) return;

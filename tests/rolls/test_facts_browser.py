@@ -143,6 +143,31 @@ class TestTypingThroughFacts(FactsCase):
         blue_pool = ManaPool.objects.get(character=self.mira, color="blue")
         assert (blue_pool.current, blue_pool.maximum) == (4, 7)
 
+    def test_a_rename_shows_on_the_player_s_sheet_while_they_write_its_concept(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        sheet = f"/campaigns/{self.campaign.id}/characters/{self.mira.id}/"
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm = self.open(browser, "gm", sheet)
+            ana = self.open(browser, "ana", sheet)
+            ana.get_by_text("Edit name, concept and history").click()
+            ana.fill("#id_concept", "Dockside fixer")  # typed, not sent
+
+            gm.get_by_text("Edit name, concept and history").click()
+            gm.fill("#id_name", "Mira Vale")
+            gm.locator("#sheet-header form").get_by_role("button", name="Save").click()
+            expect(gm.locator("#sheet-header h1")).to_have_text("Mira Vale")
+
+            # Ana's header shows the new name; her editor stays open with what she typed.
+            expect(ana.locator("#sheet-header h1")).to_have_text("Mira Vale")
+            expect(ana.locator("#sheet-header-edit")).to_have_attribute("open", "")
+            expect(ana.locator("#id_concept")).to_have_value("Dockside fixer")
+            expect(ana.locator("#id_concept")).to_be_focused()
+            expect(ana.locator("#id_name")).to_have_value("Mira Vale")  # not hers: the new one
+            self.not_reloaded(gm, ana)
+            browser.close()
+
 
 class TestPoolFacts(FactsCase):
     def setUp(self):

@@ -246,7 +246,7 @@ def test_invalid_edit_changes_nothing(as_user, player, ana_hero, data):
         response = as_user(player).post(sheet_url("character_edit", ana_hero), data, **HTMX)
     assert response.status_code == 422
     html = response.content.decode()
-    assert "errorlist" in html and "<details open>" in html
+    assert "errorlist" in html and '<details id="sheet-header-edit" open>' in html
     assert "<h1>Ada</h1>" in html  # the unsaved text is not shown as the character's
 
 
