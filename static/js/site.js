@@ -260,6 +260,13 @@
     typed = [];
   });
 
+  // A piece marked data-title (the sheet's header) carries the page's title: swapped in again
+  // (a rename), it sets it.
+  document.addEventListener("htmx:afterSwap", function () {
+    const titled = document.querySelector("[data-title]");
+    if (titled && titled.dataset.title !== document.title) document.title = titled.dataset.title;
+  });
+
   // The socket's element tells whether it is open (data-socket), for styles and tests.
   let opened = false;
   document.addEventListener("htmx:wsOpen", function (event) {

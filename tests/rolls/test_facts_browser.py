@@ -159,8 +159,10 @@ class TestTypingThroughFacts(FactsCase):
             gm.locator("#sheet-header form").get_by_role("button", name="Save").click()
             expect(gm.locator("#sheet-header h1")).to_have_text("Mira Vale")
 
-            # Ana's header shows the new name; her editor stays open with what she typed.
+            # Ana's header shows the new name, and her page's title; her editor stays open with
+            # what she typed.
             expect(ana.locator("#sheet-header h1")).to_have_text("Mira Vale")
+            expect(ana).to_have_title(f"Mira Vale · {self.campaign.name}")
             expect(ana.locator("#sheet-header-edit")).to_have_attribute("open", "")
             expect(ana.locator("#id_concept")).to_have_value("Dockside fixer")
             expect(ana.locator("#id_concept")).to_be_focused()
