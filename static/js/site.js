@@ -153,34 +153,17 @@
     });
     fetchDeferred();
   });
-  // A piece fetched again by a facts push keeps the notice the last write left in it (a raise's
-  // "Endurance raised to 1."): its new content is true, and the notice still says what was
-  // done (the write's own facts push often arrives with its answer).
-  let kept = [];
-  document.addEventListener("htmx:beforeSwap", function (event) {
-    kept = [];
-    if (!event.detail.shouldSwap) return;
-    if (!factsTrigger(event.detail.requestConfig) || !event.detail.target) return;
-    event.detail.target.querySelectorAll("[role=status]").forEach(function (notice) {
-      const home = notice.parentElement;
-      if (!notice.textContent.trim() || !home || !home.id) return;
-      kept.push({ notice: notice, home: home.id, at: Array.from(home.children).indexOf(notice) });
-    });
-  });
-  document.addEventListener("htmx:afterSwap", function () {
-    kept.forEach(function (piece) {
-      const home = document.getElementById(piece.home);
-      if (!home || home.querySelector("[role=status]")) return;
-      home.insertBefore(piece.notice, home.children[piece.at] || null);
-    });
-    kept = [];
-  });
-  // It keeps what the viewer typed into it and has not sent yet, too (the GM's half-typed mana
-  // maximum while a player's roll spends mana, a player's HP): each such field's value goes back
-  // into the same field of the new content (by id, else by its form's action and its name), with
-  // the focus and the caret if it had them; the rest of the piece shows the new facts. What the
-  // viewer opened (a <details> with an id: the sheet's editor) stays open. A piece whose fetch
-  // sends its fields along (hx-include: the roll form) gets them back from the server instead.
+  // A piece fetched again by a facts push shows the new facts, and keeps what the viewer had in
+  // it:
+  // - the notice the last write left in it (a raise's "Endurance raised to 1."): its new content
+  //   is true, and the notice still says what was done (the write's own facts push often arrives
+  //   with its answer);
+  // - what the viewer opened (a <details> with an id: the sheet's editor);
+  // - what the viewer typed and has not sent yet (the GM's half-typed mana maximum while a
+  //   player's roll spends mana, a player's HP): each such value goes back into the same field
+  //   of the new content (by id, else by its form's action and its name), with the focus and the
+  //   caret if it had them. A piece whose fetch sends its fields along (hx-include: the roll
+  //   form) gets them back from the server instead.
   function typedInto(field) {
     if (field.type === "checkbox" || field.type === "radio") {
       return field.checked !== field.defaultChecked;
@@ -206,58 +189,59 @@
     const field = form && form.elements.namedItem(place.name);
     return field && field.tagName ? field : null; // not a list of radios
   }
-  let typed = [];
-  let keptOpen = [];
+  let kept = { notices: [], open: [], typed: [] };
   document.addEventListener("htmx:beforeSwap", function (event) {
-    typed = [];
-    keptOpen = [];
+    kept = { notices: [], open: [], typed: [] };
     const config = event.detail.requestConfig;
-    if (!event.detail.shouldSwap || !factsTrigger(config) || !event.detail.target) return;
-    if (config.elt && config.elt.hasAttribute("hx-include")) return;
-    event.detail.target.querySelectorAll("details[id][open]").forEach(function (details) {
-      keptOpen.push(details.id);
+    const piece = event.detail.target;
+    if (!event.detail.shouldSwap || !factsTrigger(config) || !piece) return;
+    piece.querySelectorAll("[role=status]").forEach(function (notice) {
+      const home = notice.parentElement;
+      if (!notice.textContent.trim() || !home || !home.id) return;
+      const at = Array.from(home.children).indexOf(notice);
+      kept.notices.push({ notice: notice, home: home.id, at: at });
     });
-    event.detail.target.querySelectorAll("input, textarea, select").forEach(function (field) {
+    if (config.elt && config.elt.hasAttribute("hx-include")) return;
+    piece.querySelectorAll("details[id][open]").forEach(function (details) {
+      kept.open.push(details.id);
+    });
+    piece.querySelectorAll("input, textarea, select").forEach(function (field) {
       const place = placeOf(field);
       if (!place || !typedInto(field)) return;
       const focused = document.activeElement === field;
-      let caret = null;
-      try {
-        caret = focused ? [field.selectionStart, field.selectionEnd] : null;
-      } catch (error) {
-        caret = null; // a number field has no caret to read
-      }
-      typed.push({
+      kept.typed.push({
         place: place,
         value: field.value,
         checked: field.checked,
-        focused: focused,
-        caret: caret,
+        caret: focused ? [field.selectionStart, field.selectionEnd] : null,
       });
     });
   });
   document.addEventListener("htmx:afterSwap", function () {
-    keptOpen.forEach(function (id) {
+    kept.notices.forEach(function (piece) {
+      const home = document.getElementById(piece.home);
+      if (!home || home.querySelector("[role=status]")) return;
+      home.insertBefore(piece.notice, home.children[piece.at] || null);
+    });
+    kept.open.forEach(function (id) {
       const details = document.getElementById(id);
       if (details) details.open = true;
     });
-    keptOpen = [];
-    typed.forEach(function (was) {
+    kept.typed.forEach(function (was) {
       const field = fieldAt(was.place);
       if (!field) return;
       if (field.type === "checkbox" || field.type === "radio") field.checked = was.checked;
       else field.value = was.value;
-      if (!was.focused) return;
+      if (!was.caret) return; // it did not have the focus
       field.focus();
-      if (was.caret && was.caret[0] !== null) {
-        try {
-          field.setSelectionRange(was.caret[0], was.caret[1]);
-        } catch (error) {
-          // a field without a caret (number): the focus is enough
-        }
+      if (was.caret[0] === null) return; // a number field has no caret
+      try {
+        field.setSelectionRange(was.caret[0], was.caret[1]);
+      } catch (error) {
+        // a field that takes no selection: the focus is enough
       }
     });
-    typed = [];
+    kept = { notices: [], open: [], typed: [] };
   });
 
   // A piece marked data-title (the sheet's header) carries the page's title: swapped in again
