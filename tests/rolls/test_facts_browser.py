@@ -33,16 +33,23 @@ class FactsCase(BrowserTestCase):
         for page in pages:
             assert page.evaluate("window.notReloaded") is True
 
-
-class TestManaFacts(FactsCase):
-    def setUp(self):
-        self.gm, ana, ben = (make_user(n) for n in ("gm", "ana", "ben"))
-        self.campaign = make_campaign(self.gm, system=Campaign.MANA, players=[ana, ben])
+    def mana_table(self, *players):
+        """A Mana campaign of a GM and ``players`` (usernames), with Gather Information
+        (blue/white); the first player's Mira has 5/5 of each color. Returns the GM and the
+        players."""
+        gm, *players = (make_user(n) for n in ("gm", *players))
+        self.campaign = make_campaign(gm, system=Campaign.MANA, players=players)
         ManaSkill.objects.create(
             campaign=self.campaign, name="Gather Information", color_a="blue", color_b="white"
         )
-        self.mira = character_create(campaign=self.campaign, owner=ana, name="Mira")
+        self.mira = character_create(campaign=self.campaign, owner=players[0], name="Mira")
         ManaPool.objects.filter(character=self.mira).update(current=5, maximum=5)
+        return gm, players
+
+
+class TestManaFacts(FactsCase):
+    def setUp(self):
+        self.gm, (ana, ben) = self.mana_table("ana", "ben")
         character_create(campaign=self.campaign, owner=ben, name="Bo")
         self.checks = [
             services.check_ask(campaign=self.campaign, character=self.mira, by=self.gm, target=1)
@@ -97,13 +104,7 @@ class TestTypingThroughFacts(FactsCase):
     sent (static/js/site.js)."""
 
     def setUp(self):
-        gm, ana = make_user("gm"), make_user("ana")
-        self.campaign = make_campaign(gm, system=Campaign.MANA, players=[ana])
-        ManaSkill.objects.create(
-            campaign=self.campaign, name="Gather Information", color_a="blue", color_b="white"
-        )
-        self.mira = character_create(campaign=self.campaign, owner=ana, name="Mira")
-        ManaPool.objects.filter(character=self.mira).update(current=5, maximum=5)
+        gm, (ana,) = self.mana_table("ana")
         self.check = services.check_ask(
             campaign=self.campaign, character=self.mira, by=gm, target=1
         )
