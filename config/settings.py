@@ -199,7 +199,8 @@ if os.environ.get("DATABASE_URL"):
         #
         # When PostgreSQL stops or restarts under a running server, the pool's connections are
         # cut: the pool checks each before handing it to a request (CONN_HEALTH_CHECKS: psycopg's
-        # ConnectionPool.check_connection) and replaces a dead one, and Django hands a connection
+        # ConnectionPool.check_connection: an empty query's round trip per request, not an SQL
+        # statement) and replaces a dead one, and Django hands a connection
         # that failed during a request back only to be discarded. Meanwhile every request is
         # answered 503 (config/views.py, server_error) once it has waited DATABASE_WAIT for a
         # connection, and a connection attempt gives up after DATABASE_CONNECT_TIMEOUT (a host
