@@ -1,8 +1,11 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
-Django's HTTP handler and the server process are tuned by ``config/tuning.py``.
+Django's HTTP handler and the server process are tuned by ``config/tuning.py``. A socket that
+meets an unreachable database (PostgreSQL restarting) is closed cleanly, see ``SocketGuard``;
+an HTTP request that does is answered 503 by ``config.views.server_error``.
 """
 
+import logging
 import os
 
 from channels.auth import AuthMiddlewareStack
@@ -15,13 +18,39 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set Django up before importing code that imports models.
 django_asgi_app = tuning.get_asgi_application()
 
+from config.views import DATABASE_UNAVAILABLE
 from rolls.routing import websocket_urlpatterns
+
+logger = logging.getLogger(__name__)
+
+#: The close code asking a client to reconnect later (the browser's ws extension does).
+TRY_AGAIN_LATER = 1013
+
+
+class SocketGuard:
+    """Closes a websocket whose application failed for want of the database (reading the
+    session's user, the membership, the log) instead of letting the failure reach the server:
+    a handshake not yet accepted is refused, an open socket is closed with 1013 (try again
+    later). Any other failure passes on as before."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        try:
+            return await self.app(scope, receive, send)
+        except DATABASE_UNAVAILABLE as error:
+            logger.warning(
+                "Socket %s closed, the database is unavailable: %s", scope["path"], error
+            )
+            await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
+
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        "websocket": SocketGuard(
+            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

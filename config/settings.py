@@ -181,6 +181,12 @@ def sqlite_database(name, options=None):
 
 # Database: the SQLite file SQLITE_PATH unless DATABASE_URL names another.
 DATABASE_POOL_SIZE = int(os.environ.get("DATABASE_POOL_SIZE", "10"))
+#: PostgreSQL: seconds a request waits for a connection from the pool (all busy, or the database
+#: unreachable) before it is answered 503; seconds a new connection may take to open; seconds
+#: the pool keeps retrying a connection that failed before it waits for the next request.
+DATABASE_WAIT = 3
+DATABASE_CONNECT_TIMEOUT = 3
+DATABASE_RECONNECT = 10
 if os.environ.get("DATABASE_URL"):
     database = dj_database_url.parse(os.environ["DATABASE_URL"])
     if database["ENGINE"] == "django.db.backends.sqlite3":
@@ -189,9 +195,28 @@ if os.environ.get("DATABASE_URL"):
         # Requests run side by side, a thread each (config/tuning.py), and hand their
         # connection back to a pool as they finish: a connection is held only while a request
         # runs, however many threads the server has started.
+        #
+        #
+        # When PostgreSQL stops or restarts under a running server, the pool's connections are
+        # cut: the pool checks each before handing it to a request (CONN_HEALTH_CHECKS: psycopg's
+        # ConnectionPool.check_connection: an empty query's round trip per request, not an SQL
+        # statement) and replaces a dead one, and Django hands a connection
+        # that failed during a request back only to be discarded. Meanwhile every request is
+        # answered 503 (config/views.py, server_error) once it has waited DATABASE_WAIT for a
+        # connection, and a connection attempt gives up after DATABASE_CONNECT_TIMEOUT (a host
+        # that does not answer at all). The pool keeps trying to reconnect, backing off, for
+        # DATABASE_RECONNECT; then the next request starts it again: once PostgreSQL is back,
+        # the pool reconnects by itself within seconds, without a restart of the server.
+        database["CONN_HEALTH_CHECKS"] = True
         database["OPTIONS"] = {
+            "connect_timeout": DATABASE_CONNECT_TIMEOUT,
             **database.get("OPTIONS", {}),
-            "pool": {"min_size": 2, "max_size": DATABASE_POOL_SIZE, "timeout": 10},
+            "pool": {
+                "min_size": 2,
+                "max_size": DATABASE_POOL_SIZE,
+                "timeout": DATABASE_WAIT,
+                "reconnect_timeout": DATABASE_RECONNECT,
+            },
         }
 else:
     database = sqlite_database(os.environ.get("SQLITE_PATH") or str(BASE_DIR / "db.sqlite3"))

@@ -1,11 +1,31 @@
 """The error pages: Django's handlers, with the 400 page saying how to let the server answer to a
-host name it refuses."""
+host name it refuses, and a failure for want of the database answered 503 (try again soon)
+instead of 500."""
+
+import sys
 
 from django.core.exceptions import DisallowedHost
-from django.http import HttpResponseBadRequest
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.http.request import split_domain_port
 from django.shortcuts import render
+from django.template import loader
+from django.views import defaults
 from django.views.decorators.csrf import requires_csrf_token
+from psycopg_pool import PoolTimeout
+
+#: What a request meets when the database cannot answer: PostgreSQL stopped or restarting (no
+#: connection, or a pooled one cut: OperationalError; one already closed: InterfaceError), no
+#: connection free in the pool within its timeout (psycopg_pool's PoolTimeout, which Django
+#: passes on as OperationalError), SQLite locked past its timeout ("database is locked").
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeout)
+
+#: Seconds a client is asked to wait before trying again (Retry-After).
+RETRY_AFTER = 5
+
+UNAVAILABLE_SENTENCE = (
+    "The server cannot reach its database just now. Nothing was done; try again in a few seconds."
+)
 
 
 @requires_csrf_token
@@ -19,3 +39,28 @@ def bad_request(request, exception):
         host, _port = split_domain_port(raw)  # "" when not a valid host name
     response = render(request, "400.html", {"host": host})
     return HttpResponseBadRequest(response.content)
+
+
+def server_error(request):
+    """500, or 503 when the request failed for want of the database (``DATABASE_UNAVAILABLE``).
+
+    Django calls this for every exception a view or a middleware let through (with DEBUG off),
+    inside its ``except`` block: ``sys.exc_info()`` is the failure. A request that failed so wrote
+    nothing: a write runs in one transaction, which the database rolls back when its connection
+    is lost, and Django hands a connection that failed back to the pool only through its health
+    check (``close_if_unusable_or_obsolete``), so the pool discards a broken one."""
+    error = sys.exc_info()[1]
+    if not isinstance(error, DATABASE_UNAVAILABLE):
+        return defaults.server_error(request)
+    return database_unavailable(request)
+
+
+def database_unavailable(request):
+    """503 with Retry-After: htmx gets a sentence, which static/js/site.js shows in the page's
+    notice area; a page load gets templates/503.html, which needs no database."""
+    if request.headers.get("HX-Request"):
+        response = HttpResponse(UNAVAILABLE_SENTENCE, status=503, content_type="text/plain")
+    else:
+        response = HttpResponse(loader.get_template("503.html").render(), status=503)
+    response["Retry-After"] = str(RETRY_AFTER)
+    return response

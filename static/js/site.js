@@ -59,12 +59,13 @@
     showToggles();
   });
 
-  // A write over the user's limit (campaigns/throttle.py) answers 429 with a sentence, which
-  // htmx does not swap (base.html's htmx-config): show it in the page's notice area.
+  // A write over the user's limit (campaigns/throttle.py) answers 429 with a sentence, and a
+  // request while the database is unreachable (config/views.py) 503, which htmx does not swap
+  // (base.html's htmx-config): show it in the page's notice area.
   document.addEventListener("htmx:responseError", function (event) {
     const xhr = event.detail.xhr;
     const notice = document.getElementById("notice");
-    if (!notice || !xhr || xhr.status !== 429) return;
+    if (!notice || !xhr || (xhr.status !== 429 && xhr.status !== 503)) return;
     notice.textContent = xhr.responseText;
     notice.hidden = false;
   });

@@ -1,11 +1,20 @@
-"""The error pages (templates/400.html, 403.html, 403_csrf.html, 404.html, 500.html and
-config/views.py), as served with DEBUG off: in the site's own look, never Django's debug pages."""
+"""The error pages (templates/400.html, 403.html, 403_csrf.html, 404.html, 500.html, 503.html and
+config/views.py), as served with DEBUG off: in the site's own look, never Django's debug pages.
+(PostgreSQL really stopped under a server: tests/config/test_database_outage.py.)"""
+
+from contextlib import contextmanager
 
 import pytest
+from django.db import InterfaceError, OperationalError
+from django.db.backends.utils import CursorWrapper
 from django.test import Client
 from django.urls import path, reverse
+from psycopg_pool import PoolTimeout
 
+from config.urls import handler500 as site_handler500
 from config.urls import urlpatterns as site_urlpatterns
+from tests.helpers import HTMX, unchanged
+from tests.rolls.room_setup import ask, roll_url
 
 pytestmark = pytest.mark.django_db
 
@@ -14,8 +23,21 @@ def boom(request):
     raise RuntimeError("the secret cause")
 
 
-#: The site's routes and one that fails, for ``pytest.mark.urls(__name__)``.
-urlpatterns = [path("boom/", boom), *site_urlpatterns]
+#: What ``unreachable/?error=<name>`` raises: the database gone (or its pool empty) under a view.
+DATABASE_ERRORS = {
+    "operational": OperationalError,
+    "interface": InterfaceError,
+    "pool": PoolTimeout,
+}
+
+
+def unreachable(request):
+    raise DATABASE_ERRORS[request.GET["error"]]("connection to 127.0.0.1 failed: the secret cause")
+
+
+#: The site's routes and ones that fail, for ``pytest.mark.urls(__name__)``.
+urlpatterns = [path("boom/", boom), path("unreachable/", unreachable), *site_urlpatterns]
+handler500 = site_handler500
 
 
 def looks_like_the_site(page):
@@ -97,3 +119,60 @@ def test_a_malformed_host_is_not_repeated(client):
     page = response.content.decode()
     assert "could not understand this request" in page
     assert "<script>" not in page
+
+
+# The database unreachable or locked: 503, try again -------------------------------------------
+
+
+@pytest.mark.urls(__name__)
+@pytest.mark.parametrize("error", ["operational", "interface", "pool"])
+def test_a_page_without_its_database_is_503_in_the_sites_look(client, error):
+    client.raise_request_exception = False
+    response = client.get("/unreachable/", {"error": error})
+    assert response.status_code == 503
+    assert int(response["Retry-After"]) > 0
+    page = response.content.decode()
+    assert "<h1>Back in a moment</h1>" in page and "Nothing was done" in page
+    assert 'class="topbar"' in page
+    assert "the secret cause" not in page and "Error" not in page
+
+
+@pytest.mark.urls(__name__)
+def test_htmx_without_its_database_gets_the_sentence_for_the_notice_area(client):
+    client.raise_request_exception = False
+    response = client.get("/unreachable/", {"error": "pool"}, **HTMX)
+    assert response.status_code == 503
+    assert response["Content-Type"].startswith("text/plain")
+    assert response.content.decode().startswith("The server cannot reach its database just now.")
+
+
+@contextmanager
+def locked_writes():
+    """``with locked_writes(): ...``: every INSERT and UPDATE fails as SQLite's does when another
+    process holds the write lock past its timeout ("database is locked"), through Django's
+    wrapping of the driver's errors."""
+    execute = CursorWrapper.execute
+
+    def execute_locked(self, sql, params=None):
+        if sql.lstrip().upper().startswith(("INSERT", "UPDATE")):
+            with self.db.wrap_database_errors:
+                raise self.db.Database.OperationalError("database is locked")
+        return execute(self, sql, params)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(CursorWrapper, "execute", execute_locked)
+        yield
+
+
+def test_a_roll_on_a_locked_database_is_503_and_writes_nothing(
+    pool_table, as_user, player, pushes, django_capture_on_commit_callbacks
+):
+    check = ask(pool_table, pool_table.ilse, target=4)
+    client = as_user(player)
+    client.raise_request_exception = False
+    data = {"attribute": pool_table.agility.id, "intent": "Leap"}
+    with unchanged(), django_capture_on_commit_callbacks(execute=True), locked_writes():
+        response = client.post(roll_url(pool_table, check), data, **HTMX)
+    assert response.status_code == 503
+    assert "Nothing was done" in response.content.decode()
+    assert pushes.entries() == [] and pushes.checks() == []
