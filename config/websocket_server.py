@@ -13,12 +13,13 @@ with ``SocketFactory`` instead of its own factory.
   daphne passes on only the code.
 
 ``SocketProtocol`` overrides daphne's ``WebSocketProtocol.handle_reply`` and ``serverClose``;
-``install()`` replaces the ``WebSocketFactory`` that ``daphne.server.Server.run`` builds.
+``install()`` replaces the ``WebSocketFactory`` that ``daphne.server.Server.run`` builds, in
+``daphne.server`` and in ``daphne.ws_protocol``, where it comes from.
 ``CHECKED_WITH`` names the daphne and autobahn versions this was read against;
 ``tests/config/test_websocket_server.py`` fails when an upgrade changes either.
 """
 
-from daphne import server
+from daphne import server, ws_protocol
 from daphne.ws_protocol import WebSocketFactory, WebSocketProtocol
 
 #: The (major, minor) versions of daphne's ws_protocol and server, and of autobahn's protocol
@@ -57,5 +58,7 @@ class SocketFactory(WebSocketFactory):
 
 
 def install():
-    """Have daphne's server build ``SocketFactory`` (idempotent)."""
-    server.WebSocketFactory = SocketFactory
+    """Have daphne's server build ``SocketFactory`` (idempotent): the name its module imported,
+    and the one it imports should it be imported again (daphne's test server does that, in
+    the process it forks)."""
+    server.WebSocketFactory = ws_protocol.WebSocketFactory = SocketFactory
