@@ -2,10 +2,12 @@
 viewer, and a socket that reconnects gets exactly the entries it missed, in order."""
 
 import asyncio
+import json
 import logging
 from datetime import timedelta
 from urllib.parse import parse_qs
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -46,11 +48,25 @@ def now():
 
 #: The largest frame a client may send, in bytes; the room's socket only listens.
 MAX_CLIENT_FRAME = 1024
-POLICY_VIOLATION = 1008
 
-#: The close code of a socket whose user was removed from the campaign or logged out (the
-#: browser's ws extension reconnects only after 1006, 1012 and 1013).
+# The codes a consumer closes its socket with: the app's own reasons are 4xxx (after HTTP's
+# statuses); daphne (autobahn) refuses any code but 1000 and 3000-4999. The browser's ws
+# extension reconnects only after 1006, 1012 and 1013, so a socket closed with a 4xxx code stays
+# closed. (A frame far over the limit never reaches the consumer: daphne closes its socket
+# with 1009, config/websocket_server.py.)
+#: A socket whose user was removed from the campaign or logged out.
 LEFT = 4403
+#: A client's frame over MAX_CLIENT_FRAME.
+TOO_BIG = 4413
+#: A client's binary frame.
+BINARY = 4415
+#: A client's text frame that is not a JSON object (htmx's ws extension sends JSON objects).
+MALFORMED = 4400
+CLOSE_CODES = (LEFT, TOO_BIG, BINARY, MALFORMED)
+
+#: What a send to a socket already closing raises: autobahn's error under daphne, an OSError
+#: (as ASGI asks) under other servers.
+SOCKET_GONE = (Disconnected, OSError)
 
 
 class PushConsumer(AsyncWebsocketConsumer):
@@ -63,6 +79,14 @@ class PushConsumer(AsyncWebsocketConsumer):
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
+
+    async def send(self, text_data=None, bytes_data=None, close=False):
+        """Send a frame, unless the socket is closing already: a push on its way when the
+        client left is a normal event (its disconnect follows)."""
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except SOCKET_GONE as error:
+            logger.debug("Socket %s closed before a frame reached it: %s", self.channel_name, error)
 
 
 class RoomConsumer(PushConsumer):
@@ -151,14 +175,21 @@ class RoomConsumer(PushConsumer):
         await self.close(code=LEFT)
 
     async def receive(self, text_data=None, bytes_data=None):
-        """Everything a player does goes through HTTP; the socket only listens. A small frame
-        is ignored; a bigger one closes the socket (policy violation)."""
-        data = bytes_data if bytes_data is not None else text_data or ""
-        if len(data) > MAX_CLIENT_FRAME or (
-            isinstance(data, str) and len(data.encode()) > MAX_CLIENT_FRAME
-        ):
-            await self.leave_room()
-            await self.close(code=POLICY_VIOLATION)
+        """Everything a player does goes through HTTP; the socket only listens. A small JSON
+        object (what htmx's ws extension sends) is ignored; any other frame closes the socket,
+        with a code and reason that say why."""
+        size = len(bytes_data) if text_data is None else len(text_data.encode())
+        if size > MAX_CLIENT_FRAME:
+            await self.refuse(TOO_BIG, f"frame over {MAX_CLIENT_FRAME} bytes")
+        elif text_data is None:
+            await self.refuse(BINARY, "binary frame")
+        elif not is_json_object(text_data):
+            await self.refuse(MALFORMED, "frame not a JSON object")
+
+    async def refuse(self, code, reason):
+        """Close the socket for a frame it does not take, having left the room."""
+        await self.leave_room()
+        await self.close(code=code, reason=reason)
 
     async def room_push(self, message):
         if self.group is None:
@@ -331,6 +362,13 @@ class FactsConsumer(RoomConsumer):
     async def room_push(self, message):
         if message.get("facts"):
             await super().room_push(message)
+
+
+def is_json_object(text):
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 def fresh_since():

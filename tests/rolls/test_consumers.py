@@ -2,19 +2,34 @@
 auth, per-viewer pushes, replay after a reconnect, gaps and presence (and its expiry), leaving
 on a removal or a logout, and what a client may send."""
 
+import ast
+import asyncio
+import inspect
+import logging
 import re
 from contextlib import AsyncExitStack
 from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
+from autobahn.exception import Disconnected
+from channels.consumer import AsyncConsumer
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
+from daphne.ws_protocol import WebSocketProtocol
 from django.urls import reverse
 from django.utils import timezone
 
 from rolls import consumers, push, services
-from rolls.consumers import LEFT, MAX_CLIENT_FRAME, PRESENCE_TTL
+from rolls.consumers import (
+    BINARY,
+    CLOSE_CODES,
+    LEFT,
+    MALFORMED,
+    MAX_CLIENT_FRAME,
+    PRESENCE_TTL,
+    TOO_BIG,
+)
 from rolls.layers import RoomChannelLayer
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
 from tests.conftest import make_campaign
@@ -549,37 +564,140 @@ async def test_logging_out_closes_the_user_s_sockets_in_every_campaign(table, pl
 # What a client may send: nothing that matters, and nothing big ------------------------------
 
 
-@pytest.mark.parametrize(
-    "frame",
-    [
-        {"text_data": "x" * (MAX_CLIENT_FRAME + 1)},
-        {"text_data": "é" * (MAX_CLIENT_FRAME // 2 + 1)},  # over the limit in bytes
+#: Frames a client may not send, with the code and reason that close its socket.
+REFUSED_FRAMES = {
+    "text over the limit": (
+        {"text_data": '{"x": "%s"}' % ("x" * MAX_CLIENT_FRAME)},
+        TOO_BIG,
+        f"frame over {MAX_CLIENT_FRAME} bytes",
+    ),
+    "over the limit in bytes": (
+        {"text_data": '{"x": "%s"}' % ("é" * (MAX_CLIENT_FRAME // 2))},
+        TOO_BIG,
+        f"frame over {MAX_CLIENT_FRAME} bytes",
+    ),
+    "binary over the limit": (
         {"bytes_data": b"\0" * (MAX_CLIENT_FRAME + 1)},
-    ],
-)
-async def test_a_frame_over_the_limit_closes_the_socket(table, frame):
+        TOO_BIG,
+        f"frame over {MAX_CLIENT_FRAME} bytes",
+    ),
+    "binary": ({"bytes_data": b"ping"}, BINARY, "binary frame"),
+    "not JSON": ({"text_data": "ping"}, MALFORMED, "frame not a JSON object"),
+    "JSON but not an object": ({"text_data": "[1, 2]"}, MALFORMED, "frame not a JSON object"),
+}
+
+
+@pytest.mark.parametrize("frame, code, reason", REFUSED_FRAMES.values(), ids=REFUSED_FRAMES.keys())
+async def test_a_frame_refused_closes_only_its_socket_with_its_code_and_reason(
+    table, frame, code, reason
+):
     async with AsyncExitStack() as stack:
         ana = await enter(stack, table, "ana")
         await online(ana)
         ben = await enter(stack, table, "ben", ana)
         await online(ben)
         await ana.send_to(**frame)
-        assert await closed_by_server(ana) == 1008
+        output = await ana.receive_output(timeout=TIMEOUT)
+        assert output == {"type": "websocket.close", "code": code, "reason": reason}
         assert await online(ben) == ["ben"]
         await roll(table, "ben")
         assert seqs([await receive(ben)]) == [1]
         assert await ana.receive_nothing()
 
 
-async def test_a_small_frame_is_ignored(table):
+async def test_a_small_json_object_is_ignored(table):
+    """What htmx's ws extension sends (a form's values and its headers)."""
+    frame = '{"HEADERS": {"HX-Request": "true"}, "x": "%s"}'
+    frame %= "x" * (MAX_CLIENT_FRAME - len(frame) + 2)
+    assert len(frame.encode()) == MAX_CLIENT_FRAME
     async with AsyncExitStack() as stack:
         ana = await enter(stack, table, "ana")
         await online(ana)
-        await ana.send_to(text_data="x" * MAX_CLIENT_FRAME)
-        await ana.send_to(bytes_data=b"ping")
+        await ana.send_to(text_data=frame)
         assert await ana.receive_nothing()
         await roll(table, "ana")
         assert seqs([await receive(ana)]) == [1]
+
+
+async def test_every_close_code_is_one_daphne_sends():
+    """1000, or 3000-4999 (the app's own reasons are 4xxx): autobahn refuses any other code,
+    and the client then sees 1011 or 1006."""
+    assert len(set(CLOSE_CODES)) == len(CLOSE_CODES)
+    assert all(4000 <= code <= 4999 for code in CLOSE_CODES)
+    assert {code for _, code, _ in REFUSED_FRAMES.values()} | {LEFT} == set(CLOSE_CODES)
+
+
+async def test_every_close_in_the_consumers_names_one_of_the_close_codes():
+    """Each ``close(...)`` and ``refuse(...)`` in rolls/consumers.py gives no code (1000), or
+    one of CLOSE_CODES by name; ``refuse`` passes on its own argument."""
+    names = {name for name in dir(consumers) if getattr(consumers, name) in CLOSE_CODES}
+    names = {name for name in names if name.isupper() and name != "CLOSE_CODES"}
+    tree = ast.parse(inspect.getsource(consumers))
+    calls = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr not in ("close", "refuse"):
+                continue
+            codes = [k.value for k in node.keywords if k.arg == "code"] + node.args[:1]
+            calls.append((function.name, [ast.unparse(code) for code in codes]))
+    assert ("connect", []) in calls and ("refuse", ["code"]) in calls
+    for function, codes in calls:
+        allowed = names | ({"code"} if function == "refuse" else set())
+        assert set(codes) <= allowed, (function, codes)
+
+
+# A socket closing while a push is on its way ------------------------------------------------
+
+
+def closing_daphne_socket():
+    """Daphne's protocol of a socket whose closing handshake has begun (it has not heard the
+    TCP connection end yet): a send to it raises what daphne raises."""
+    protocol = WebSocketProtocol()
+    protocol.client_addr = ["127.0.0.1", 1]
+    protocol.state = WebSocketProtocol.STATE_CLOSING
+    return protocol
+
+
+async def test_a_push_to_a_closing_socket_is_dropped_logged_at_debug_only(
+    table, player, monkeypatch, caplog
+):
+    """ana's client has begun to close her socket: the pushes to it raise daphne's error until
+    its disconnect comes. Each is dropped; her consumer lives on and leaves the room when the
+    disconnect comes."""
+    closing = closing_daphne_socket()
+    with pytest.raises(Disconnected):
+        closing.handle_reply({"type": "websocket.send", "text": "<p>late</p>"})
+    send = AsyncConsumer.send
+    dropped = []
+    three_dropped = asyncio.Event()
+
+    async def send_while_closing(self, message):
+        if self.user_id == player.pk and message["type"] == "websocket.send":
+            dropped.append(message)
+            if len(dropped) == 3:  # two rolls and the presence list
+                three_dropped.set()
+            closing.handle_reply(message)
+        await send(self, message)
+
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        await online(ana)
+        monkeypatch.setattr(AsyncConsumer, "send", send_while_closing)
+        caplog.set_level(logging.DEBUG)
+        await roll(table, "gm")
+        await roll(table, "gm")
+        ben = await enter(stack, table, "ben")  # the room's presence list, to ana too
+        assert await online(ben) == ["ana", "ben"]
+        await asyncio.wait_for(three_dropped.wait(), TIMEOUT)
+        assert await ana.receive_nothing()
+    assert await presence_rows() == 0
+    logged = [r.levelno for r in caplog.records if r.name == "rolls.consumers"]
+    assert logged == [logging.DEBUG] * len(dropped)
+    assert not [r for r in caplog.records if r.levelno > logging.DEBUG], caplog.records
 
 
 # Presence expires: a socket gone without a word stops counting within a minute ---------------
