@@ -28,6 +28,9 @@ import time
 import msgpack
 from channels_redis.core import BoundedQueue, RedisChannelLayer
 from channels_redis.serializers import MsgPackSerializer
+from channels_redis.utils import create_pool
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from config import shared_redis
 from config.shared_redis import outage
@@ -152,6 +155,13 @@ class RoomRedisChannelLayer(RedisChannelLayer):
         if "__asgi_channel__" in message:
             channel = message.pop("__asgi_channel__")
         return channel, message
+
+    def create_pool(self, index):
+        """channels_redis's pool, whose connections try a failed command once more on a new
+        connection. After Redis restarted, the pool's idle connections are closed by the server
+        it had: without this, the first command of each (a socket's group_add, the receive
+        loop's pop) failed and closed the socket with 1011, once per connection left over."""
+        return create_pool({"retry": Retry(NoBackoff(), 1), **self.hosts[index]})
 
     def fits_one_script(self):
         """Whether GROUP_SEND can make this layer's group sends: one Redis server named by its
