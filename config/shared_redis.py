@@ -55,6 +55,10 @@ class Outage:
 
     def __init__(self):
         self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        """Redis not known to be down, nothing dropped."""
         self.down_since = None  # monotonic time of the first failure of this outage
         self.retry_at = 0.0
         self.dropped = 0  # pushes dropped in this outage
