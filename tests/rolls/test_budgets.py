@@ -5,20 +5,15 @@ its static files, and a pushed roll fragment under 2 KB."""
 import gzip
 import re
 
-from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from rolls import push
 from rolls.models import LogEntry
+from tests.helpers import SESSION_READ
 from tests.rolls.room_setup import ask, url
 from tests.rolls.scripted_rng import ScriptedRng
-
-#: The statement reading the request's session: none when the process's memory caches it (one
-#: process), one with several processes (REDIS_URL), which keep it in the database alone
-#: (config/settings.py, docs/scaling.md "When Redis is down").
-SESSION_READ = 1 if settings.SESSION_ENGINE == "django.contrib.sessions.backends.db" else 0
 
 
 def grow_log(mana_table, count):
