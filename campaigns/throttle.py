@@ -6,10 +6,12 @@ A request over a limit is answered 429 with a sentence and a Retry-After header,
 runs: nothing is written. htmx gets the sentence as text, which static/js/site.js shows in the
 page's notice area; a plain form post gets it on a page of its own.
 
-The counts live in the default cache: the in-memory cache of each process (config/settings.py,
-CACHES). With several processes (REDIS_URL) each counts its own requests, so a user spread over
-N processes may reach N times the limit; a shared cache would make it one. Counting costs no SQL
-statement: the user is the one the view reads anyway.
+With several processes (REDIS_URL) the counts live in Redis, which they share, so the limits
+hold across them: one round trip per write and limit (INCR and EXPIRE, pipelined). When Redis
+cannot be reached (config/shared_redis.py) each process counts in its own memory instead, as a
+single process always does (Django's default cache, config/settings.py CACHES): a user spread
+over N processes may then reach N times the limit until Redis returns, and no write fails for
+it. Counting costs no SQL statement: the user is the one the view reads anyway.
 """
 
 import time
@@ -19,6 +21,8 @@ from django.core.cache import cache
 from django.http import HttpResponse
 from django.shortcuts import render
 
+from config.shared_redis import ERRORS, client, outage
+
 #: The views whose POSTs count as rolls too.
 ROLL_VIEWS = {"check_roll"}
 #: Writes never limited: leaving must always work.
@@ -26,21 +30,43 @@ UNLIMITED_VIEWS = {"logout"}
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
-def _count(kind, user_id, window):
-    """This window's count of ``kind`` for the user, this request included; and the seconds
-    left in the window."""
+def _counts(user_id, limits):
+    """This window's count of each (kind, window) of ``limits`` for the user, this request
+    included: in Redis (one round trip for them all), or this process's cache when Redis is
+    away or not configured."""
     now = time.time()
-    start = int(now // window)
-    key = f"limit:{kind}:{user_id}:{start}"
+    keys = [(f"limit:{kind}:{user_id}:{int(now // window)}", window) for kind, window in limits]
+    counts = _shared_counts(keys) if settings.REDIS_URL else None
+    return counts or [_process_count(key, window) for key, window in keys]
+
+
+def _shared_counts(keys):
+    """The count of each (key, window) of ``keys`` in Redis, this request included; None when
+    Redis is away."""
+    if not outage.available():
+        return None
+    try:
+        pipe = client().pipeline(transaction=False)
+        for key, window in keys:
+            pipe.incr(f"rollroom:{key}")
+            pipe.expire(f"rollroom:{key}", window + 1)
+        replies = pipe.execute()
+    except ERRORS as error:
+        outage.failed(error)
+        return None
+    outage.succeeded()
+    return replies[::2]
+
+
+def _process_count(key, window):
+    """The count of ``key`` in this process's cache, this request included."""
     if cache.add(key, 1, timeout=window + 1):
-        count = 1
-    else:
-        try:
-            count = cache.incr(key)
-        except ValueError:  # expired between the two calls
-            cache.add(key, 1, timeout=window + 1)
-            count = 1
-    return count, max(1, int((start + 1) * window - now + 0.999))
+        return 1
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between the two calls
+        cache.add(key, 1, timeout=window + 1)
+        return 1
 
 
 def over_limit(request):
@@ -55,13 +81,16 @@ def over_limit(request):
     name = match.url_name if match else None
     if name in UNLIMITED_VIEWS:
         return None
-    kinds = ["writes", "rolls"] if name in ROLL_VIEWS and "rolls" in limits else ["writes"]
-    for kind in kinds:
-        if kind not in limits:
-            continue
+    kinds = ["writes", "rolls"] if name in ROLL_VIEWS else ["writes"]
+    kinds = [kind for kind in kinds if kind in limits]
+    if not kinds:
+        return None
+    counts = _counts(user.pk, [(kind, limits[kind][1]) for kind in kinds])
+    for kind, count in zip(kinds, counts, strict=True):
         most, window = limits[kind]
-        count, wait = _count(kind, user.pk, window)
         if count > most:
+            now = time.time()
+            wait = max(1, int((now // window + 1) * window - now + 0.999))
             what = "rolls" if kind == "rolls" else "changes"
             sentence = (
                 f"Slow down: at most {most} {what} every {window} seconds. "

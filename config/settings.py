@@ -244,14 +244,15 @@ CHANNEL_CAPACITY = 1000
 # both are pinned in requirements.txt and tests/config/test_settings.py checks the margin. A
 # socket_timeout in REDIS_URL's query string would override this one.
 REDIS_SOCKET_TIMEOUT = 15
-if os.environ.get("REDIS_URL"):
+# The Redis the processes share, if any; a request's own use of it (the write limits, its
+# pushes) fails open and backs off when Redis is away (config/shared_redis.py).
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "rolls.redis_layer.RoomRedisChannelLayer",
             "CONFIG": {
-                "hosts": [
-                    {"address": os.environ["REDIS_URL"], "socket_timeout": REDIS_SOCKET_TIMEOUT}
-                ],
+                "hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_SOCKET_TIMEOUT}],
                 "capacity": CHANNEL_CAPACITY,
             },
         }
@@ -264,21 +265,19 @@ else:
         }
     }
 
-# Sessions are read through a cache before the database: one process (no REDIS_URL) caches them
-# in its memory; several processes in Redis, which they share, so that a logout holds in all of
-# them at once (config/cache.py: one Redis client per process, whatever thread asks). A request
-# then reads its session without a database statement.
+# Sessions: one process (no REDIS_URL) reads them through its memory before the database, which
+# costs a request no statement. Several processes keep them in the database alone: a request
+# reads its session with one primary-key statement, and needs nothing but the database to log
+# in, be recognised or log out, so that pages and writes go on while Redis is down. A cache
+# in Redis would save that statement but could not fail open safely: a logout (or a removal
+# of a session) whose cache delete failed while Redis was unreachable would leave the session
+# alive in Redis for every process that reaches it, until it expires (docs/scaling.md).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
-SESSION_CACHE_ALIAS = "default"
-if os.environ.get("REDIS_URL"):
-    CACHES["sessions"] = {
-        "BACKEND": "config.cache.ProcessRedisCache",
-        "LOCATION": os.environ["REDIS_URL"],
-        "KEY_PREFIX": "rollroom",
-        "OPTIONS": {"socket_timeout": REDIS_SOCKET_TIMEOUT},
-    }
-    SESSION_CACHE_ALIAS = "sessions"
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.db"
+    if REDIS_URL
+    else "django.contrib.sessions.backends.cached_db"
+)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -335,8 +334,9 @@ CONTENT_SECURITY_POLICY = {
 
 # --- Write limits per user (campaigns/throttle.py) -------------------------------------------
 # A logged-in user's writes (POSTs) and rolls, each at most so many per window of seconds; one
-# more is answered 429 with a sentence, and nothing is written. Counted in CACHES["default"]:
-# with several processes each counts its own (see campaigns/throttle.py).
+# more is answered 429 with a sentence, and nothing is written. Counted in Redis when there is
+# one (every process shares the count), else, or while it is unreachable, in each process's
+# CACHES["default"] (see campaigns/throttle.py).
 MIDDLEWARE.append("campaigns.throttle.WriteLimitMiddleware")
 WRITE_LIMITS = {"writes": (30, 10), "rolls": (10, 10)}
 # --- end of write limits -----------------------------------------------------------------------

@@ -26,9 +26,14 @@ import threading
 import time
 
 import msgpack
-import redis
 from channels_redis.core import BoundedQueue, RedisChannelLayer
 from channels_redis.serializers import MsgPackSerializer
+from channels_redis.utils import create_pool
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from config import shared_redis
+from config.shared_redis import outage
 
 from .layers import send_each_in_loop, warn_dropped
 
@@ -151,6 +156,13 @@ class RoomRedisChannelLayer(RedisChannelLayer):
             channel = message.pop("__asgi_channel__")
         return channel, message
 
+    def create_pool(self, index):
+        """channels_redis's pool, whose connections try a failed command once more on a new
+        connection. After Redis restarted, the pool's idle connections are closed by the server
+        it had: without this, the first command of each (a socket's group_add, the receive
+        loop's pop) failed and closed the socket with 1011, once per connection left over."""
+        return create_pool({"retry": Retry(NoBackoff(), 1), **self.hosts[index]})
+
     def fits_one_script(self):
         """Whether GROUP_SEND can make this layer's group sends: one Redis server named by its
         address, MessagePack messages with a random head and no encryption, one capacity for
@@ -201,23 +213,41 @@ class RoomRedisChannelLayer(RedisChannelLayer):
     def group_send_blocking(self, sends):
         """Send each (group, message) of ``sends``, in order, from a thread other than the event
         loop's (a request's): GROUP_SEND through this process's synchronous Redis client, one
-        round trip each, with no trip into the event loop."""
+        round trip each, with no trip into the event loop.
+
+        When Redis cannot be reached the pushes are dropped and counted, and the write that
+        made them answers as usual (config/shared_redis.py: one warning per outage, and a back
+        off during which nothing is tried); its sockets replay the log when they return."""
         if not self.one_script:
             return send_each_in_loop(self, sends)
+        if not outage.available():
+            outage.drop(len(sends))
+            return
         script = self.blocking_script()
-        for group, message in sends:
+        for index, (group, message) in enumerate(sends):
             keys, arguments = self.group_send_arguments(group, message)
-            self.sent(group, script(keys=keys, args=arguments))
+            try:
+                result = script(keys=keys, args=arguments)
+            except shared_redis.ERRORS as error:
+                outage.failed(error)
+                outage.drop(len(sends) - index)
+                return
+            self.sent(group, result)
+        outage.succeeded()
 
     def blocking_script(self):
-        """GROUP_SEND bound to this process's synchronous client (made on first use; its
-        connection pool serves every thread)."""
+        """GROUP_SEND bound to this process's synchronous client (config/shared_redis.py: made
+        on first use, its connection pool serves every thread, it gives up quickly)."""
         with self.blocking_lock:
             if self.blocking_group_send is None:
-                host = dict(self.hosts[0])
-                client = redis.Redis.from_url(host.pop("address"), **host)
+                client = shared_redis.client(self.hosts[0]["address"])
                 self.blocking_group_send = client.register_script(GROUP_SEND)
             return self.blocking_group_send
+
+    async def group_add(self, group, channel):
+        """channels_redis's; a socket that joins its groups shows this process Redis is back."""
+        await super().group_add(group, channel)
+        outage.succeeded()
 
     def deserialize(self, message):
         """A message as GROUP_SEND wrote it (its queue's channels, then the message), or as

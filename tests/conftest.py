@@ -43,12 +43,22 @@ def fast_password_hashing(settings):
 
 
 @pytest.fixture(autouse=True)
-def fresh_write_limits():
-    """Each test starts with no writes counted (campaigns/throttle.py counts in the cache, which
-    outlives a test; a later test's user may have an earlier one's id)."""
+def fresh_write_limits(settings):
+    """Each test starts with no writes counted (campaigns/throttle.py counts in the cache, or in
+    Redis with REDIS_URL, both of which outlive a test; a later test's user may have an earlier
+    one's id), and with Redis not known to be down (config/shared_redis.py)."""
     from django.core.cache import cache
 
+    from config.shared_redis import client, outage
+
     cache.clear()
+    outage.reset()
+    if settings.REDIS_URL:
+        shared = client()
+        for key in shared.scan_iter("rollroom:limit:*"):
+            shared.delete(key)
+    yield
+    outage.reset()
 
 
 @pytest.fixture(autouse=True)

@@ -1,21 +1,171 @@
-"""Real parts that a fault test starts, breaks and starts again itself: never the shared ones.
+"""Real parts that a fault test starts, breaks and starts again itself, never the shared ones:
+a redis-server of the test's own (``redis_server``), a PostgreSQL cluster of the test's own
+(``own_postgres``: initdb into a temporary directory, pg_ctl on a free port of 127.0.0.1, trust
+authentication), and daphne processes serving them (``start_daphne``), with plain HTTP helpers.
 
-``own_postgres()``: a PostgreSQL cluster of the test's own (initdb into a temporary directory,
-pg_ctl on a free port of 127.0.0.1, trust authentication), which the test may stop and start
-again while a server uses it. Under CI=true missing PostgreSQL binaries are a failure, not a skip.
+Under CI=true a missing server binary fails the test; elsewhere it is skipped.
 """
 
 import os
 import re
+import secrets
 import shutil
+import socket
 import subprocess
+import sys
 import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import redis
+from django.conf import settings
+from django.db import connection
 
-from tests.helpers import free_port
+from tests.browser import in_ci
+from tests.helpers import free_port, stop
+
+
+def require_binary(name):
+    """The path of the program ``name``: a failure under CI=true when missing, else a skip."""
+    path = shutil.which(name)
+    if path is None:
+        fail_or_skip(f"{name} is not installed")
+    return path
+
+
+def fail_or_skip(message):
+    """A missing part: the test fails under CI=true, else it is skipped."""
+    if in_ci():
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+class RedisServer:
+    """A redis-server on a free port of 127.0.0.1, keeping nothing on disk: ``stop()`` it and
+    ``start()`` it again on the same port (it comes back empty, as a restarted Redis without
+    persistence does)."""
+
+    def __init__(self):
+        self.binary = require_binary("redis-server")
+        self.port = free_port()
+        self.process = None
+
+    def url(self, db=0):
+        return f"redis://127.0.0.1:{self.port}/{db}"
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1"]
+            + ["--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with {self.process.returncode}")
+            try:
+                client.ping()
+                return self
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError(f"redis-server did not answer on {self.port}")
+
+    def stop(self):
+        if self.process is not None:
+            stop(self.process)
+            self.process = None
+
+
+@pytest.fixture
+def redis_server():
+    """A redis-server of this test's own, running; stopped when the test ends."""
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+def database_env():
+    """The environment that points a server process at the test database (the one this test
+    process writes to), on PostgreSQL or on SQLite."""
+    name = connection.settings_dict["NAME"]
+    if connection.vendor == "sqlite":
+        return {"DATABASE_URL": "", "SQLITE_PATH": str(name)}
+    url = urllib.parse.urlsplit(os.environ["DATABASE_URL"])
+    return {"DATABASE_URL": url._replace(path="/" + name).geturl()}
+
+
+def daphne_log_path(port):
+    return f"/tmp/daphne-{port}.log"
+
+
+def daphne_log(port):
+    with open(daphne_log_path(port)) as log:
+        return log.read()
+
+
+def start_daphne(port, **env):
+    """A daphne process on ``port``, on the test database, with ``env`` over this process's
+    environment (e.g. ``REDIS_URL``); its output in :func:`daphne_log`."""
+    env = {**os.environ, **database_env(), "DJANGO_DEBUG": "1", **env}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+        + ["config.asgi:application"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(daphne_log_path(port), "w"),
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited with {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"daphne did not listen on {port}")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def http(port, path, data=None, *, session_id=None, htmx=False):
+    """GET ``path`` on ``port`` (POST ``data`` when given, with a CSRF token) as the session's
+    user, following no redirect: the status, the headers and the body."""
+    token = secrets.token_hex(16)
+    cookies = [f"csrftoken={token}"] + ([f"sessionid={session_id}"] if session_id else [])
+    headers = {"Cookie": "; ".join(cookies), "Origin": f"http://127.0.0.1:{port}"}
+    if data is not None:
+        headers["X-CSRFToken"] = token
+        data = urllib.parse.urlencode(data, doseq=True).encode()
+    if htmx:
+        headers["HX-Request"] = "true"
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, headers=headers)
+    try:
+        with urllib.request.build_opener(_NoRedirect).open(request, timeout=15) as response:
+            return response.status, response.headers, response.read().decode()
+    except urllib.error.HTTPError as error:  # a redirect, or an error
+        return error.code, error.headers, error.read().decode()
+
+
+def session_of(headers):
+    """The session id a response's Set-Cookie gives, or None."""
+    for value in headers.get_all("Set-Cookie") or []:
+        name, _, rest = value.partition("=")
+        if name.strip() == settings.SESSION_COOKIE_NAME:
+            return rest.split(";")[0]
+    return None
+
 
 #: Where Debian's packages put each PostgreSQL version's programs.
 POSTGRES_ROOT = Path("/usr/lib/postgresql")
@@ -30,10 +180,7 @@ def postgres_bin():
         if (path.parent / "initdb").exists()
     ]
     if not found:
-        message = f"needs PostgreSQL's server programs (initdb, pg_ctl) in {POSTGRES_ROOT}/*/bin"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        fail_or_skip(f"needs PostgreSQL's programs (initdb, pg_ctl) in {POSTGRES_ROOT}/*/bin")
     return max(found, key=lambda bin_dir: [int(n) for n in re.findall(r"\d+", bin_dir.parent.name)])
 
 

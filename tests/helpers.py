@@ -8,12 +8,18 @@ from contextlib import contextmanager
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.db import connection, transaction
 
 from campaigns.writes import Refused
 
 #: Extra headers that make the test client's request an htmx request.
 HTMX = {"HTTP_HX_REQUEST": "true"}
+
+#: The statement reading a request's session: none when the process's memory caches it (one
+#: process), one with several processes (REDIS_URL), which keep it in the database alone
+#: (config/settings.py, docs/scaling.md "When Redis is down").
+SESSION_READ = 1 if settings.SESSION_ENGINE == "django.contrib.sessions.backends.db" else 0
 
 #: The apps whose rows a refused write must leave as they were.
 OUR_APPS = ("campaigns", "sheets", "sparetime", "rolls")

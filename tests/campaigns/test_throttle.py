@@ -1,11 +1,14 @@
 """The per-user limit on writes and rolls (campaigns/throttle.py)."""
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 
 from campaigns import throttle
 from campaigns.models import Campaign
+from config import shared_redis
 from tests.campaigns.helpers import renew
+from tests.faults import redis_server  # noqa: F401
 from tests.helpers import HTMX, db_snapshot
 
 
@@ -91,3 +94,51 @@ def test_anonymous_posts_are_left_to_the_login_throttle(client, pool_campaign):
     assert Campaign.objects.count() == 1
     for _ in range(35):
         assert client.post(renew(pool_campaign)).status_code == 302  # to the login page
+
+
+# With Redis (a redis-server of the test's own, tests/faults.py) --------------------------------
+
+
+@pytest.fixture
+def shared_redis_at(redis_server, settings):  # noqa: F811
+    """The limits counted in the test's own Redis."""
+    settings.REDIS_URL = redis_server.url()
+    return redis_server
+
+
+def test_with_redis_the_limit_holds_across_processes(
+    as_user, gm, pool_campaign, clock, shared_redis_at
+):
+    client = as_user(gm)
+    for _ in range(15):
+        assert client.post(renew(pool_campaign), **HTMX).status_code == 200
+    cache.clear()  # what another process would see of its own: nothing
+    for _ in range(15):
+        assert client.post(renew(pool_campaign), **HTMX).status_code == 200
+    cache.clear()
+    assert client.post(renew(pool_campaign), **HTMX).status_code == 429
+    keys = shared_redis.client(shared_redis_at.url()).keys("rollroom:limit:*")
+    assert keys == [f"rollroom:limit:writes:{gm.pk}:{int(clock.now // 10)}".encode()]
+
+
+def test_with_redis_down_the_limit_holds_per_process_and_nothing_fails(
+    as_user, gm, pool_campaign, clock, shared_redis_at, caplog, monkeypatch
+):
+    client = as_user(gm)
+    assert client.post(renew(pool_campaign), **HTMX).status_code == 200  # counted in Redis
+    shared_redis_at.stop()
+    monkeypatch.setattr(shared_redis, "BACKOFF", 0)  # every write tries Redis again
+    with caplog.at_level("WARNING", logger="config.shared_redis"):
+        for _ in range(30):
+            assert client.post(renew(pool_campaign), **HTMX).status_code == 200
+        assert client.post(renew(pool_campaign), **HTMX).status_code == 429
+    said = [r.getMessage()[:17] for r in caplog.records if r.name == "config.shared_redis"]
+    assert said == ["Redis unreachable"]  # once, not per write
+    # Redis back: counted there again (this window's count started afresh there).
+    shared_redis_at.start()
+    clock.now += 10
+    with caplog.at_level("WARNING", logger="config.shared_redis"):
+        assert client.post(renew(pool_campaign), **HTMX).status_code == 200
+    assert "Redis reachable again" in caplog.records[-1].getMessage()
+    key = f"rollroom:limit:writes:{gm.pk}:{int(clock.now // 10)}"
+    assert shared_redis.client(shared_redis_at.url()).get(key) == b"1"

@@ -8,15 +8,9 @@ restart. Runs wherever PostgreSQL's server programs are installed (fails under C
 
 import asyncio
 import json
-import os
-import secrets
-import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 
 import psycopg
@@ -24,7 +18,7 @@ import pytest
 import websockets
 from django.conf import settings
 
-from tests.faults import own_postgres
+from tests.faults import daphne_log, http, own_postgres, session_of, start_daphne
 from tests.helpers import free_port, stop
 
 PASSWORD = "a long enough password 1"
@@ -63,7 +57,6 @@ class Table:
     campaign: int
     agility: int
     checks: list
-    log_path: str
 
     def url(self, path):
         return f"http://127.0.0.1:{self.port}{path}"
@@ -74,15 +67,14 @@ class Table:
             return [row[0] for row in conn.execute(sql)]
 
     def daphne_log(self):
-        with open(self.log_path) as log:
-            return log.read()
+        return daphne_log(self.port)
 
 
 def manage(env, *args, input_text=None):
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=settings.BASE_DIR,
-        env=env,
+        env={**os.environ, **env},
         input=input_text,
         capture_output=True,
         text=True,
@@ -95,47 +87,16 @@ def server_env(database_url):
     """The server's environment: the test cluster's database, the in-memory channel layer (one
     process), DEBUG off as in production (the error pages are the site's; tests/server_settings.py
     names static files without collectstatic)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DJANGO_DEBUG")}
     return {
-        **env,
+        "REDIS_URL": "",
         "DATABASE_URL": database_url,
         "DJANGO_DEBUG": "0",
         "DJANGO_SETTINGS_MODULE": "tests.server_settings",
     }
 
 
-def start_daphne(env, port, log_path):
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "config.asgi:application",
-        ],
-        cwd=settings.BASE_DIR,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=open(log_path, "w"),
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"daphne exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process
-        except OSError:
-            time.sleep(0.1)
-    stop(process)
-    raise RuntimeError(f"daphne did not listen on {port}")
-
-
 @pytest.fixture
-def table(tmp_path):
+def table():
     """A migrated database on a cluster of the test's own, seeded, with a daphne process on it."""
     with own_postgres() as postgres:
         postgres.create_database("rollroom")
@@ -145,20 +106,14 @@ def table(tmp_path):
         seeded = manage(env, "shell", input_text=SEED.replace("PASSWORD", repr(PASSWORD)))
         ids = json.loads(seeded.stdout.strip().splitlines()[-1])
         port = free_port()
-        log_path = str(tmp_path / "daphne.log")
-        process = start_daphne(env, port, log_path)
+        process = start_daphne(port, **server_env(database_url))
         try:
-            yield Table(postgres, port, database_url, log_path=log_path, **ids)
+            yield Table(postgres, port, database_url, **ids)
         finally:
             stop(process)
 
 
 # HTTP, as a browser sends it -------------------------------------------------------------------
-
-
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
 
 
 @dataclass
@@ -169,31 +124,15 @@ class Answer:
 
 
 def request(table, path, data=None, *, session=None, htmx=False):
-    """GET (or POST ``data``) ``path`` with a CSRF token and the ``session`` cookie; the answer,
-    redirects not followed."""
-    token = secrets.token_hex(16)
-    cookie = f"csrftoken={token}" + (f"; sessionid={session}" if session else "")
-    headers = {"Cookie": cookie, "X-CSRFToken": token, "Origin": table.url("")}
-    if htmx:
-        headers["HX-Request"] = "true"
-    body = urllib.parse.urlencode(data).encode() if data is not None else None
-    req = urllib.request.Request(table.url(path), data=body, headers=headers)
-    opener = urllib.request.build_opener(NoRedirect)
-    try:
-        with opener.open(req, timeout=TIMEOUT) as response:
-            return Answer(response.status, response.headers, response.read().decode())
-    except urllib.error.HTTPError as error:  # a redirect, or an error
-        return Answer(error.code, error.headers, error.read().decode())
+    """GET (or POST ``data``) ``path`` as the ``session``'s user: the answer, redirects not
+    followed (tests/faults.py, ``http``)."""
+    return Answer(*http(table.port, path, data, session_id=session, htmx=htmx))
 
 
 def log_in(table, username):
     """POST the login form: the answer, and the new session cookie (None if none was set)."""
     answer = request(table, "/accounts/login/", {"username": username, "password": PASSWORD})
-    session = None
-    for value in answer.headers.get_all("Set-Cookie") or ():
-        if value.startswith("sessionid="):
-            session = value.split(";")[0].split("=", 1)[1]
-    return answer, session
+    return answer, session_of(answer.headers)
 
 
 def roll(table, check_id, session):

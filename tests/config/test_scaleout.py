@@ -7,10 +7,6 @@ sockets on both. Skipped unless DATABASE_URL (PostgreSQL) and REDIS_URL are set.
 import asyncio
 import os
 import secrets
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -18,11 +14,11 @@ import urllib.request
 import pytest
 import websockets
 from django.conf import settings
-from django.db import connection
 from django.test import Client
 
 from rolls import services as rolls_services
 from sheets import services as sheet_services
+from tests.faults import daphne_log, start_daphne
 from tests.helpers import free_port, stop
 
 pytestmark = [
@@ -33,49 +29,6 @@ pytestmark = [
     ),
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def daphne_log_path(port):
-    return f"/tmp/daphne-{port}.log"
-
-
-def daphne_log(port):
-    with open(daphne_log_path(port)) as log:
-        return log.read()
-
-
-def start_daphne(port):
-    """A daphne process on the test database (the one this test process writes to)."""
-    url = urllib.parse.urlsplit(os.environ["DATABASE_URL"])
-    database_url = url._replace(path="/" + connection.settings_dict["NAME"]).geturl()
-    env = {**os.environ, "DATABASE_URL": database_url, "DJANGO_DEBUG": "1"}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "config.asgi:application",
-        ],
-        cwd=settings.BASE_DIR,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=open(daphne_log_path(port), "w"),
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"daphne exited with {process.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError(f"daphne did not listen on {port}")
 
 
 def session_cookie(user):
