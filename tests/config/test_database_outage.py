@@ -8,6 +8,7 @@ restart. Runs wherever PostgreSQL's server programs are installed (fails under C
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import time
@@ -28,6 +29,7 @@ TIMEOUT = 20
 #: player's character and two checks asked of it; prints the ids.
 SEED = """
 import json
+import os
 from django.contrib.auth import get_user_model
 from campaigns.models import Campaign, Membership
 from rolls import services as rolls_services
