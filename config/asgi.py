@@ -18,20 +18,21 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set Django up before importing code that imports models.
 django_asgi_app = tuning.get_asgi_application()
 
-from config.views import DATABASE_UNAVAILABLE
+from config.shared_redis import REDIS_UNAVAILABLE, outage
+from config.views import DATABASE_UNAVAILABLE, TRY_AGAIN_LATER
 from rolls.routing import websocket_urlpatterns
 
 logger = logging.getLogger(__name__)
 
-#: The close code asking a client to reconnect later (the browser's ws extension does).
-TRY_AGAIN_LATER = 1013
 
 
 class SocketGuard:
     """Closes a websocket whose application failed for want of the database (reading the
-    session's user, the membership, the log) instead of letting the failure reach the server:
-    a handshake not yet accepted is refused, an open socket is closed with 1013 (try again
-    later). Any other failure passes on as before."""
+    session's user, the membership, the log) or of Redis (joining the room's groups, the
+    layer's receive loop) instead of letting the failure reach the server: a handshake not yet
+    accepted is refused, an open socket is closed with ``TRY_AGAIN_LATER``, and the page
+    reopens it. Any other failure passes on as before. A Redis outage is logged once for the
+    process (config/shared_redis.py), not once per socket."""
 
     def __init__(self, app):
         self.app = app
@@ -43,6 +44,9 @@ class SocketGuard:
             logger.warning(
                 "Socket %s closed, the database is unavailable: %s", scope["path"], error
             )
+            await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
+        except REDIS_UNAVAILABLE as error:
+            outage.failed(error)
             await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
 
 

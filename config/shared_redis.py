@@ -110,3 +110,5 @@ outage = Outage()
 
 #: What a request's Redis call may raise when Redis is away (or answers out of turn).
 ERRORS = (redis.ConnectionError, redis.TimeoutError, OSError)
+#: What a socket's use of the channel layer raises when Redis is away (config/asgi.py).
+REDIS_UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError)

@@ -22,6 +22,10 @@ DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, PoolTimeout)
 
 #: Seconds a client is asked to wait before trying again (Retry-After).
 RETRY_AFTER = 5
+#: The close code asking a socket's page to open it again later (static/js/site.js does;
+#: config/asgi.py): the app's own 4xxx, as daphne refuses to send WebSocket's own 1013 (any code
+#: but 1000 and 3000-4999).
+TRY_AGAIN_LATER = 4503
 
 UNAVAILABLE_SENTENCE = (
     "The server cannot reach its database just now. Nothing was done; try again in a few seconds."

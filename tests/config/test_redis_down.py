@@ -11,6 +11,7 @@ import websockets
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.urls import reverse
 
+from config.views import TRY_AGAIN_LATER
 from rolls.models import Check, LogEntry
 from tests.conftest import PASSWORD
 from tests.faults import daphne_log, http, redis_server, session_of, start_daphne  # noqa: F401
@@ -87,6 +88,7 @@ def test_with_redis_down_pages_logins_and_rolls_go_on_and_sockets_recover_after(
     assert log.count("Redis reachable again") == 1, log
     assert "pushes dropped meanwhile" in log
     assert "Internal Server Error" not in log, log
+    assert "Exception inside application" not in log, log  # no traceback per socket
     assert "Push to campaign" not in log, log  # no warning per write
 
 
@@ -94,8 +96,11 @@ async def outage(port, server, campaign, check, agility, cookies, player):
     room = reverse("room", args=[campaign.id])
     before = await room_socket(port, campaign.id, cookies["player"], after=0)
     server.stop()
-    # The socket open when Redis went away closes (its page opens another).
-    assert await closed(before) is not None
+    # The socket open when Redis went away closes, asking to be opened again later (its page
+    # does); one opened meanwhile is refused, not left hanging.
+    assert await closed(before) == TRY_AGAIN_LATER
+    with pytest.raises(websockets.InvalidStatus):
+        await room_socket(port, campaign.id, cookies["player"], after=0)
 
     # Pages load, for a logged-in user and to log in.
     for path in ("/", room, reverse("login")):
