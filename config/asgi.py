@@ -25,7 +25,6 @@ from rolls.routing import websocket_urlpatterns
 logger = logging.getLogger(__name__)
 
 
-
 class SocketGuard:
     """Closes a websocket whose application failed for want of the database (reading the
     session's user, the membership, the log) or of Redis (joining the room's groups, the
