@@ -393,5 +393,8 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # A database outage logs its first 503 and then one a minute, not one per request.
+    "filters": {"outage": {"()": "config.views.OutageLogged"}},
+    "loggers": {"django.request": {"filters": ["outage"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }

@@ -2,7 +2,10 @@
 host name it refuses, and a failure for want of the database answered 503 (try again soon)
 instead of 500."""
 
+import logging
 import sys
+import threading
+import time
 
 from django.core.exceptions import DisallowedHost
 from django.db import InterfaceError, OperationalError
@@ -68,3 +71,38 @@ def database_unavailable(request):
         response = HttpResponse(loader.get_template("503.html").render(), status=503)
     response["Retry-After"] = str(RETRY_AFTER)
     return response
+
+
+class OutageLogged(logging.Filter):
+    """django.request's records of requests answered 503 for want of the database: the first
+    of an outage is kept, then one a minute at most (saying how many were left out), so that an
+    outage does not log a traceback per request (config/settings.py, LOGGING)."""
+
+    #: Seconds between two records kept.
+    EVERY = 60
+
+    def __init__(self):
+        super().__init__()
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        """No outage seen yet."""
+        self.kept_at = None
+        self.left_out = 0
+
+    def filter(self, record):
+        error = record.exc_info[1] if record.exc_info else None
+        if getattr(record, "status_code", None) != 503 or not isinstance(
+            error, DATABASE_UNAVAILABLE
+        ):
+            return True
+        with self.lock:
+            now = time.monotonic()
+            if self.kept_at is not None and now - self.kept_at < self.EVERY:
+                self.left_out += 1
+                return False
+            self.kept_at, left_out, self.left_out = now, self.left_out, 0
+        if left_out:
+            record.msg = f"{record.msg} (and {left_out} more 503s for the database meanwhile)"
+        return True

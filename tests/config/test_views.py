@@ -2,6 +2,7 @@
 config/views.py), as served with DEBUG off: in the site's own look, never Django's debug pages.
 (PostgreSQL really stopped under a server: tests/config/test_database_outage.py.)"""
 
+import logging
 from contextlib import contextmanager
 
 import pytest
@@ -176,3 +177,19 @@ def test_a_roll_on_a_locked_database_is_503_and_writes_nothing(
     assert response.status_code == 503
     assert "Nothing was done" in response.content.decode()
     assert pushes.entries() == [] and pushes.checks() == []
+
+
+@pytest.mark.urls(__name__)
+def test_an_outage_is_logged_once_not_per_request(client, caplog):
+    [outage] = [f for f in logging.getLogger("django.request").filters if hasattr(f, "kept_at")]
+    outage.reset()  # earlier tests' 503s
+    client.raise_request_exception = False
+    with caplog.at_level("ERROR", logger="django.request"):
+        for error in ("operational", "pool", "interface"):
+            assert client.get("/unreachable/", {"error": error}).status_code == 503
+    assert [r.status_code for r in caplog.records if r.name == "django.request"] == [503]
+    # Any other failure is logged as before.
+    caplog.clear()
+    with caplog.at_level("ERROR", logger="django.request"):
+        assert client.get("/boom/").status_code == 500
+    assert [r.status_code for r in caplog.records if r.name == "django.request"] == [500]
