@@ -15,13 +15,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set Django up before importing code that imports models.
 django_asgi_app = tuning.get_asgi_application()
 
-from rolls.routing import websocket_urlpatterns
+from rolls.routing import no_route, websocket_urlpatterns
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, no_route]))
         ),
     }
 )
