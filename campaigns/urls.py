@@ -2,21 +2,21 @@ from django.urls import path
 
 from . import views
 
-GM = "campaigns/<int:campaign_id>/gm/"
+GM = "campaigns/<id:campaign_id>/gm/"
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("rules/", views.rules, name="rules"),
     path("accounts/signup/", views.signup, name="signup"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
-    path("campaigns/<int:campaign_id>/", views.campaign_detail, name="campaign_detail"),
+    path("campaigns/<id:campaign_id>/", views.campaign_detail, name="campaign_detail"),
     path("join/<str:token>/", views.campaign_join, name="campaign_join"),
     path(GM, views.gm_panel, name="gm_panel"),
     path(GM + "settings/", views.campaign_settings, name="campaign_settings"),
     path(GM + "invite/renew/", views.invite_renew, name="invite_renew"),
     path(GM + "members/add/", views.member_add, name="member_add"),
-    path(GM + "members/<int:user_id>/remove/", views.member_remove, name="member_remove"),
+    path(GM + "members/<id:user_id>/remove/", views.member_remove, name="member_remove"),
     path(GM + "skills/", views.mana_skill_add, name="mana_skill_add"),
-    path(GM + "skills/<int:skill_id>/", views.mana_skill_edit, name="mana_skill_edit"),
-    path(GM + "skills/<int:skill_id>/delete/", views.mana_skill_delete, name="mana_skill_delete"),
+    path(GM + "skills/<id:skill_id>/", views.mana_skill_edit, name="mana_skill_edit"),
+    path(GM + "skills/<id:skill_id>/delete/", views.mana_skill_delete, name="mana_skill_delete"),
 ]

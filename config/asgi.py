@@ -20,7 +20,7 @@ django_asgi_app = tuning.get_asgi_application()
 
 from config.shared_redis import REDIS_UNAVAILABLE, outage
 from config.views import DATABASE_UNAVAILABLE, TRY_AGAIN_LATER
-from rolls.routing import websocket_urlpatterns
+from rolls.routing import no_route, websocket_urlpatterns
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,9 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": SocketGuard(
-            AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            AllowedHostsOriginValidator(
+                AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, no_route]))
+            )
         ),
     }
 )

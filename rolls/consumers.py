@@ -392,3 +392,12 @@ def online(campaign_id):
         .values_list("user__username", flat=True)
         .distinct()
     )
+
+
+class NoRouteConsumer(AsyncWebsocketConsumer):
+    """A websocket to a path no route takes (``/ws/campaigns/abc/``, an id beyond any: see
+    campaigns/ids.py) is refused at the handshake, as an HTTP path that is not there answers
+    404; without it the router raises and the server answers 500 and logs the traceback."""
+
+    async def connect(self):
+        await self.close()

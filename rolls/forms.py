@@ -7,7 +7,7 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 
 from django import forms
 
-from campaigns.access import MAX_ID
+from campaigns.ids import IdsChoiceField
 from campaigns.models import ManaSkill
 from campaigns.names import plain_name
 from campaigns.writes import OnceField
@@ -107,21 +107,9 @@ class _CheckAboutForm(forms.Form):
         }
 
 
-class _RowsField(forms.ModelMultipleChoiceField):
-    """Rows by the ids a browser sent; an id no database holds is refused before any query."""
-
-    def _check_values(self, value):
-        for pk in value:
-            if not str(pk).isdecimal() or int(pk) > MAX_ID:
-                raise forms.ValidationError(
-                    self.error_messages["invalid_choice"], code="invalid_choice"
-                )
-        return super()._check_values(value)
-
-
 def characters_field(message, **kwargs):
     """Characters of the campaign, by the ids a browser sent (the queryset is set per form)."""
-    return _RowsField(
+    return IdsChoiceField(
         queryset=Character.objects.none(),
         error_messages={
             "invalid_choice": message,

@@ -7,11 +7,11 @@ Reading views only (GET); a campaign's pages are for its members (``campaigns.ac
 import csv
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from campaigns.access import MAX_ID, campaign_for
+from campaigns.access import campaign_for
 from campaigns.models import GameSession
 
 from . import charts, insights
@@ -121,8 +121,6 @@ def session_summary(request, campaign_id, number):
     """A session to share after the game: who rolled what, its luck, its luckiest and unluckiest
     moments, the sparetime awarded for it."""
     campaign = campaign_for(request, campaign_id)
-    if not 0 < number <= MAX_ID:
-        raise Http404("No such session.")
     session = get_object_or_404(GameSession, campaign=campaign, number=number)
     summary = insights.session_summary(campaign, session, request.user.pk)
     context = {"campaign": campaign, "summary": summary, "is_gm": campaign.viewer.is_gm}

@@ -2,34 +2,34 @@ from django.urls import path
 
 from . import insight_views, views
 
-ROOM = "campaigns/<int:campaign_id>/room/"
-CHECK = "campaigns/<int:campaign_id>/checks/<int:check_id>/"
+ROOM = "campaigns/<id:campaign_id>/room/"
+CHECK = "campaigns/<id:campaign_id>/checks/<id:check_id>/"
 
 urlpatterns = [
     path("rules/odds/", insight_views.odds_calculator, name="odds_calculator"),
     path(ROOM, views.room, name="room"),
     path(ROOM + "log/", views.room_log, name="room_log"),
     path(ROOM + "requests/", views.room_requests, name="room_requests"),
-    path("campaigns/<int:campaign_id>/luck/", insight_views.campaign_luck, name="campaign_luck"),
-    path("campaigns/<int:campaign_id>/tuning/", insight_views.campaign_tuning, name="tuning"),
+    path("campaigns/<id:campaign_id>/luck/", insight_views.campaign_luck, name="campaign_luck"),
+    path("campaigns/<id:campaign_id>/tuning/", insight_views.campaign_tuning, name="tuning"),
     path(
-        "campaigns/<int:campaign_id>/sessions/<int:number>/",
+        "campaigns/<id:campaign_id>/sessions/<id:number>/",
         insight_views.session_summary,
         name="session_summary",
     ),
-    path("campaigns/<int:campaign_id>/log.csv", insight_views.campaign_log_csv, name="log_csv"),
-    path("campaigns/<int:campaign_id>/log.json", insight_views.campaign_log_json, name="log_json"),
+    path("campaigns/<id:campaign_id>/log.csv", insight_views.campaign_log_csv, name="log_csv"),
+    path("campaigns/<id:campaign_id>/log.json", insight_views.campaign_log_json, name="log_json"),
     path(ROOM + "checks/", views.room_checks, name="room_checks"),
-    path(ROOM + "log/<int:seq>/reveal/", views.roll_reveal, name="roll_reveal"),
+    path(ROOM + "log/<id:seq>/reveal/", views.roll_reveal, name="roll_reveal"),
     path(ROOM + "log/verify/", views.verify_log, name="verify_log"),
     path(ROOM + "session/start/", views.session_start, name="session_start"),
     path(ROOM + "session/end/", views.session_end, name="session_end"),
-    path("campaigns/<int:campaign_id>/checks/ask/", views.check_ask, name="check_ask"),
+    path("campaigns/<id:campaign_id>/checks/ask/", views.check_ask, name="check_ask"),
     path(ROOM + "npc/roll/", views.npc_roll, name="npc_roll"),
     path(ROOM + "npc/form/", views.npc_form, name="npc_form"),
     path(ROOM + "npc/odds/", views.npc_odds, name="npc_odds"),
     path(
-        ROOM + "characters/<int:character_id>/request/",
+        ROOM + "characters/<id:character_id>/request/",
         views.check_request,
         name="check_request",
     ),

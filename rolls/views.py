@@ -15,14 +15,15 @@ import hashlib
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.access import MAX_ID, campaign_for, character_for, check_for
+from campaigns.access import campaign_for, character_for, check_for
+from campaigns.ids import parse_id
 from campaigns.writes import Refused, answer, attempt
 from sheets.party import party_context
 from sparetime.forms import AwardForm
@@ -143,11 +144,8 @@ def room_requests(request, campaign_id):
 def room_log(request, campaign_id):
     """The LOG_PAGE entries before ``?before=<seq>``, with a button for the ones before them."""
     campaign = campaign_for(request, campaign_id)
-    try:
-        before = int(request.GET.get("before", ""))
-    except ValueError:
-        before = 0
-    if not 1 <= before <= MAX_ID:
+    before = parse_id(request.GET.get("before", ""))
+    if before is None:
         return HttpResponseBadRequest("“before” must be the number of a log entry.")
     rows, has_older, revealable = _log_rows(
         campaign, user_id=request.user.pk, gm_id=campaign.gm_id(), before=before
@@ -609,8 +607,6 @@ def roll_reveal(request, campaign_id, seq):
     """The GM reveals a GM-secret roll: the reveal arrives on every socket as a log entry. htmx
     gets the button's place back (the note that it is done, or the button with the refusal)."""
     campaign = campaign_for(request, campaign_id, gm=True)
-    if not 0 < seq <= MAX_ID:
-        raise Http404("No such log entry.")
 
     def write():
         entry = services.roll_reveal(campaign=campaign, seq=seq, by=request.user)

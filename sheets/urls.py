@@ -2,8 +2,8 @@ from django.urls import path
 
 from . import views
 
-CAMPAIGN = "campaigns/<int:campaign_id>/"
-SHEET = CAMPAIGN + "characters/<int:character_id>/"
+CAMPAIGN = "campaigns/<id:campaign_id>/"
+SHEET = CAMPAIGN + "characters/<id:character_id>/"
 GM = CAMPAIGN + "gm/"
 
 urlpatterns = [
@@ -14,14 +14,14 @@ urlpatterns = [
     path(SHEET + "hand-over/", views.character_hand_over, name="character_hand_over"),
     path(SHEET + "hp/", views.character_hp, name="character_hp"),
     path(SHEET + "traits/", views.character_traits, name="character_traits"),
-    path(SHEET + "ratings/<int:rating_id>/", views.rating_set, name="rating_set"),
+    path(SHEET + "ratings/<id:rating_id>/", views.rating_set, name="rating_set"),
     path(SHEET + "skills/take/", views.skill_take, name="skill_take"),
     path(SHEET + "skills/propose/", views.skill_propose, name="skill_propose"),
     path(GM + "approvals/", views.gm_approvals, name="gm_approvals"),
-    path(GM + "approvals/<int:rating_id>/approve/", views.skill_approve, name="skill_approve"),
-    path(GM + "approvals/<int:rating_id>/decline/", views.skill_decline, name="skill_decline"),
+    path(GM + "approvals/<id:rating_id>/approve/", views.skill_approve, name="skill_approve"),
+    path(GM + "approvals/<id:rating_id>/decline/", views.skill_decline, name="skill_decline"),
     path(GM + "mana/", views.gm_mana, name="gm_mana"),
     path(GM + "mana/refill/", views.mana_refill_all, name="mana_refill_all"),
-    path(GM + "mana/<int:character_id>/refill/", views.mana_refill_one, name="mana_refill_one"),
-    path(GM + "mana/<int:character_id>/maxima/", views.mana_maxima, name="mana_maxima"),
+    path(GM + "mana/<id:character_id>/refill/", views.mana_refill_one, name="mana_refill_one"),
+    path(GM + "mana/<id:character_id>/maxima/", views.mana_maxima, name="mana_maxima"),
 ]

@@ -7,9 +7,8 @@ character, session, player or rating is refused with a sentence saying so.
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 
-from campaigns.access import MAX_ID
+from campaigns.ids import IdsChoiceField
 from campaigns.models import GameSession, Membership
 from campaigns.writes import OnceField
 from sheets.models import Character, Rating
@@ -21,17 +20,6 @@ from .services import MAX_AMOUNT, MAX_NOTE
 
 def _not_here(what):
     return {"invalid_choice": f"That {what} is not in this campaign."}
-
-
-class CharactersField(forms.ModelMultipleChoiceField):
-    """Characters by id; an id beyond the database's integers is refused like any unknown id
-    (an ``IN`` lookup would not refuse it but fail)."""
-
-    def clean(self, value):
-        for pk in value or ():
-            if str(pk).isdigit() and int(pk) > MAX_ID:
-                raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
-        return super().clean(value)
 
 
 class AmountForm(forms.Form):
@@ -56,7 +44,7 @@ class AwardForm(forms.Form):
     sparetime card shows it; so does the room's session panel once a session ended, with that
     session (hidden) and the characters who rolled in it ticked."""
 
-    characters = CharactersField(
+    characters = IdsChoiceField(
         queryset=Character.objects.none(),
         widget=forms.CheckboxSelectMultiple,
         error_messages={
@@ -101,7 +89,7 @@ class HandoutForm(AmountForm):
     """A player hands some of their delegation to another player's character, earmarked for
     ratings of that character."""
 
-    targets = forms.ModelMultipleChoiceField(
+    targets = IdsChoiceField(
         queryset=None,
         label="For",
         help_text="One or more ratings of one other player's character.",

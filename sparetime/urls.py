@@ -4,58 +4,58 @@ from . import views
 
 urlpatterns = [
     path(
-        "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/",
+        "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/",
         views.character_sparetime,
         name="character_sparetime",
     ),
     path(
-        "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/spend/",
+        "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/spend/",
         views.sparetime_spend,
         name="sparetime_spend",
     ),
     path(
-        "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/raise/",
+        "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/raise/",
         views.sparetime_raise,
         name="sparetime_raise",
     ),
     path(
-        "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/undo/",
+        "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/undo/",
         views.sparetime_undo,
         name="sparetime_undo",
     ),
-    path("campaigns/<int:campaign_id>/gm/sparetime/", views.gm_sparetime, name="gm_sparetime"),
+    path("campaigns/<id:campaign_id>/gm/sparetime/", views.gm_sparetime, name="gm_sparetime"),
     path(
-        "campaigns/<int:campaign_id>/gm/sparetime/reversal/",
+        "campaigns/<id:campaign_id>/gm/sparetime/reversal/",
         views.sparetime_reversal,
         name="sparetime_reversal",
     ),
     path(
-        "campaigns/<int:campaign_id>/gm/sparetime/reverse/",
+        "campaigns/<id:campaign_id>/gm/sparetime/reverse/",
         views.sparetime_reverse,
         name="sparetime_reverse",
     ),
     path(
-        "campaigns/<int:campaign_id>/gm/sparetime/grant/",
+        "campaigns/<id:campaign_id>/gm/sparetime/grant/",
         views.sparetime_grant,
         name="sparetime_grant",
     ),
     path(
-        "campaigns/<int:campaign_id>/gm/sparetime/award/",
+        "campaigns/<id:campaign_id>/gm/sparetime/award/",
         views.sparetime_award,
         name="sparetime_award",
     ),
     path(
-        "campaigns/<int:campaign_id>/gm/sparetime/delegate/",
+        "campaigns/<id:campaign_id>/gm/sparetime/delegate/",
         views.sparetime_delegate,
         name="sparetime_delegate",
     ),
     path(
-        "campaigns/<int:campaign_id>/sparetime/delegation/",
+        "campaigns/<id:campaign_id>/sparetime/delegation/",
         views.sparetime_delegation,
         name="sparetime_delegation",
     ),
     path(
-        "campaigns/<int:campaign_id>/sparetime/handout/",
+        "campaigns/<id:campaign_id>/sparetime/handout/",
         views.sparetime_handout,
         name="sparetime_handout",
     ),

@@ -5,7 +5,7 @@ odds are in ``rolls.rules.pool``; this module is the table's side of them."""
 from django import forms
 from django.core.exceptions import ValidationError
 
-from campaigns.access import MAX_ID
+from campaigns.ids import parse_id
 from campaigns.models import Campaign
 from campaigns.writes import Refused
 from sheets.models import Rating
@@ -47,8 +47,7 @@ class PoolRollForm(forms.Form):
         super().__init__(data, **kwargs)
         if ratings is None:
             sent = [self[name].value() for name in ("attribute", "skill")]
-            ids = [int(v) for v in sent if isinstance(v, str) and v.strip().isdecimal()]
-            ids = [i for i in ids if i <= MAX_ID]
+            ids = [i for i in map(parse_id, sent) if i is not None]
             ratings = []
             if ids:  # in no order: the fields find them by id (ordered, the read costs more)
                 ratings = list(Rating.objects.filter(character=character, pk__in=ids).order_by())

@@ -225,8 +225,8 @@ def test_the_app_does_not_route_the_floors():
     with pytest.raises(NoReverseMatch):
         reverse("bench_floor", kwargs={"room": 1})
     assert [str(route.pattern) for route in websocket_urlpatterns] == [
-        "ws/campaigns/<int:campaign_id>/",
-        "ws/campaigns/<int:campaign_id>/facts/",
+        "ws/campaigns/<id:campaign_id>/",
+        "ws/campaigns/<id:campaign_id>/facts/",
     ]
 
 

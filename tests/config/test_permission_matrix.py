@@ -61,312 +61,312 @@ MATRIX = {
     "rules/": ("pool", "200 200 200 200 200", "405 405 405 405 405"),
     "accounts/signup/": ("pool", "200 200 200 200 200", "422 422 422 422 422"),
     "campaigns/new/": ("pool", "login 200 200 200 200", "login 422 422 422 422"),
-    "campaigns/<int:campaign_id>/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
+    "campaigns/<id:campaign_id>/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
     # The invite link: a logged-out invitee sees which campaign it is, and logs in to join.
     "join/<str:token>/": ("pool", "200 200 302 302 302", "login 200 200 200 200"),
-    "campaigns/<int:campaign_id>/gm/": ("pool", "login 404 403 403 200", "login 405 405 405 405"),
-    "campaigns/<int:campaign_id>/gm/settings/": (
+    "campaigns/<id:campaign_id>/gm/": ("pool", "login 404 403 403 200", "login 405 405 405 405"),
+    "campaigns/<id:campaign_id>/gm/settings/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/gm/invite/renew/": (
-        "pool",
-        "login 405 405 405 405",
-        "login 404 403 403 200",
-    ),
-    "campaigns/<int:campaign_id>/gm/members/add/": (
-        "pool",
-        "login 405 405 405 405",
-        "login 404 403 403 422",
-    ),
-    "campaigns/<int:campaign_id>/gm/members/<int:user_id>/remove/": (
+    "campaigns/<id:campaign_id>/gm/invite/renew/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
-    "campaigns/<int:campaign_id>/gm/skills/": (
+    "campaigns/<id:campaign_id>/gm/members/add/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<id:campaign_id>/gm/members/<id:user_id>/remove/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<id:campaign_id>/gm/skills/": (
         "mana",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/gm/skills/<int:skill_id>/": (
+    "campaigns/<id:campaign_id>/gm/skills/<id:skill_id>/": (
         "mana",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/gm/skills/<int:skill_id>/delete/": (
+    "campaigns/<id:campaign_id>/gm/skills/<id:skill_id>/delete/": (
         "mana",
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
-    "campaigns/<int:campaign_id>/characters/new/": (
+    "campaigns/<id:campaign_id>/characters/new/": (
         "pool",
         "login 404 200 200 200",
         "login 404 422 422 422",
     ),
     # Another player's sheet and its sparetime ledger: what they may see of them is the sheet's
     # privacy rule (the /rules/ page: the sheet yes, its pools and sparetime no).
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/": (
         "pool",
         "login 404 200 200 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/edit/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/edit/": (
         "pool",
         "login 405 405 405 405",
         "login 404 422 403 422",
     ),
     # The GM hands an NPC to a player: refused for the empty form (the player's character is
     # not the GM's either).
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/hand-over/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/hand-over/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/hp/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/hp/": (
         "pool",
         "login 405 405 405 405",
         "login 404 422 403 422",
     ),
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/traits/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/traits/": (
         "mana",
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/ratings/<int:rating_id>/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/ratings/<id:rating_id>/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/skills/take/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/skills/take/": (
         "pool",
         "login 405 405 405 405",
         "login 404 422 403 422",
     ),
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/skills/propose/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/skills/propose/": (
         "pool",
         "login 405 405 405 405",
         "login 404 422 403 422",
     ),
-    "campaigns/<int:campaign_id>/gm/approvals/": (
+    "campaigns/<id:campaign_id>/gm/approvals/": (
         "pool",
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/gm/approvals/<int:rating_id>/approve/": (
+    "campaigns/<id:campaign_id>/gm/approvals/<id:rating_id>/approve/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
-    "campaigns/<int:campaign_id>/gm/approvals/<int:rating_id>/decline/": (
+    "campaigns/<id:campaign_id>/gm/approvals/<id:rating_id>/decline/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
-    "campaigns/<int:campaign_id>/gm/mana/": (
+    "campaigns/<id:campaign_id>/gm/mana/": (
         "mana",
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/gm/mana/refill/": (
+    "campaigns/<id:campaign_id>/gm/mana/refill/": (
         "mana",
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
-    "campaigns/<int:campaign_id>/gm/mana/<int:character_id>/refill/": (
+    "campaigns/<id:campaign_id>/gm/mana/<id:character_id>/refill/": (
         "mana",
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
-    "campaigns/<int:campaign_id>/gm/mana/<int:character_id>/maxima/": (
+    "campaigns/<id:campaign_id>/gm/mana/<id:character_id>/maxima/": (
         "mana",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/": (
         "pool",
         "login 404 200 403 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/spend/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/spend/": (
         "pool",
         "login 405 405 405 405",
         "login 404 422 403 422",
     ),
     # A raise's confirmation: the query names the rating (none here: 400).
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/raise/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/raise/": (
         "pool",
         "login 404 400 403 400",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/characters/<int:character_id>/sparetime/undo/": (
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/undo/": (
         "pool",
         "login 405 405 405 405",
         "login 404 422 403 422",
     ),
     # The GM's reversal's confirmation: the query names the ledger entry (none here: 400).
-    "campaigns/<int:campaign_id>/gm/sparetime/reversal/": (
+    "campaigns/<id:campaign_id>/gm/sparetime/reversal/": (
         "pool",
         "login 404 403 403 400",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/gm/sparetime/reverse/": (
+    "campaigns/<id:campaign_id>/gm/sparetime/reverse/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/gm/sparetime/": (
+    "campaigns/<id:campaign_id>/gm/sparetime/": (
         "pool",
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/gm/sparetime/grant/": (
+    "campaigns/<id:campaign_id>/gm/sparetime/grant/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/gm/sparetime/award/": (
+    "campaigns/<id:campaign_id>/gm/sparetime/award/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/gm/sparetime/delegate/": (
+    "campaigns/<id:campaign_id>/gm/sparetime/delegate/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/sparetime/delegation/": (
+    "campaigns/<id:campaign_id>/sparetime/delegation/": (
         "pool",
         "login 404 200 200 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/sparetime/handout/": (
+    "campaigns/<id:campaign_id>/sparetime/handout/": (
         "pool",
         "login 405 405 405 405",
         "login 404 422 422 422",
     ),
-    "campaigns/<int:campaign_id>/room/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
-    "campaigns/<int:campaign_id>/room/log/": (
+    "campaigns/<id:campaign_id>/room/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
+    "campaigns/<id:campaign_id>/room/log/": (
         "pool",
         "login 404 400 400 400",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/room/log/<int:seq>/reveal/": (
+    "campaigns/<id:campaign_id>/room/log/<id:seq>/reveal/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
     "rules/odds/": ("pool", "200 200 200 200 200", "405 405 405 405 405"),
-    "campaigns/<int:campaign_id>/luck/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
-    "campaigns/<int:campaign_id>/tuning/": (
+    "campaigns/<id:campaign_id>/luck/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
+    "campaigns/<id:campaign_id>/tuning/": (
         "pool",
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/sessions/<int:number>/": (
+    "campaigns/<id:campaign_id>/sessions/<id:number>/": (
         "pool",
         "login 404 200 200 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/log.csv": (
+    "campaigns/<id:campaign_id>/log.csv": (
         "pool",
         "login 404 200 200 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/log.json": (
+    "campaigns/<id:campaign_id>/log.json": (
         "pool",
         "login 404 200 200 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/room/log/verify/": (
+    "campaigns/<id:campaign_id>/room/log/verify/": (
         "pool",
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/party/": (
+    "campaigns/<id:campaign_id>/party/": (
         "pool",
         "login 404 200 200 200",
         "login 405 405 405 405",
     ),
     # A player's "Your characters" panel again (the GM has none).
-    "campaigns/<int:campaign_id>/room/requests/": (
+    "campaigns/<id:campaign_id>/room/requests/": (
         "pool",
         "login 404 200 200 403",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/room/checks/": (
+    "campaigns/<id:campaign_id>/room/checks/": (
         "pool",
         "login 404 200 200 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/room/session/start/": (
+    "campaigns/<id:campaign_id>/room/session/start/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
-    "campaigns/<int:campaign_id>/room/session/end/": (
+    "campaigns/<id:campaign_id>/room/session/end/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/checks/ask/": (
+    "campaigns/<id:campaign_id>/checks/ask/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
     # The GM's NPC roll in one step: the form again, its live odds, the roll.
-    "campaigns/<int:campaign_id>/room/npc/roll/": (
+    "campaigns/<id:campaign_id>/room/npc/roll/": (
         "mana",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/room/npc/form/": (
+    "campaigns/<id:campaign_id>/room/npc/form/": (
         "pool",
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/room/npc/odds/": (
+    "campaigns/<id:campaign_id>/room/npc/odds/": (
         "mana",
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/room/characters/<int:character_id>/request/": (
+    "campaigns/<id:campaign_id>/room/characters/<id:character_id>/request/": (
         "pool",
         "login 405 405 405 405",
         "login 404 422 403 403",
     ),
-    "campaigns/<int:campaign_id>/checks/<int:check_id>/target/": (
+    "campaigns/<id:campaign_id>/checks/<id:check_id>/target/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/checks/<int:check_id>/roll/": (
+    "campaigns/<id:campaign_id>/checks/<id:check_id>/roll/": (
         "pool",
         "login 405 405 405 405",
         "login 404 422 403 403",
     ),
-    "campaigns/<int:campaign_id>/checks/<int:check_id>/form/": (
+    "campaigns/<id:campaign_id>/checks/<id:check_id>/form/": (
         "pool",
         "login 404 200 403 403",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/checks/<int:check_id>/odds/": (
+    "campaigns/<id:campaign_id>/checks/<id:check_id>/odds/": (
         "pool",
         "login 404 200 403 403",
         "login 405 405 405 405",
     ),
-    "campaigns/<int:campaign_id>/checks/<int:check_id>/shift/": (
+    "campaigns/<id:campaign_id>/checks/<id:check_id>/shift/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/checks/<int:check_id>/reattempt/": (
+    "campaigns/<id:campaign_id>/checks/<id:check_id>/reattempt/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
-    "campaigns/<int:campaign_id>/checks/<int:check_id>/cancel/": (
+    "campaigns/<id:campaign_id>/checks/<id:check_id>/cancel/": (
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 204",
@@ -375,8 +375,8 @@ MATRIX = {
 
 #: Websocket routes -> one answer per role: "open" or "refused" (in the player's campaign).
 WS_MATRIX = {
-    "ws/campaigns/<int:campaign_id>/": "refused refused open open open",
-    "ws/campaigns/<int:campaign_id>/facts/": "refused refused open open open",
+    "ws/campaigns/<id:campaign_id>/": "refused refused open open open",
+    "ws/campaigns/<id:campaign_id>/facts/": "refused refused open open open",
 }
 
 
@@ -508,10 +508,10 @@ def test_every_route_has_an_entry():
 
 def test_a_route_without_an_entry_is_named(monkeypatch):
     monkeypatch.delitem(MATRIX, "rules/")
-    monkeypatch.delitem(WS_MATRIX, "ws/campaigns/<int:campaign_id>/")
+    monkeypatch.delitem(WS_MATRIX, "ws/campaigns/<id:campaign_id>/")
     assert unmatched() == [
         "new route rules/ has no entry in the matrix",
-        "new websocket route ws/campaigns/<int:campaign_id>/ has no entry in the matrix",
+        "new websocket route ws/campaigns/<id:campaign_id>/ has no entry in the matrix",
     ]
 
 
@@ -533,7 +533,7 @@ def test_each_role_gets_the_expected_answer(world, route):
 @pytest.mark.parametrize("route", list(WS_MATRIX))
 def test_each_role_gets_the_expected_socket(world, route):
     campaign = world.tables["pool"].campaign
-    path = "/" + re.sub(r"<int:campaign_id>", str(campaign.id), route)
+    path = "/" + re.sub(r"<id:campaign_id>", str(campaign.id), route)
     cookies = {}
     for role, user in world.users.items():
         client = Client()

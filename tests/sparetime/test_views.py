@@ -579,6 +579,9 @@ def test_handout_beyond_delegation_is_refused(as_user, player, bens, delegated, 
         (["bens-pending"], "another player&#x27;s character"),
         (["abc"], "another player&#x27;s character"),
         (["999999"], "another player&#x27;s character"),
+        # Beyond any id (an IN query with it would fail on SQLite, not find nothing).
+        ([str(2**63)], "another player&#x27;s character"),
+        (["bens-climb", str(10**30)], "another player&#x27;s character"),
         (["bens-climb", "cara-climb"], "Pick ratings of one character only."),
     ],
 )
