@@ -8,6 +8,7 @@ import asyncio
 
 import pytest
 import websockets
+from django.conf import settings
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.urls import reverse
 
@@ -174,3 +175,33 @@ async def logout_in_outage(port, server, campaign, cookies):
         )
     gm_socket = await room_socket(port, campaign.id, cookies["gm"])
     await gm_socket.close()
+
+
+def test_the_write_limit_holds_across_two_processes_sharing_redis(
+    redis_server,  # noqa: F811
+    pool_campaign,
+    gm,
+    player,
+):
+    """Two daphne processes on one Redis: the GM's writes, sent to each in turn, are counted
+    once (30 in a window, config/settings.py WRITE_LIMITS): the 31st is refused by either."""
+    _, _, cookies = roll_setup(pool_campaign, gm, player)
+    most, _ = settings.WRITE_LIMITS["writes"]
+    ports = [free_port(), free_port()]
+    env = {
+        "REDIS_URL": redis_server.url(),
+        "DJANGO_SETTINGS_MODULE": "tests.server_settings",
+        "TEST_WRITE_WINDOW": "3600",  # no window ends during the test
+    }
+    processes = [start_daphne(port, **env) for port in ports]
+    try:
+        renew = reverse("invite_renew", args=[pool_campaign.id])
+        for n in range(most):
+            status, _, body = http(ports[n % 2], renew, {}, session_id=cookies["gm"], htmx=True)
+            assert status == 200, (n, body)
+        for port in ports:
+            status, _, body = http(port, renew, {}, session_id=cookies["gm"], htmx=True)
+            assert status == 429 and "Slow down" in body
+    finally:
+        for process in processes:
+            stop(process)
