@@ -60,17 +60,18 @@
   });
 
   // A write over the user's limit (campaigns/throttle.py) answers 429 with a sentence, which
-  // htmx does not swap (base.html's htmx-config): show it in the page's notice area.
-  document.addEventListener("htmx:responseError", function (event) {
+  // htmx neither swaps nor treats as an error (base.html's htmx-config): show it in the page's
+  // notice area, until an answer that went through.
+  document.addEventListener("htmx:afterRequest", function (event) {
     const xhr = event.detail.xhr;
     const notice = document.getElementById("notice");
-    if (!notice || !xhr || xhr.status !== 429) return;
-    notice.textContent = xhr.responseText;
-    notice.hidden = false;
-  });
-  document.addEventListener("htmx:afterRequest", function (event) {
-    const notice = document.getElementById("notice");
-    if (notice && event.detail.successful) notice.hidden = true;
+    if (!notice || !xhr) return;
+    if (xhr.status === 429) {
+      notice.textContent = xhr.responseText;
+      notice.hidden = false;
+    } else if (event.detail.successful) {
+      notice.hidden = true;
+    }
   });
 
   // A facts push (rolls/push.py) is a comment naming the characters whose HP, ratings, mana or
