@@ -1,5 +1,6 @@
-"""The rule of tests/browser.py: without Chromium the browser tests skip, but under ``CI=true``
-they fail, so CI cannot pass without running them."""
+"""The rules of tests/browser.py: without Chromium the browser tests skip, but under ``CI=true``
+they fail, so CI cannot pass without running them; and a page that logs an error or breaks the
+Content-Security-Policy fails the test that opened it."""
 
 import os
 import subprocess
