@@ -25,7 +25,8 @@ CHROMIUM = shutil.which("chromium")
 TIMEOUT = 10_000  # ms
 
 #: The binding through which a page reports each violation of the Content-Security-Policy
-#: (``WATCH_CSP``, installed before the page's own scripts in every page of a watched context).
+#: (``WATCH_CSP``, which calls it by this name, installed before the page's own scripts in every
+#: page of a watched context).
 REPORT_VIOLATION = "rollroomReportViolation"
 WATCH_CSP = """
 document.addEventListener("securitypolicyviolation", function (event) {
@@ -66,7 +67,7 @@ REFUSED = re.compile(r"Failed to load resource: the server responded with a stat
 
 def expected(message):
     """Whether a console error is the browser reporting a status the app answers on purpose."""
-    return message.text and REFUSED.match(message.text) is not None
+    return REFUSED.match(message.text or "") is not None
 
 
 def settled(page):
