@@ -2,9 +2,14 @@
 serves the app as in production (``BrowserTestCase``).
 
 Without Chromium they skip and say why, except under ``CI=true``: there a missing Chromium fails
-them (``launch``), so that CI never passes without having run them."""
+them (``launch``), so that CI never passes without having run them.
+
+They are strict about the console: every page a test opens (in any context of the browser
+``launch`` gave it) is watched, and the test fails at its end, naming them, if any page logged
+an error to the console, threw an error nobody caught, or broke the Content-Security-Policy."""
 
 import os
+import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 
@@ -19,6 +24,26 @@ from django.test import Client
 CHROMIUM = shutil.which("chromium")
 TIMEOUT = 10_000  # ms
 
+#: The binding through which a page reports each violation of the Content-Security-Policy
+#: (``WATCH_CSP``, which calls it by this name, installed before the page's own scripts in every
+#: page of a watched context).
+REPORT_VIOLATION = "rollroomReportViolation"
+WATCH_CSP = """
+document.addEventListener("securitypolicyviolation", function (event) {
+  const target = event.target;
+  const element = target && target.tagName
+    ? target.tagName.toLowerCase() + (target.id ? "#" + target.id : "")
+      + (typeof target.className === "string" && target.className.trim()
+        ? "." + target.className.trim().split(/\\s+/).join(".") : "")
+    : "document";
+  window.rollroomReportViolation(
+    event.violatedDirective + " refused " + (event.blockedURI || "inline")
+    + " (sample " + JSON.stringify(event.sample) + ", on " + element + ", at "
+    + (event.sourceFile || "?") + ":" + event.lineNumber + ":" + event.columnNumber + ")"
+  );
+}, true);
+"""
+
 
 def in_ci(environ=os.environ):
     """Whether the tests run in CI (``CI=true``, as CI services set it; also ``1`` or ``yes``)."""
@@ -30,6 +55,22 @@ BROWSER = [
     pytest.mark.browser,
     pytest.mark.skipif(CHROMIUM is None and not in_ci(), reason="needs Debian's chromium"),
 ]
+
+
+#: The only console errors a test may cause without failing: Chromium's own line for an answer
+#: whose status says the request was refused, 422 (an invalid form, swapped in with its errors:
+#: base.html's htmx-config), 429 (over the write limit) and 503 (the database unreachable;
+#: site.js shows the sentence of either). The browser logs every 4xx and 5xx it receives,
+#: whoever handles it; the page logs nothing more (htmx treats none of them as an error, so it
+#: logs none).
+REFUSED = re.compile(
+    r"Failed to load resource: the server responded with a status of (422|429|503)\b"
+)
+
+
+def expected(message):
+    """Whether a console error is the browser reporting a status the app answers on purpose."""
+    return REFUSED.match(message.text or "") is not None
 
 
 def settled(page):
@@ -72,6 +113,9 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
 
     ProtocolServerProcess = FreshDaphne
 
+    #: What the watched pages reported (``watch``); checked when the test ends.
+    console_errors = ()
+
     def log_in(self, *users):
         """Session cookies for ``users``; done with the ORM, so playwright may start after."""
         self.cookies = {}
@@ -83,16 +127,69 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
         self.addCleanup(os.environ.pop, "DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
-    @staticmethod
-    def launch(playwright):
+    def launch(self, playwright):
+        """Debian's Chromium, whose every context (``new_context``, ``new_page``) is watched:
+        the test fails at its end if any of its pages logged an error (``check_console``)."""
         if CHROMIUM is None:
             pytest.fail(
                 "CI=true and no chromium on the PATH: the browser tests must run in CI "
                 "(apt-get install chromium; never `playwright install`)."
             )
-        return playwright.chromium.launch(
+        browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
         )
+        if not isinstance(self.console_errors, list):
+            self.console_errors = []
+            self.addCleanup(self.check_console)
+        new_context = browser.new_context
+
+        def watched_context(**options):
+            return self.watch(new_context(**options))
+
+        def watched_page(**options):
+            return watched_context(**options).new_page()
+
+        browser.new_context = watched_context
+        browser.new_page = watched_page
+        return browser
+
+    def watch(self, context):
+        """Record in ``console_errors`` every console error of ``context``'s pages, every error
+        they throw uncaught, and every violation of the Content-Security-Policy (which Chromium
+        also logs as a console error: ``WATCH_CSP`` says which element and which script)."""
+
+        def where(page):
+            return page.url.removeprefix(self.live_server_url) if page else "?"
+
+        def console(message):
+            if message.type == "error" and not expected(message):
+                at = message.location
+                source = f"{at.get('url', '?')}:{at.get('lineNumber', '?')}"
+                self.console_errors.append(
+                    f"console error on {where(message.page)}: {message.text} ({source})"
+                )
+
+        def page_error(error):
+            self.console_errors.append(f"uncaught error on {where(error.page)}: {error.error}")
+
+        def violation(source, text):
+            self.console_errors.append(f"CSP violation on {where(source['page'])}: {text}")
+
+        context.on("console", console)
+        context.on("weberror", page_error)
+        context.expose_binding(REPORT_VIOLATION, violation)
+        context.add_init_script(WATCH_CSP)
+        return context
+
+    def take_console_errors(self):
+        """What the watched pages reported so far, forgotten: for a test that caused errors on
+        purpose, to check them."""
+        errors, self.console_errors[:] = list(self.console_errors), []
+        return errors
+
+    def check_console(self):
+        errors = self.take_console_errors()
+        assert not errors, "The pages logged errors:\n" + "\n".join(errors)
 
     def logged_in_page(self, browser, username):
         """A new page (in a context of its own) with ``username``'s session cookie."""

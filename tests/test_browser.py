@@ -1,5 +1,6 @@
-"""The rule of tests/browser.py: without Chromium the browser tests skip, but under ``CI=true``
-they fail, so CI cannot pass without running them."""
+"""The rules of tests/browser.py: without Chromium the browser tests skip, but under ``CI=true``
+they fail, so CI cannot pass without running them; and a page that logs an error or breaks the
+Content-Security-Policy fails the test that opened it."""
 
 import os
 import subprocess
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import in_ci
+from tests.browser import CHROMIUM, BrowserTestCase, in_ci, settled
+from tests.conftest import make_user
 
 ROOT = Path(__file__).resolve().parent.parent
 A_BROWSER_TEST = "tests/sparetime/test_views_browser.py::TestReversalInTheBrowser"
@@ -48,3 +50,54 @@ def test_without_chromium_the_browser_tests_fail_under_ci():
     assert result.returncode == 1, result.stdout + result.stderr
     assert "1 failed" in result.stdout
     assert "CI=true and no chromium on the PATH" in result.stdout
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None and not in_ci(), reason="needs Debian's chromium")
+class TestTheConsoleIsWatched(BrowserTestCase):
+    """Every page a browser test opens is watched (tests/browser.py): what a page logs as an
+    error, throws uncaught or refuses under the Content-Security-Policy fails the test."""
+
+    def setUp(self):
+        self.log_in(make_user("ana"))
+
+    def test_a_console_error_an_uncaught_error_and_a_csp_violation_fail_the_test(self):
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            # Pages of every kind of context: logged in, a context of the test's own, new_page.
+            logged_in = self.open_page(browser, "ana", "/")
+            own = browser.new_context().new_page()
+            own.goto(f"{self.live_server_url}/rules/")
+            bare = browser.new_page()
+            bare.goto(f"{self.live_server_url}/accounts/login/")
+            for page in (logged_in, own, bare):
+                settled(page)
+            assert self.console_errors == []  # the pages themselves are clean
+
+            with logged_in.expect_console_message(lambda message: message.type == "error"):
+                logged_in.evaluate("console.error('a console error')")
+            with own.expect_event("pageerror"):
+                own.evaluate("setTimeout(() => { throw new Error('thrown, caught by nobody'); })")
+            # An empty inline style, as htmx's settle would set it; back once the page has seen
+            # the violation (the watch, listening first, has reported it by then).
+            bare.evaluate(
+                """() => new Promise(resolve => {
+                  document.addEventListener("securitypolicyviolation", resolve, {once: true});
+                  document.body.setAttribute("style", "");
+                })"""
+            )
+            browser.close()
+
+        with pytest.raises(AssertionError) as failed:
+            self.check_console()
+        report = str(failed.value)
+        assert "console error on /: a console error" in report
+        assert "uncaught error on /rules/: " in report and "thrown, caught by nobody" in report
+        # Chromium's own console error for the style, and the violation event, which says where.
+        assert "console error on /accounts/login/: Applying inline style violates" in report
+        assert "CSP violation on /accounts/login/: style-src-attr refused inline" in report
+        assert 'sample "", on body' in report
+        # Reported once: the end of this test finds nothing left.
+        self.check_console()

@@ -60,18 +60,19 @@
   });
 
   // A write over the user's limit (campaigns/throttle.py) answers 429 with a sentence, and a
-  // request while the database is unreachable (config/views.py) 503, which htmx does not swap
-  // (base.html's htmx-config): show it in the page's notice area.
-  document.addEventListener("htmx:responseError", function (event) {
+  // request while the database is unreachable (config/views.py) 503: htmx neither swaps nor
+  // treats them as errors (base.html's htmx-config): show the sentence in the page's notice
+  // area, until an answer that went through.
+  document.addEventListener("htmx:afterRequest", function (event) {
     const xhr = event.detail.xhr;
     const notice = document.getElementById("notice");
-    if (!notice || !xhr || (xhr.status !== 429 && xhr.status !== 503)) return;
-    notice.textContent = xhr.responseText;
-    notice.hidden = false;
-  });
-  document.addEventListener("htmx:afterRequest", function (event) {
-    const notice = document.getElementById("notice");
-    if (notice && event.detail.successful) notice.hidden = true;
+    if (!notice || !xhr) return;
+    if (xhr.status === 429 || xhr.status === 503) {
+      notice.textContent = xhr.responseText;
+      notice.hidden = false;
+    } else if (event.detail.successful) {
+      notice.hidden = true;
+    }
   });
 
   // A facts push (rolls/push.py) is a comment naming the characters whose HP, ratings, mana or

@@ -1,11 +1,14 @@
-"""A socket closed for want of a part (config/asgi.py's SocketGuard: 4503, try again later) in a
-real browser: the page opens it again by itself (static/js/site.js), as the ws extension does
-after 1006, 1011, 1012 and 1013, and the room works on the new one."""
+"""A part unavailable, as a real browser meets it: a socket closed for want of it
+(config/asgi.py's SocketGuard: 4503, try again later) is opened again by the page itself
+(static/js/site.js), as the ws extension does after 1006, 1011, 1012 and 1013, and the room
+works on the new one; a write answered 503 (config/views.py) shows its sentence in the page's
+notice area and changes nothing on the page."""
 
 import re
 
 from campaigns.models import Campaign
-from config.views import TRY_AGAIN_LATER
+from config.views import TRY_AGAIN_LATER, UNAVAILABLE_SENTENCE
+from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase
 from tests.conftest import make_campaign, make_user
 
@@ -16,6 +19,7 @@ class TestTryAgainLaterInTheBrowser(BrowserTestCase):
     def setUp(self):
         self.gm, self.ana = make_user("gm"), make_user("ana")
         self.campaign = make_campaign(self.gm, system=Campaign.POOL, players=[self.ana])
+        character_create(campaign=self.campaign, owner=self.ana, name="Ada")
         self.log_in(self.gm, self.ana)
 
     def test_a_socket_closed_with_try_again_later_is_opened_again(self):
@@ -43,3 +47,43 @@ class TestTryAgainLaterInTheBrowser(BrowserTestCase):
             expect(ana.locator("#presence")).to_contain_text("gm")
             assert len(sockets) == 2, sockets
             gm.close()
+            # Playwright closing the page's socket from its route fires the socket's error event
+            # too, which htmx logs (once); nothing else may be logged.
+            errors = self.take_console_errors()
+            assert len(errors) <= 1 and all("[object Event]" in e for e in errors), errors
+
+
+class TestDatabaseUnavailableInTheBrowser(BrowserTestCase):
+    """On a server of its own (one per class): a second test on a class's server opens no
+    socket (issue 26)."""
+
+    setUp = TestTryAgainLaterInTheBrowser.setUp
+
+    def test_a_write_answered_503_shows_its_sentence(self):
+        from playwright.sync_api import expect, sync_playwright
+
+        with sync_playwright() as pw:
+            browser = self.launch(pw)
+            gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
+            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            # The database goes away under the GM's ask (as config.views.server_error answers).
+            gm.route(
+                re.compile(".*/checks/ask/$"),
+                lambda route: route.fulfill(
+                    status=503,
+                    body=UNAVAILABLE_SENTENCE,
+                    content_type="text/plain",
+                    headers={"Retry-After": "5"},
+                ),
+            )
+            gm.fill("#ask-target", "3")
+            gm.click("#ask button")
+            expect(gm.locator("#notice")).to_be_visible()
+            expect(gm.locator("#notice")).to_have_text(UNAVAILABLE_SENTENCE)
+            expect(gm.locator("#checks > .check")).to_have_count(0)
+            # Back: the next ask goes through, and the notice goes away.
+            gm.unroute(re.compile(".*/checks/ask/$"))
+            gm.click("#ask button")
+            expect(gm.locator("#checks > .check")).to_have_count(1)
+            expect(gm.locator("#notice")).to_be_hidden()
+            browser.close()
