@@ -196,7 +196,6 @@ if os.environ.get("DATABASE_URL"):
         # connection back to a pool as they finish: a connection is held only while a request
         # runs, however many threads the server has started.
         #
-        #
         # When PostgreSQL stops or restarts under a running server, the pool's connections are
         # cut: the pool checks each before handing it to a request (CONN_HEALTH_CHECKS: psycopg's
         # ConnectionPool.check_connection: an empty query's round trip per request, not an SQL
