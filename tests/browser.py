@@ -18,6 +18,7 @@ from asgiref.sync import SyncToAsync
 from channels.layers import channel_layers
 from channels.testing import ChannelsLiveServerTestCase
 from daphne.testing import DaphneProcess
+from django.db import connections
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresWrapper
 from django.test import Client
 
@@ -90,6 +91,16 @@ class FreshDaphne(DaphneProcess):
     def __init__(self, host, get_application, **kwargs):
         kwargs["setup"] = None
         super().__init__(host, get_application, **kwargs)
+
+    def start(self):
+        """Forked with no database connection open in this process (its thread and asgiref's
+        sync thread): a SQLite connection must not cross a fork. The child inherited the
+        parent's lock and WAL-index state of the file, and after the first test's flush read
+        a stale snapshot: the next test's session and users were not there (its page went to
+        the login page, and opened no socket), so a class could hold one browser test only."""
+        connections.close_all()
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
+        super().start()
 
     def run(self):
         SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)

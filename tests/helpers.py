@@ -1,6 +1,7 @@
 """Helpers shared by every test package (fixtures are in tests/conftest.py and each package's
 conftest.py)."""
 
+import random
 import socket
 import subprocess
 import threading
@@ -12,6 +13,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from campaigns.writes import Refused
+from tests.workers import worker_count, worker_number
 
 #: Extra headers that make the test client's request an htmx request.
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -52,11 +54,34 @@ def raises_refused(match=None):
         yield caught
 
 
+#: Where ``free_port`` takes its ports: below Linux's ephemeral range (32768-60999), from which
+#: the system picks ports for connections and for servers binding port 0 (such as the browser
+#: tests' live server), so that only another explicit choice could take one.
+PORTS = range(20000, 32768)
+#: The ports ``free_port`` has handed out in this process.
+_handed_out = set()
+_handing_out = threading.Lock()
+
+
 def free_port():
-    """A TCP port free on 127.0.0.1 (for a server a test starts there)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port free on 127.0.0.1 (for a server a test starts there): never one it handed out
+    before in this process (two asked for at once, before either is listened on, would
+    otherwise be the same), and under pytest-xdist only one whose remainder by the number of
+    workers is this worker's number, so that two workers are never handed the same port."""
+    number, count = worker_number() or 0, worker_count()
+    first = PORTS.start + (number - PORTS.start) % count  # the first port that is this worker's
+    with _handing_out:
+        while True:
+            port = random.randrange(first, PORTS.stop, count)
+            if port in _handed_out:
+                continue
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue  # in use
+            _handed_out.add(port)
+            return port
 
 
 def race(*calls):

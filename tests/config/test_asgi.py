@@ -137,12 +137,12 @@ async def test_requests_in_flight_together_run_in_threads_of_their_own(monkeypat
 async def test_idle_threads_beyond_those_kept_end(monkeypatch):
     http = SyncChainHandler(one_thread=False, threads_kept=1)
     threads = await two_requests_at_once(monkeypatch, http)
-    assert len(http.idle) == 1
-    for _ in range(1000):  # the one not kept ends as soon as it sees its executor shut down
-        if sum(thread.is_alive() for thread in threads) == 1:
-            break
-        await asyncio.sleep(0.01)
-    assert sorted(thread.is_alive() for thread in threads) == [False, True]
+    [executor] = http.idle
+    kept = executor.submit(threading.current_thread).result(timeout=10)
+    [other] = [thread for thread in threads if thread is not kept]
+    # The one not kept ends as soon as it sees its executor shut down.
+    await asyncio.to_thread(other.join, 10)
+    assert (kept.is_alive(), other.is_alive()) == (True, False)
     let_go(http)
     for thread in threads:
         thread.join(timeout=10)

@@ -12,13 +12,14 @@ import urllib.parse
 import urllib.request
 
 import pytest
+import redis
 import websockets
 from django.conf import settings
 from django.test import Client
 
 from rolls import services as rolls_services
 from sheets import services as sheet_services
-from tests.faults import daphne_log, start_daphne
+from tests.faults import daphne_log, redis_server, start_daphne  # noqa: F401
 from tests.helpers import free_port, stop
 
 pytestmark = [
@@ -56,10 +57,11 @@ def roll_setup(campaign, gm, player):
     return check, agility, cookies
 
 
-def run_on_two_processes(scenario, *args):
-    """``asyncio.run(scenario(ports, *args))`` with a daphne process listening on each port."""
+def run_on_two_processes(scenario, *args, **env):
+    """``asyncio.run(scenario(ports, *args))`` with a daphne process listening on each port
+    (``env`` over this process's environment)."""
     ports = [free_port(), free_port()]
-    processes = [start_daphne(port) for port in ports]
+    processes = [start_daphne(port, **env) for port in ports]
     try:
         asyncio.run(scenario(ports, *args))
     finally:
@@ -80,12 +82,20 @@ async def connect_room(ports, campaign_id, cookies):
                         additional_headers={"Cookie": f"sessionid={cookies[who]}"},
                     )
                 )
+        await joined(sockets)
     except BaseException:
         for s in sockets:
             await s.close()
         raise
-    await asyncio.sleep(0.5)  # every socket has joined the group
     return sockets
+
+
+async def joined(sockets, timeout=15):
+    """Wait until every socket has joined its groups: its first frame came, a presence list
+    (the consumer joins every group before it accepts the socket and sends any frame)."""
+    async with asyncio.timeout(timeout):
+        for socket_ in sockets:
+            assert 'id="presence"' in await socket_.recv()
 
 
 async def roll_reaches_all(sockets, port, campaign_id, check_id, agility_id, cookies):
@@ -111,20 +121,46 @@ async def scenario(ports, campaign_id, check_id, agility_id, cookies):
             await s.close()
 
 
-#: Longer than two of the channel layer's blocking reads from Redis (BZPOPMIN, 5 s each).
-QUIET = 12
+def blocking_reads(server):
+    """How many blocking reads (BZPOPMIN, the channel layer's) the Redis has served."""
+    stats = redis.Redis(port=server.port).info("commandstats")
+    return stats.get("cmdstat_bzpopmin", {}).get("calls", 0)
 
 
-def test_a_quiet_room_keeps_its_sockets_and_then_gets_the_next_roll(pool_campaign, gm, player):
+async def quiet_for_two_reads(server, timeout=40):
+    """Wait until the two processes' blocking reads have come back empty twice each (5 s each,
+    channels_redis's brpop_timeout): six more served in all, as each process sends its next
+    one when the last comes back."""
+    async with asyncio.timeout(timeout):
+        start = await asyncio.to_thread(blocking_reads, server)
+        while await asyncio.to_thread(blocking_reads, server) < start + 6:
+            await asyncio.sleep(0.5)  # polled: Redis tells no one when it served one
+
+
+def test_a_quiet_room_keeps_its_sockets_and_then_gets_the_next_roll(
+    pool_campaign,
+    gm,
+    player,
+    redis_server,  # noqa: F811
+):
+    """On a Redis of the test's own, whose blocking reads only these processes count."""
     check, agility, cookies = roll_setup(pool_campaign, gm, player)
-    run_on_two_processes(quiet_scenario, pool_campaign.id, check.id, agility.id, cookies)
+    run_on_two_processes(
+        quiet_scenario,
+        pool_campaign.id,
+        check.id,
+        agility.id,
+        cookies,
+        redis_server,
+        REDIS_URL=redis_server.url(),
+    )
 
 
-async def quiet_scenario(ports, campaign_id, check_id, agility_id, cookies):
+async def quiet_scenario(ports, campaign_id, check_id, agility_id, cookies, server):
     sockets = await connect_room(ports, campaign_id, cookies)
     try:
         readers = [asyncio.create_task(read_until_closed(s)) for s in sockets]
-        await asyncio.sleep(QUIET)  # no push meanwhile: each process only waits on Redis
+        await quiet_for_two_reads(server)  # no push meanwhile: each process only waits
         closed = [(i, s.close_code) for i, s in enumerate(sockets) if s.close_code is not None]
         assert closed == [], f"sockets closed while the room was quiet: {closed}"
         for reader in readers:
@@ -255,7 +291,7 @@ async def leave_scenario(ports, campaign_id, check_id, agility_id, cookies, path
     anas = await room_sockets(ports, campaign_id, cookies["ana"])
     bens = await room_sockets(ports, campaign_id, cookies["ben"])
     try:
-        await asyncio.sleep(0.5)  # every socket has joined its groups
+        await joined(anas + bens)
         closing = [asyncio.create_task(frames_until_closed(s)) for s in anas]
         status = await asyncio.to_thread(post, ports[0], path, {}, cookie, htmx=False)
         assert status == 302

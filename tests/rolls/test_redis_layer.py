@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 import pytest_asyncio
+import redis
 from asgiref.sync import async_to_sync
 
 from rolls.redis_layer import ReceiveBuffer, ReceiveBuffers, RoomRedisChannelLayer
@@ -54,6 +55,22 @@ def record_commands(monkeypatch):
 
     monkeypatch.setattr(redis.asyncio.Redis, "execute_command", execute_command)
     return calls
+
+
+async def blocked_in_redis(timeout=10):
+    """Wait until Redis holds a client of REDIS_URL's database (this worker's, tests/workers.py)
+    blocked in a BZPOPMIN (``CLIENT LIST``: flag b)."""
+    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    database = str(client.connection_pool.connection_kwargs.get("db", 0))
+    try:
+        async with asyncio.timeout(timeout):
+            while not any(
+                c["db"] == database and "b" in c["flags"] and c["cmd"] == "bzpopmin"
+                for c in await asyncio.to_thread(client.client_list)
+            ):
+                await asyncio.sleep(0.01)  # polled: Redis tells no one when a client blocks
+    finally:
+        client.close()
 
 
 @pytest_asyncio.fixture
@@ -134,7 +151,7 @@ async def test_a_message_is_received_in_one_round_trip_and_a_receive_cut_short_l
     assert calls == ["EVAL"] * 3 + ["BZPOPMIN"] * 3
 
     waiting = asyncio.ensure_future(layer.receive(channel))
-    await asyncio.sleep(0.2)  # in its blocking pop
+    await blocked_in_redis()  # in its blocking pop
     waiting.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiting
