@@ -11,10 +11,10 @@ from campaigns.ids import IdsChoiceField
 from campaigns.models import ManaSkill
 from campaigns.names import plain_name
 from campaigns.writes import OnceField
+from rules import MAX_TARGET
 from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
-from .rules import MAX_TARGET
 from .services import MAX_SPEND
 
 NOTE_MAX = Check._meta.get_field("note").max_length

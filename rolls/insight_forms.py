@@ -3,8 +3,9 @@ mana advisor. Each only reads numbers; the rules engine refuses what the rules r
 
 from django import forms
 
+from rules import MAX_DICE, MAX_TARGET, RulesError, mana, pool
+
 from .forms import first_error
-from .rules import MAX_DICE, MAX_TARGET, RulesError, mana, pool
 from .services import MAX_SPEND
 
 

@@ -1,5 +1,5 @@
 """What a campaign's log tells its members, read in a fixed number of queries whatever its size:
-luck against the exact chances every roll stored (``rolls.rules.luck``), and the log to take
+luck against the exact chances every roll stored (``rules.luck``), and the log to take
 home. Only what the viewer may see counts: the visibility filter below is ``models.entitled``
 as a query."""
 
@@ -11,11 +11,11 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, Sum
 
 from campaigns.models import GameSession
+from rules import distribution, pool
+from rules.luck import Tally, ask_kind
 from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, LogEntry, entitled
-from .rules import distribution, pool
-from .rules.luck import Tally, ask_kind
 
 
 def visible_entries(campaign, viewer_id):

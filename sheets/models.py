@@ -4,7 +4,7 @@ from django.db.models import Q
 
 from campaigns.models import Campaign
 from campaigns.writes import Refused
-from rolls.rules import sheet as pool_sheet
+from rules import sheet as pool_sheet
 
 COLORLESS = "colorless"
 

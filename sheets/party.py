@@ -7,7 +7,7 @@ the room; the template fetches itself again when a facts push arrives (``rolls.p
 from django.db.models import IntegerField, OuterRef, Prefetch, Q, Subquery, Sum
 
 from campaigns.access import sees_private
-from rolls.rules import sheet as pool_sheet
+from rules import sheet as pool_sheet
 
 from .models import Character, ManaPool, Rating
 from .services import mana_colors

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.db.models import F
 
 from campaigns.writes import Refused
-from rolls.rules import sheet as pool_sheet
+from rules import sheet as pool_sheet
 
 from .models import COLORLESS, Character, ManaPool, Rating
 

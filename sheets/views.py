@@ -25,7 +25,7 @@ from campaigns.models import Campaign
 from campaigns.views import panel_page
 from campaigns.writes import answer, attempt
 from rolls.push import with_facts
-from rolls.rules import sheet as pool_sheet
+from rules import sheet as pool_sheet
 
 from . import services
 from .forms import (

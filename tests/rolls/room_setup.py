@@ -12,7 +12,7 @@ from rolls import push, services
 from sheets.models import ManaPool, Rating
 from sheets.services import character_create
 from tests.helpers import HTMX, db_snapshot
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def script_dice(monkeypatch, *faces):

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from rolls import charts, insights
 from rolls.insights import Row
-from rolls.rules.luck import Tally
+from rules.luck import Tally
 from tests.rolls.insight_setup import build_known_log
 
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 from django.urls import reverse
 
-from rolls.rules import mana, pool
+from rules import mana, pool
 from tests.helpers import HTMX
 
 CALC = reverse("odds_calculator")

@@ -6,10 +6,10 @@ from fractions import Fraction
 from django.urls import reverse
 
 from rolls import insights, services
-from rolls.rules import distribution, pool
+from rules import distribution, pool
 from tests.rolls.insight_setup import build_known_log
 from tests.rolls.room_setup import ask
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 F = Fraction
 

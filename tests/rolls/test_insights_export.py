@@ -14,7 +14,7 @@ from rolls import services
 from rolls.models import LogEntry
 from tests.rolls.insight_setup import add_rolls, build_known_log
 from tests.rolls.room_setup import ask, roll_mana
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def get(client, table, name):

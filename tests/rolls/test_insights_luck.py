@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from rolls import insights
 from rolls.models import LogEntry, entitled
-from rolls.rules import luck
+from rules import luck
 from tests.rolls.insight_setup import add_rolls, build_known_log
 
 

@@ -9,11 +9,11 @@ from django.urls import reverse
 
 from campaigns.models import GameSession
 from rolls import insights, services
-from rolls.rules import luck
+from rules import luck
 from sparetime.services import sparetime_award, sparetime_reverse
 from tests.rolls.insight_setup import add_rolls, build_known_log
 from tests.rolls.room_setup import ask
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def summary(table, number, viewer):

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from rolls import insights
-from rolls.rules import mana
+from rules import mana
 from tests.rolls.insight_setup import add_rolls, build_known_log, free_die
 from tests.rolls.room_setup import ask, roll_mana
 

@@ -15,8 +15,8 @@ from sheets.models import ManaPool
 from sheets.services import character_create
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, roll_mana, url
-from tests.rolls.scripted_rng import ScriptedRng
 from tests.rolls.sockets import NOTE, is_full, is_stub
+from tests.rules.scripted_rng import ScriptedRng
 
 # pick --------------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Pool checks: exploding chains, evaluation, rolls and exact odds (rolls.rules.pool)."""
+"""Pool checks: exploding chains, evaluation, rolls and exact odds (rules.pool)."""
 
 import dataclasses
 import math
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rolls.rules import MAX_DICE, MAX_TARGET, RulesError, pool
-from tests.rolls.scripted_rng import ScriptedRng
+from rules import MAX_DICE, MAX_TARGET, RulesError, pool
+from tests.rules.scripted_rng import ScriptedRng
 
 PROPERTIES = settings(database=None, max_examples=150, deadline=None)
 CAP = pool.MAX_EXPLOSIONS

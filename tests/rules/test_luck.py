@@ -1,4 +1,4 @@
-"""Luck against the exact odds (rolls.rules.luck): expected successes, spread, verdict."""
+"""Luck against the exact odds (rules.luck): expected successes, spread, verdict."""
 
 from fractions import Fraction
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rolls.rules import luck
+from rules import luck
 
 PROPERTIES = settings(database=None, max_examples=150, deadline=None)
 

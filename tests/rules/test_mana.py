@@ -1,4 +1,4 @@
-"""Mana checks: dice from a spend, successes, rolls and exact odds (rolls.rules.mana)."""
+"""Mana checks: dice from a spend, successes, rolls and exact odds (rules.mana)."""
 
 import dataclasses
 import math
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from rolls.rules import MAX_DICE, MAX_TARGET, RulesError, mana
-from tests.rolls.scripted_rng import ScriptedRng
+from rules import MAX_DICE, MAX_TARGET, RulesError, mana
+from tests.rules.scripted_rng import ScriptedRng
 
 PROPERTIES = settings(database=None, max_examples=150, deadline=None)
 

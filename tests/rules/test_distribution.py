@@ -1,4 +1,4 @@
-"""Exact distributions of what a roll shows (rolls.rules.distribution)."""
+"""Exact distributions of what a roll shows (rules.distribution)."""
 
 from fractions import Fraction
 from itertools import product
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rolls.rules import RulesError, distribution, mana, pool
+from rules import RulesError, distribution, mana, pool
 
 PROPERTIES = settings(database=None, max_examples=100, deadline=None)
 

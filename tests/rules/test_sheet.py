@@ -1,9 +1,9 @@
-"""The Pool sheet (rolls.rules.sheet): how its template skills read before and after they are
+"""The Pool sheet (rules.sheet): how its template skills read before and after they are
 taken; what a check's suggestion binds (asked_in)."""
 
 import pytest
 
-from rolls.rules import sheet
+from rules import sheet
 
 
 @pytest.mark.parametrize(

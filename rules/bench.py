@@ -1,6 +1,6 @@
 """Measure (never assert) how long the exact odds take for every pool the app allows.
 
-Run with ``python -m rolls.rules.bench``. Caches are cleared first, so the figures include the
+Run with ``python -m rules.bench``. Caches are cleared first, so the figures include the
 cold start of the mana distribution table.
 """
 

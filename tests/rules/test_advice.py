@@ -1,4 +1,4 @@
-"""Advice before a roll (rolls.rules.advice): the spends a mana pool can pay and their exact
+"""Advice before a roll (rules.advice): the spends a mana pool can pay and their exact
 chances, the cheapest spend for a wanted chance, what a Pool die held back costs."""
 
 from fractions import Fraction
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rolls.rules import RulesError, advice, mana, pool
+from rules import RulesError, advice, mana, pool
 
 PROPERTIES = settings(database=None, max_examples=100, deadline=None)
 

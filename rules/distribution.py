@@ -1,7 +1,7 @@
 """Exact distributions of what a roll shows, to set what was rolled against them.
 
 * Mana: the chance of exactly ``k`` successes on ``dice`` d10, ``k = 0..2 * dice`` (the same
-  convolution as the odds in :mod:`rolls.rules.mana`).
+  convolution as the odds in :mod:`rules.mana`).
 * Pool: the chance that the highest die total of ``d6`` d6 and ``d10`` d10 is exactly ``t``,
   ``t = 1..up_to``, and the chance it lies above ``up_to``. P(highest <= t) is the product over
   the dice of P(die total <= t), from the same exact per-die chances as the Pool odds.
