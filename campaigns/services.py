@@ -3,11 +3,11 @@
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from rolls import push
+from core import push
+from core.writes import Refused
 from sheets.models import ManaPool
 
 from .models import Campaign, ManaSkill, Membership
-from .writes import Refused
 
 
 def _given(**settings):

@@ -1,8 +1,8 @@
 """Campaigns: signing up and logging out, the home page, creating and joining a campaign, its
 page, the GM panel.
 
-Every write runs through ``campaigns.writes.attempt`` and is answered by
-``campaigns.writes.answer``: a GM panel section answers htmx with itself (422 with the refused
+Every write runs through ``core.writes.attempt`` and is answered by
+``core.writes.answer``: a GM panel section answers htmx with itself (422 with the refused
 form); a plain form post goes back to the page it came from, or gets that page again with the
 refused form in place.
 """
@@ -19,7 +19,8 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from rolls import push
+from core import push
+from core.writes import answer, attempt
 from sheets.party import party_context
 
 from . import services
@@ -32,7 +33,6 @@ from .forms import (
     SignupForm,
 )
 from .models import Campaign, ManaSkill, Membership
-from .writes import answer, attempt
 
 
 def _safe_next(request):

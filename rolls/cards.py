@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from django.template.loader import render_to_string
 from django.utils.html import format_html
 
+from core import push as core_push
+
 from . import push
 from .forms import TargetForm
 from .models import Check
@@ -113,6 +115,6 @@ def push_check(check, *, entry=None, swap="update", owner_swap=None):
             options["swap"] = owner_swap or swap
             message["users"] = {str(owner_id): card(Viewer(owner_id, False))}
         messages = [push.entry_message(entry)] if entry else []
-        push.send(check.campaign_id, *messages, message)
+        core_push.send(check.campaign_id, *messages, message)
 
-    push.on_commit(check.campaign_id, send)
+    core_push.on_commit(check.campaign_id, send)

@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
-from campaigns.writes import Refused
+from core.writes import Refused
 from rules import RulesError, mana, pool
 from rules import sheet as pool_sheet
 from sheets.models import COLORLESS, Character, ManaPool, Rating

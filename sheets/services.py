@@ -1,13 +1,13 @@
 """Writes on character sheets that touch several rows or models, each in one transaction.
 
-Every function raises ``campaigns.writes.Refused`` with a sentence a player can read when the
+Every function raises ``core.writes.Refused`` with a sentence a player can read when the
 rules refuse the change; nothing is written then.
 """
 
 from django.db import transaction
 from django.db.models import F
 
-from campaigns.writes import Refused
+from core.writes import Refused
 from rules import sheet as pool_sheet
 
 from .models import COLORLESS, Character, ManaPool, Rating
@@ -59,9 +59,9 @@ def character_hand_over(*, campaign, character, to):
     (and again to the GM, who no longer rolls them). Refused while it has a live GM-secret
     check, which only the GM's own characters roll."""
     from campaigns.models import Membership
+    from core.push import push_facts
     from rolls.cards import push_check
     from rolls.models import SECRET, Check
-    from rolls.push import push_facts
 
     gm_id = campaign.gm_id()
     with transaction.atomic(savepoint=False):

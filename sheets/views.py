@@ -2,8 +2,8 @@
 custom-skill approvals and mana pools.
 
 The sheet page is made of sections (``_sheet_header.html``, ``_sheet_pool.html``,
-``_sheet_mana.html``). Every write runs through ``campaigns.writes.attempt`` and is answered by
-``campaigns.writes.answer``: htmx gets the section re-rendered (422 and the refusal when refused,
+``_sheet_mana.html``). Every write runs through ``core.writes.attempt`` and is answered by
+``core.writes.answer``: htmx gets the section re-rendered (422 and the refusal when refused,
 nothing changed), a plain form post a redirect to the sheet (or the sheet with the refusal,
 200). The GM's fragments answer htmx with themselves, and a plain post with the GM panel.
 
@@ -23,8 +23,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaigns.access import campaign_for, can_edit, character_for, sees_private
 from campaigns.models import Campaign
 from campaigns.views import panel_page
-from campaigns.writes import answer, attempt
-from rolls.push import with_facts
+from core.push import with_facts
+from core.writes import answer, attempt
 from rules import sheet as pool_sheet
 
 from . import services

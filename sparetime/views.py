@@ -2,7 +2,7 @@
 and a player's hand-outs.
 
 A GET answers htmx with its fragment and a browser without htmx with the page around it
-(``sparetime/page.html``). A write is answered by ``campaigns.writes.answer``: htmx gets its
+(``sparetime/page.html``). A write is answered by ``core.writes.answer``: htmx gets its
 fragment again, with a notice or (422) with the refused form; a plain form post is redirected to
 the fragment's page with the notice as a message, or gets that page with the refused form.
 
@@ -28,8 +28,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for, can_edit, character_for
 from campaigns.models import Campaign, Membership
-from campaigns.writes import answer, attempt
-from rolls.push import with_facts
+from core.push import with_facts
+from core.writes import answer, attempt
 from rolls.views import session_award_answer
 from sheets.models import Rating
 

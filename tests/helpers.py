@@ -11,7 +11,7 @@ from django.apps import apps
 from django.conf import settings
 from django.db import connection, transaction
 
-from campaigns.writes import Refused
+from core.writes import Refused
 
 #: Extra headers that make the test client's request an htmx request.
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -7,14 +7,14 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.models import Campaign, ManaSkill
-from campaigns.writes import Refused
+from core.push import push_facts
+from core.writes import Refused
 from rules import advice, mana
 from sheets.models import COLORLESS, ManaPool
 
 from .. import services
 from ..forms import INTENT_MAX, CountField, choice, chosen, first_error
 from ..models import LogEntry
-from ..push import push_facts
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
 ADVICE_ROWS = 8

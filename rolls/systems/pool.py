@@ -5,9 +5,9 @@ odds are in ``rules.pool``; this module is the table's side of them."""
 from django import forms
 from django.core.exceptions import ValidationError
 
-from campaigns.ids import parse_id
 from campaigns.models import Campaign
-from campaigns.writes import Refused
+from core.ids import parse_id
+from core.writes import Refused
 from rules import advice, pool
 from rules import sheet as pool_sheet
 from sheets.models import Rating

@@ -59,7 +59,7 @@
     showToggles();
   });
 
-  // A write over the user's limit (campaigns/throttle.py) answers 429 with a sentence, and a
+  // A write over the user's limit (core/throttle.py) answers 429 with a sentence, and a
   // request while the database is unreachable (config/views.py) 503, which htmx does not swap
   // (base.html's htmx-config): show it in the page's notice area.
   document.addEventListener("htmx:responseError", function (event) {

@@ -1,4 +1,4 @@
-"""Ids in URLs (campaigns/ids.py): every id a route names goes through the ``<id:...>``
+"""Ids in URLs (core/ids.py): every id a route names goes through the ``<id:...>``
 converter, whose bound every column the ids go to holds; a number beyond it, 0, a negative or a
 non-number matches no route, on every route of the URLconf (walked, so a new route is covered as
 soon as it is added): 404 for GET and POST, signed in as the GM of the campaign the URL names or
@@ -18,8 +18,8 @@ from django.test import Client
 from django.urls import resolve
 from django.urls.converters import get_converters
 
-from campaigns.ids import MAX_ID, IdConverter
 from campaigns.models import Campaign, GameSession, ManaSkill, Membership
+from core.ids import MAX_ID, IdConverter
 from rolls.models import Check, LogEntry
 from rolls.routing import websocket_urlpatterns
 from sheets.models import Character, Rating

@@ -1,5 +1,5 @@
 """The Redis the processes share (REDIS_URL), as a request's thread uses it: for the write
-limits' counts (campaigns/throttle.py) and the pushes of a write (rolls/redis_layer.py).
+limits' counts (core/throttle.py) and the pushes of a write (core/redis_layer.py).
 
 Nothing a request needs to answer lives in Redis (the sessions are in the database, see
 config/settings.py), so a request treats Redis as optional: when it cannot be reached the

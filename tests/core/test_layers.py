@@ -5,8 +5,8 @@ import logging
 import pytest
 from channels.exceptions import ChannelFull
 
-from rolls import layers
-from rolls.layers import RoomChannelLayer
+from core import layers
+from core.layers import RoomChannelLayer
 
 pytestmark = pytest.mark.asyncio
 
@@ -53,7 +53,7 @@ async def test_a_push_a_full_channel_misses_is_a_warning_naming_the_channel(capl
     await layer.send(full, {"type": "first"})
     await layer.group_add("room", full)
     await layer.group_add("room", fine)
-    with caplog.at_level(logging.WARNING, logger="rolls.layers"):
+    with caplog.at_level(logging.WARNING, logger="core.layers"):
         await layer.group_send("room", {"type": "room.push"})
     [record] = caplog.records
     assert record.levelno == logging.WARNING
@@ -63,7 +63,7 @@ async def test_a_push_a_full_channel_misses_is_a_warning_naming_the_channel(capl
     caplog.clear()
     await layer.receive(full)
     await layer.receive(fine)
-    with caplog.at_level(logging.WARNING, logger="rolls.layers"):
+    with caplog.at_level(logging.WARNING, logger="core.layers"):
         await layer.group_send("room", {"type": "room.push"})  # room for it everywhere
     assert caplog.records == []
 

@@ -8,7 +8,7 @@ page's notice area; a plain form post gets it on a page of its own.
 
 With several processes (REDIS_URL) the counts live in Redis, which they share, so the limits
 hold across them: one round trip per write and limit (INCR and EXPIRE, pipelined). When Redis
-cannot be reached (config/shared_redis.py) each process counts in its own memory instead, as a
+cannot be reached (core/shared_redis.py) each process counts in its own memory instead, as a
 single process always does (Django's default cache, config/settings.py CACHES): a user spread
 over N processes may then reach N times the limit until Redis returns, and no write fails for
 it. Counting costs no SQL statement: the user is the one the view reads anyway.
@@ -21,7 +21,7 @@ from django.core.cache import cache
 from django.http import HttpResponse
 from django.shortcuts import render
 
-from config.shared_redis import ERRORS, client, outage
+from core.shared_redis import ERRORS, client, outage
 
 #: The views whose POSTs count as rolls too.
 ROLL_VIEWS = {"check_roll"}

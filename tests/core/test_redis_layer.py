@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from asgiref.sync import async_to_sync
 
-from rolls.redis_layer import ReceiveBuffer, ReceiveBuffers, RoomRedisChannelLayer
+from core.redis_layer import ReceiveBuffer, ReceiveBuffers, RoomRedisChannelLayer
 
 needs_redis = pytest.mark.skipif(
     not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://..."
@@ -24,7 +24,7 @@ def test_a_full_buffer_drops_its_oldest_push_with_a_warning_and_a_count(caplog):
     buffer = buffers["specific.abc!def"]
     assert isinstance(buffer, ReceiveBuffer) and buffers["specific.abc!def"] is buffer
     buffer.put_nowait({"n": 1})
-    with caplog.at_level(logging.WARNING, logger="rolls.redis_layer"):
+    with caplog.at_level(logging.WARNING, logger="core.redis_layer"):
         buffer.put_nowait({"n": 2})
         buffer.put_nowait({"n": 3})
     assert [r.levelno for r in caplog.records] == [logging.WARNING] * 2
@@ -85,7 +85,7 @@ async def test_a_group_send_names_the_channels_of_a_full_queue_in_a_warning(laye
     await behind.group_add("room", fine)
     await behind.group_send("room", {"type": "room.push", "n": 1})
     assert await reading.receive(fine) == {"type": "room.push", "n": 1}
-    with caplog.at_level(logging.WARNING, logger="rolls.layers"):
+    with caplog.at_level(logging.WARNING, logger="core.layers"):
         await reading.group_send("room", {"type": "room.push", "n": 2})
     [record] = caplog.records
     assert record.levelno == logging.WARNING
@@ -106,7 +106,7 @@ async def test_a_socket_that_stops_reading_loses_its_oldest_push_with_a_warning(
     await layer.group_send("room", {"type": "room.push", "n": 1})
     assert await layer.receive(reader) == {"type": "room.push", "n": 1}  # and buffers stalled's
     await layer.group_send("room", {"type": "room.push", "n": 2})
-    with caplog.at_level(logging.WARNING, logger="rolls.redis_layer"):
+    with caplog.at_level(logging.WARNING, logger="core.redis_layer"):
         assert await layer.receive(reader) == {"type": "room.push", "n": 2}
     [record] = caplog.records
     assert record.levelno == logging.WARNING
@@ -197,7 +197,7 @@ def test_a_request_thread_sends_in_order_without_the_event_loop(caplog):
         async_to_sync(reading.group_add)(group, channel)
     for n in (-1, 0):  # fill late's queue
         async_to_sync(behind.send)(late, {"type": "room.push", "n": n})
-    with caplog.at_level(logging.WARNING, logger="rolls.layers"):
+    with caplog.at_level(logging.WARNING, logger="core.layers"):
         reading.group_send_blocking(
             [("room", {"type": "room.push", "n": 1}), ("gm", {"type": "room.push", "n": 2})]
         )

@@ -1,5 +1,5 @@
 """The channel layer of several processes (REDIS_URL): channels_redis's, with every push it
-drops for a full queue logged as a warning that names the channels (as rolls/layers.py does),
+drops for a full queue logged as a warning that names the channels (as core/layers.py does),
 and fewer round trips to Redis: one for a group send instead of four, one for each message a
 process receives instead of three or four.
 
@@ -32,8 +32,8 @@ from channels_redis.utils import create_pool
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from config import shared_redis
-from config.shared_redis import outage
+from core import shared_redis
+from core.shared_redis import outage
 
 from .layers import send_each_in_loop, warn_dropped
 
@@ -216,7 +216,7 @@ class RoomRedisChannelLayer(RedisChannelLayer):
         round trip each, with no trip into the event loop.
 
         When Redis cannot be reached the pushes are dropped and counted, and the write that
-        made them answers as usual (config/shared_redis.py: one warning per outage, and a back
+        made them answers as usual (core/shared_redis.py: one warning per outage, and a back
         off during which nothing is tried); its sockets replay the log when they return."""
         if not self.one_script:
             return send_each_in_loop(self, sends)
@@ -236,7 +236,7 @@ class RoomRedisChannelLayer(RedisChannelLayer):
         outage.succeeded()
 
     def blocking_script(self):
-        """GROUP_SEND bound to this process's synchronous client (config/shared_redis.py: made
+        """GROUP_SEND bound to this process's synchronous client (core/shared_redis.py: made
         on first use, its connection pool serves every thread, it gives up quickly)."""
         with self.blocking_lock:
             if self.blocking_group_send is None:

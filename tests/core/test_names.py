@@ -1,4 +1,4 @@
-"""User-typed names (campaigns/names.py): hidden characters refused in every name a form takes,
+"""User-typed names (core/names.py): hidden characters refused in every name a form takes,
 usernames of one script that look like no other."""
 
 import pytest
@@ -13,7 +13,7 @@ from campaigns.forms import (
     parse_skills,
 )
 from campaigns.models import Campaign, ManaSkill
-from campaigns.names import (
+from core.names import (
     BIDI_CONTROLS,
     ZERO_WIDTH,
     check_username,

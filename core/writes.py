@@ -43,6 +43,18 @@ class OnceField(forms.CharField):
         )
 
 
+#: The model that keeps the one-time tokens (``user``, ``token``, ``created_at``, unique on user and
+#: token): ``campaigns.models.FormToken``, given at the campaigns app's ready() (the ground floor
+#: has no models and imports no app).
+_tokens = None
+
+
+def keep_tokens_in(model):
+    """Keep the forms' one-time tokens in ``model`` (called once, at an app's ready())."""
+    global _tokens
+    _tokens = model
+
+
 class _Repeated(Exception):
     """The form's token was used already: the write's transaction rolls back."""
 
@@ -51,14 +63,12 @@ def _claim(user, token):
     """Store ``user``'s form ``token``, or raise ``_Repeated`` when it is stored already (a
     concurrent first submit holds it: this waits for that one's transaction, on PostgreSQL at
     the unique index, on SQLite at the write lock)."""
-    from .models import FormToken
-
     try:
         with transaction.atomic():
-            FormToken.objects.create(user=user, token=token)
+            _tokens.objects.create(user=user, token=token)
     except IntegrityError:
         raise _Repeated from None
-    FormToken.objects.filter(user=user, created_at__lt=timezone.now() - ONCE_KEPT).delete()
+    _tokens.objects.filter(user=user, created_at__lt=timezone.now() - ONCE_KEPT).delete()
 
 
 def attempt(write, *, form=None, once_by=None):

@@ -9,7 +9,7 @@ message and was most of the layer's cost. This layer cleans at most once every
 that much) and sends to a group's channels one after the other, as the base layer's tasks do.
 
 A push that a full channel misses is logged as a warning naming the channel (here and in the
-layer of several processes, rolls/redis_layer.py): that socket fell behind, or its consumer is
+layer of several processes, core/redis_layer.py): that socket fell behind, or its consumer is
 gone without leaving the group.
 """
 

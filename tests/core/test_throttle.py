@@ -1,12 +1,11 @@
-"""The per-user limit on writes and rolls (campaigns/throttle.py)."""
+"""The per-user limit on writes and rolls (core/throttle.py)."""
 
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from campaigns import throttle
 from campaigns.models import Campaign
-from config import shared_redis
+from core import shared_redis, throttle
 from tests.campaigns.helpers import renew
 from tests.faults import redis_server  # noqa: F401
 from tests.helpers import HTMX, db_snapshot
@@ -128,16 +127,16 @@ def test_with_redis_down_the_limit_holds_per_process_and_nothing_fails(
     assert client.post(renew(pool_campaign), **HTMX).status_code == 200  # counted in Redis
     shared_redis_at.stop()
     monkeypatch.setattr(shared_redis, "BACKOFF", 0)  # every write tries Redis again
-    with caplog.at_level("WARNING", logger="config.shared_redis"):
+    with caplog.at_level("WARNING", logger="core.shared_redis"):
         for _ in range(30):
             assert client.post(renew(pool_campaign), **HTMX).status_code == 200
         assert client.post(renew(pool_campaign), **HTMX).status_code == 429
-    said = [r.getMessage()[:17] for r in caplog.records if r.name == "config.shared_redis"]
+    said = [r.getMessage()[:17] for r in caplog.records if r.name == "core.shared_redis"]
     assert said == ["Redis unreachable"]  # once, not per write
     # Redis back: counted there again (this window's count started afresh there).
     shared_redis_at.start()
     clock.now += 10
-    with caplog.at_level("WARNING", logger="config.shared_redis"):
+    with caplog.at_level("WARNING", logger="core.shared_redis"):
         assert client.post(renew(pool_campaign), **HTMX).status_code == 200
     assert "Redis reachable again" in caplog.records[-1].getMessage()
     key = f"rollroom:limit:writes:{gm.pk}:{int(clock.now // 10)}"
