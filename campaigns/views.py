@@ -21,7 +21,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core import push
 from core.writes import answer, attempt
-from sheets.party import party_context
 
 from . import services
 from .access import campaign_for
@@ -115,14 +114,6 @@ def campaign_create(request):
     return answer(request, ok=ok, **pieces)
 
 
-@login_required
-@require_GET
-def campaign_detail(request, campaign_id):
-    campaign = campaign_for(request, campaign_id)
-    context = {"campaign": campaign, "members": _members(campaign), **party_context(campaign)}
-    return render(request, "campaigns/detail.html", context)
-
-
 def _join_context(campaign, **extra):
     gm_name = (
         get_user_model()
@@ -157,7 +148,8 @@ def campaign_join(request, token):
 # The GM panel ----------------------------------------------------------------------------------
 
 
-def _members(campaign):
+def members_of(campaign):
+    """The campaign's memberships with their users, the GM first (the campaign page, the panel)."""
     return campaign.memberships.select_related("user").order_by("role", "user__username")
 
 
@@ -178,7 +170,7 @@ def _panel_context(request, campaign, *, edit_form=None, **overrides):
     invite = reverse("campaign_join", args=[campaign.invite_token])
     context = {
         "campaign": campaign,
-        "members": _members(campaign),
+        "members": members_of(campaign),
         "invite_url": request.build_absolute_uri(invite),
         "settings_form": CampaignSettingsForm(campaign=campaign),
         "member_add_form": MemberAddForm(),

@@ -18,9 +18,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set Django up before importing code that imports models.
 django_asgi_app = tuning.get_asgi_application()
 
+from config.routing import no_route, websocket_urlpatterns
 from config.views import DATABASE_UNAVAILABLE, TRY_AGAIN_LATER
 from core.shared_redis import REDIS_UNAVAILABLE, outage
-from rolls.routing import no_route, websocket_urlpatterns
 
 logger = logging.getLogger(__name__)
 

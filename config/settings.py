@@ -93,6 +93,8 @@ INSTALLED_APPS = [
     "sheets",
     "sparetime",
     "rolls",
+    "insights",
+    "bench",  # its commands: bench_rolls, seed_demo
 ]
 
 MIDDLEWARE = [

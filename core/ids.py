@@ -12,7 +12,7 @@ from django.urls import register_converter
 #: The biggest id: what the smallest column an id goes to holds. contrib.auth's User has a
 #: 32-bit AutoField (a member's id in a URL), a session's number is a PositiveIntegerField (32-bit
 #: on PostgreSQL); every other id column is 64-bit (DEFAULT_AUTO_FIELD, a log entry's seq).
-#: tests/config/test_ids.py checks it against every column a URL's id goes to.
+#: tests/core/test_ids.py checks it against every column a URL's id goes to.
 MAX_ID = 2**31 - 1
 
 

@@ -22,14 +22,16 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.access import campaign_for, character_for, check_for
+from campaigns.access import campaign_for
 from core.ids import parse_id
 from core.writes import Refused, answer, attempt
+from sheets.access import character_for
 from sheets.party import party_context
 from sparetime.forms import AwardForm
 from sparetime.models import SparetimeEntry
 
 from . import push, services
+from .access import check_for
 from .cards import Viewer, asks, push_check, render_check
 from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error

@@ -72,6 +72,13 @@ def raise_cost(campaign, rating):
 
 
 # Balances -------------------------------------------------------------------------------------
+def party_free_sparetime():
+    """The party's sum of each character's free sparetime (``sheets.party.POOL_SUMS``, from
+    the Character side): what it was granted or awarded and spent, hand-outs aside."""
+    free = Q(sparetime__source__isnull=True) & ~Q(sparetime__kind=SparetimeEntry.HANDOUT)
+    return Sum("sparetime__amount", filter=free)
+
+
 def free_sparetime(character):
     """Sparetime ``character`` may spend on anything."""
     total = (

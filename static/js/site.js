@@ -74,7 +74,7 @@
     if (notice && event.detail.successful) notice.hidden = true;
   });
 
-  // A facts push (rolls/push.py) is a comment naming the characters whose HP, ratings, mana or
+  // A facts push (core/push.py) is a comment naming the characters whose HP, ratings, mana or
   // sparetime changed: every piece showing them fetches itself again, rendered for this viewer
   // (hx-trigger="facts-<id> from:body"; the party and the GM's lists: "facts"). It may name,
   // instead, the viewer's delegation ("facts-delegation": the campaign page's section). After a

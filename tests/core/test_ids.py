@@ -19,9 +19,9 @@ from django.urls import resolve
 from django.urls.converters import get_converters
 
 from campaigns.models import Campaign, GameSession, ManaSkill, Membership
+from config.routing import websocket_urlpatterns
 from core.ids import MAX_ID, IdConverter
 from rolls.models import Check, LogEntry
-from rolls.routing import websocket_urlpatterns
 from sheets.models import Character, Rating
 from tests.config import test_permission_matrix
 from tests.config.test_permission_matrix import (

@@ -1,4 +1,4 @@
-"""Difficulty tuning for the GM (rolls.insights.tuning, rolls.insight_views.campaign_tuning)."""
+"""Difficulty tuning for the GM (insights.reports.tuning, insights.views.campaign_tuning)."""
 
 from fractions import Fraction
 
@@ -7,9 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from rolls import insights
+from insights import reports as insights
 from rules import mana
-from tests.rolls.insight_setup import add_rolls, build_known_log, free_die
+from tests.insights.insight_setup import add_rolls, build_known_log, free_die
 from tests.rolls.room_setup import ask, roll_mana
 
 F = Fraction

@@ -1,4 +1,4 @@
-"""The odds calculator of the rules page (rolls.insight_views.odds_calculator): open to everyone,
+"""The odds calculator of the rules page (insights.views.odds_calculator): open to everyone,
 as an htmx fragment or the whole rules page, exact chances from the engine, clear refusals."""
 
 from fractions import Fraction

@@ -1,5 +1,5 @@
-"""The log to take home (rolls.insight_views.campaign_log_csv / campaign_log_json over
-rolls.insights.log_export): every entry, hidden ones as stubs, members only."""
+"""The log to take home (insights.views.campaign_log_csv / campaign_log_json over
+insights.reports.log_export): every entry, hidden ones as stubs, members only."""
 
 import csv
 import io
@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import LogEntry
-from tests.rolls.insight_setup import add_rolls, build_known_log
+from tests.insights.insight_setup import add_rolls, build_known_log
 from tests.rolls.room_setup import ask, roll_mana
 from tests.rules.scripted_rng import ScriptedRng
 

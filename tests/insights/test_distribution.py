@@ -1,13 +1,14 @@
-"""What the dice showed against the exact distributions (rolls.insights.distributions), on the
+"""What the dice showed against the exact distributions (insights.reports.distributions), on the
 luck page with a chart per pool."""
 
 from fractions import Fraction
 
 from django.urls import reverse
 
-from rolls import insights, services
+from insights import reports as insights
+from rolls import services
 from rules import distribution, pool
-from tests.rolls.insight_setup import build_known_log
+from tests.insights.insight_setup import build_known_log
 from tests.rolls.room_setup import ask
 from tests.rules.scripted_rng import ScriptedRng
 

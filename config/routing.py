@@ -4,9 +4,9 @@
 
 from django.urls import path, re_path
 
-from config import websocket_server
+from rolls.consumers import FactsConsumer, NoRouteConsumer, RoomConsumer
 
-from .consumers import FactsConsumer, NoRouteConsumer, RoomConsumer
+from . import websocket_server
 
 websocket_server.install()
 

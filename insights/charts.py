@@ -74,7 +74,7 @@ def _chart(kind, title, **config):
 
 
 def luck_by_session(rows):
-    """Observed against expected successes per session (``rows``: ``rolls.insights.Row``s);
+    """Observed against expected successes per session (``rows``: ``insights.reports.Row``s);
     None without rolls."""
     if not rows:
         return None
@@ -93,7 +93,7 @@ def luck_by_session(rows):
 
 def rolled_against_exact(dist):
     """How often each outcome of one pool was rolled against how often it was expected
-    (``dist``: a ``rolls.insights.Distribution``)."""
+    (``dist``: a ``insights.reports.Distribution``)."""
     chart = _chart(pygal.Bar, f"{dist.title}: {dist.what}, rolled and expected")
     chart.x_labels = [b.label for b in dist.bins]
     chart.add("Rolled", [b.rolled for b in dist.bins])

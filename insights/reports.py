@@ -11,11 +11,11 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, Sum
 
 from campaigns.models import GameSession
+from rolls.models import PRIVATE, PUBLIC, LogEntry, entitled
 from rules import distribution, pool
 from rules.luck import Tally, ask_kind
 from sheets.models import Character
-
-from .models import PRIVATE, PUBLIC, LogEntry, entitled
+from sparetime.models import SparetimeEntry
 
 
 def visible_entries(campaign, viewer_id):
@@ -270,8 +270,6 @@ class Summary:
 def session_summary(campaign, session, viewer_id):
     """Who rolled what in ``session``, its luck, its luckiest and unluckiest moments (over the
     rolls the viewer may see) and the sparetime awarded for it. Two queries."""
-    from sparetime.models import SparetimeEntry
-
     gm_id = campaign.gm_id()
     entries = (
         LogEntry.objects.filter(campaign=campaign, session=session, kind=LogEntry.ROLL)

@@ -1,4 +1,4 @@
-"""A session's summary page (rolls.insights.session_summary, rolls.insight_views.session_summary):
+"""A session's summary page (insights.reports.session_summary, insights.views.session_summary):
 who rolled what, its luck, the luckiest and unluckiest moments, the sparetime awarded."""
 
 from fractions import Fraction
@@ -8,10 +8,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import GameSession
-from rolls import insights, services
+from insights import reports as insights
+from rolls import services
 from rules import luck
 from sparetime.services import sparetime_award, sparetime_reverse
-from tests.rolls.insight_setup import add_rolls, build_known_log
+from tests.insights.insight_setup import add_rolls, build_known_log
 from tests.rolls.room_setup import ask
 from tests.rules.scripted_rng import ScriptedRng
 

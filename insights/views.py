@@ -13,10 +13,11 @@ from django.views.decorators.http import require_GET
 
 from campaigns.access import campaign_for
 from campaigns.models import GameSession
+from rolls.systems import system_of
 
-from . import charts, insights
-from .insight_forms import calculate
-from .systems import system_of
+from . import charts
+from . import reports as insights
+from .forms import calculate
 
 
 @require_GET

@@ -3,10 +3,9 @@ mana advisor. Each only reads numbers; the rules engine refuses what the rules r
 
 from django import forms
 
+from rolls.forms import first_error
+from rolls.services import MAX_SPEND
 from rules import MAX_DICE, MAX_TARGET, RulesError, mana, pool
-
-from .forms import first_error
-from .services import MAX_SPEND
 
 
 def _count(label, maximum=MAX_SPEND, **kwargs):

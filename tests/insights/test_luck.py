@@ -1,5 +1,5 @@
-"""Luck against the stored chances (rolls.insights.luck) and its page
-(rolls.insight_views.campaign_luck): exact figures over what each viewer may see, a fixed
+"""Luck against the stored chances (insights.reports.luck) and its page
+(insights.views.campaign_luck): exact figures over what each viewer may see, a fixed
 number of queries whatever the log's size, members only."""
 
 from fractions import Fraction
@@ -9,10 +9,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from rolls import insights
+from insights import reports as insights
 from rolls.models import LogEntry, entitled
 from rules import luck
-from tests.rolls.insight_setup import add_rolls, build_known_log
+from tests.insights.insight_setup import add_rolls, build_known_log
 
 
 def figures(rows):

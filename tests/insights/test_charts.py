@@ -1,4 +1,4 @@
-"""Charts drawn on the server (rolls.charts): images of self-contained SVG, no script, no URL."""
+"""Charts drawn on the server (insights.charts): images of self-contained SVG, no script, no URL."""
 
 import base64
 import re
@@ -6,10 +6,11 @@ from fractions import Fraction
 
 from django.urls import reverse
 
-from rolls import charts, insights
-from rolls.insights import Row
+from insights import charts
+from insights import reports as insights
+from insights.reports import Row
 from rules.luck import Tally
-from tests.rolls.insight_setup import build_known_log
+from tests.insights.insight_setup import build_known_log
 
 
 def rows():
