@@ -6,8 +6,8 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
-from rolls.management.commands.seed_demo import MANA_NAME, PASSWORD, POOL_NAME
 
+from bench.management.commands.seed_demo import MANA_NAME, PASSWORD, POOL_NAME
 from campaigns.models import Campaign, ManaSkill, Membership
 from rolls.models import Check, LogEntry
 from rolls.services import log_verify, open_session
