@@ -14,7 +14,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 django_asgi_app = tuning.get_asgi_application()
 
 from bench.floors import websocket_urlpatterns as floor_urlpatterns
-from rolls.routing import websocket_urlpatterns
+from config.routing import websocket_urlpatterns
 
 application = ProtocolTypeRouter(
     {

@@ -14,6 +14,6 @@ if os.environ.get("ROLLROOM_BENCH_APPLICATION_NAME") and _database["ENGINE"].end
     _database["OPTIONS"]["application_name"] = os.environ["ROLLROOM_BENCH_APPLICATION_NAME"]
 
 ROOT_URLCONF = "bench.urls"
-# Its players roll far faster than a table does: no per-user limit (campaigns/throttle.py).
+# Its players roll far faster than a table does: no per-user limit (core/throttle.py).
 WRITE_LIMITS = {}
 ASGI_APPLICATION = "bench.asgi.application"

@@ -5,6 +5,8 @@ class CampaignsConfig(AppConfig):
     name = "campaigns"
 
     def ready(self):
-        from . import ids
+        from core import writes
 
-        ids.register()  # <id:...> in every app's URLs and websocket routes
+        from .models import FormToken
+
+        writes.keep_tokens_in(FormToken)  # the ground floor has no models of its own

@@ -4,8 +4,9 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 
+from core.names import check_username, plain_name
+
 from .models import DEFAULT_PALETTE, Campaign, ManaSkill
-from .names import check_username, plain_name
 
 COLORLESS = "colorless"
 MAX_COLORS = 12

@@ -141,9 +141,9 @@ class GameSession(models.Model):
 
 
 class FormToken(models.Model):
-    """A one-time token a form carries (``campaigns.writes.OnceField``) so that a double submit
+    """A one-time token a form carries (``core.writes.OnceField``) so that a double submit
     writes once: the write stores its token in its own transaction, and a second submit of the
-    same form finds it there and writes nothing (``campaigns.writes.attempt``)."""
+    same form finds it there and writes nothing (``core.writes.attempt``)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     token = models.CharField(max_length=64)

@@ -3,11 +3,11 @@
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from rolls import push
-from sheets.models import ManaPool
+from core import push
+from core.writes import Refused
 
 from .models import Campaign, ManaSkill, Membership
-from .writes import Refused
+from .signals import palette_changed
 
 
 def _given(**settings):
@@ -53,28 +53,22 @@ def campaign_palette_update(*, campaign, palette):
     ``palette`` lists the new names position for position: ``palette[i]`` is the new name of
     the current ``campaign.palette[i]`` (a rename when it differs) and entries beyond the current
     length are added colors. Colors are never removed. A renamed color is renamed in every
-    ManaSkill and ManaPool of the campaign; every character gets a pool row (0/0) for each
+    ManaSkill of the campaign, and (``signals.palette_changed``: sheets) in every ManaPool; every
+    character gets a pool row (0/0) for each
     palette color it lacks. The caller validates names (see forms.CampaignSettingsForm): a new
     name must not be another current color."""
     old = list(campaign.palette)
     if len(palette) < len(old):
         raise Refused("Palette colors can be renamed or added, not removed.")
-    pools = ManaPool.objects.filter(character__campaign=campaign)
-    for before, after in zip(old, palette, strict=False):
-        if before == after:
-            continue
-        pools.filter(color=before).update(color=after)
+    renamed = [
+        (before, after) for before, after in zip(old, palette, strict=False) if before != after
+    ]
+    for before, after in renamed:
         campaign.mana_skills.filter(color_a=before).update(color_a=after)
         campaign.mana_skills.filter(color_b=before).update(color_b=after)
     campaign.palette = list(palette)
     campaign.save(update_fields=["palette"])
-    have = set(pools.values_list("character_id", "color"))
-    ManaPool.objects.bulk_create(
-        ManaPool(character_id=character_id, color=color, current=0, maximum=0)
-        for character_id in campaign.characters.values_list("id", flat=True)
-        for color in palette
-        if (character_id, color) not in have
-    )
+    palette_changed.send(Campaign, campaign=campaign, renamed=renamed, palette=campaign.palette)
 
 
 @transaction.atomic(savepoint=False)

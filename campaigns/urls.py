@@ -9,7 +9,6 @@ urlpatterns = [
     path("rules/", views.rules, name="rules"),
     path("accounts/signup/", views.signup, name="signup"),
     path("campaigns/new/", views.campaign_create, name="campaign_create"),
-    path("campaigns/<id:campaign_id>/", views.campaign_detail, name="campaign_detail"),
     path("join/<str:token>/", views.campaign_join, name="campaign_join"),
     path(GM, views.gm_panel, name="gm_panel"),
     path(GM + "settings/", views.campaign_settings, name="campaign_settings"),

@@ -1,8 +1,8 @@
 """Campaigns: signing up and logging out, the home page, creating and joining a campaign, its
 page, the GM panel.
 
-Every write runs through ``campaigns.writes.attempt`` and is answered by
-``campaigns.writes.answer``: a GM panel section answers htmx with itself (422 with the refused
+Every write runs through ``core.writes.attempt`` and is answered by
+``core.writes.answer``: a GM panel section answers htmx with itself (422 with the refused
 form); a plain form post goes back to the page it came from, or gets that page again with the
 refused form in place.
 """
@@ -19,8 +19,8 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from rolls import push
-from sheets.party import party_context
+from core import push
+from core.writes import answer, attempt
 
 from . import services
 from .access import campaign_for
@@ -32,7 +32,6 @@ from .forms import (
     SignupForm,
 )
 from .models import Campaign, ManaSkill, Membership
-from .writes import answer, attempt
 
 
 def _safe_next(request):
@@ -115,14 +114,6 @@ def campaign_create(request):
     return answer(request, ok=ok, **pieces)
 
 
-@login_required
-@require_GET
-def campaign_detail(request, campaign_id):
-    campaign = campaign_for(request, campaign_id)
-    context = {"campaign": campaign, "members": _members(campaign), **party_context(campaign)}
-    return render(request, "campaigns/detail.html", context)
-
-
 def _join_context(campaign, **extra):
     gm_name = (
         get_user_model()
@@ -157,7 +148,8 @@ def campaign_join(request, token):
 # The GM panel ----------------------------------------------------------------------------------
 
 
-def _members(campaign):
+def members_of(campaign):
+    """The campaign's memberships with their users, the GM first (the campaign page, the panel)."""
     return campaign.memberships.select_related("user").order_by("role", "user__username")
 
 
@@ -178,7 +170,7 @@ def _panel_context(request, campaign, *, edit_form=None, **overrides):
     invite = reverse("campaign_join", args=[campaign.invite_token])
     context = {
         "campaign": campaign,
-        "members": _members(campaign),
+        "members": members_of(campaign),
         "invite_url": request.build_absolute_uri(invite),
         "settings_form": CampaignSettingsForm(campaign=campaign),
         "member_add_form": MemberAddForm(),

@@ -18,9 +18,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set Django up before importing code that imports models.
 django_asgi_app = tuning.get_asgi_application()
 
-from config.shared_redis import REDIS_UNAVAILABLE, outage
+from config.routing import no_route, websocket_urlpatterns
 from config.views import DATABASE_UNAVAILABLE, TRY_AGAIN_LATER
-from rolls.routing import no_route, websocket_urlpatterns
+from core.shared_redis import REDIS_UNAVAILABLE, outage
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ class SocketGuard:
     layer's receive loop) instead of letting the failure reach the server: a handshake not yet
     accepted is refused, an open socket is closed with ``TRY_AGAIN_LATER``, and the page
     reopens it. Any other failure passes on as before. A Redis outage is logged once for the
-    process (config/shared_redis.py), not once per socket."""
+    process (core/shared_redis.py), not once per socket."""
 
     def __init__(self, app):
         self.app = app

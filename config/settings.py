@@ -88,10 +88,13 @@ INSTALLED_APPS = [
     "django.forms",  # the widgets' templates, for FORM_RENDERER
     "channels",
     "django_htmx",
+    "core",
     "campaigns",
     "sheets",
     "sparetime",
     "rolls",
+    "insights",
+    "bench",  # its commands: bench_rolls, seed_demo
 ]
 
 MIDDLEWARE = [
@@ -244,12 +247,12 @@ CHANNEL_CAPACITY = 1000
 # socket_timeout in REDIS_URL's query string would override this one.
 REDIS_SOCKET_TIMEOUT = 15
 # The Redis the processes share, if any; a request's own use of it (the write limits, its
-# pushes) fails open and backs off when Redis is away (config/shared_redis.py).
+# pushes) fails open and backs off when Redis is away (core/shared_redis.py).
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "rolls.redis_layer.RoomRedisChannelLayer",
+            "BACKEND": "core.redis_layer.RoomRedisChannelLayer",
             "CONFIG": {
                 "hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_SOCKET_TIMEOUT}],
                 "capacity": CHANNEL_CAPACITY,
@@ -259,7 +262,7 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "rolls.layers.RoomChannelLayer",
+            "BACKEND": "core.layers.RoomChannelLayer",
             "CONFIG": {"capacity": CHANNEL_CAPACITY},
         }
     }
@@ -331,12 +334,12 @@ CONTENT_SECURITY_POLICY = {
 }
 # --- end of Content-Security-Policy ------------------------------------------------------------
 
-# --- Write limits per user (campaigns/throttle.py) -------------------------------------------
+# --- Write limits per user (core/throttle.py) -------------------------------------------
 # A logged-in user's writes (POSTs) and rolls, each at most so many per window of seconds; one
 # more is answered 429 with a sentence, and nothing is written. Counted in Redis when there is
 # one (every process shares the count), else, or while it is unreachable, in each process's
-# CACHES["default"] (see campaigns/throttle.py).
-MIDDLEWARE.append("campaigns.throttle.WriteLimitMiddleware")
+# CACHES["default"] (see core/throttle.py).
+MIDDLEWARE.append("core.throttle.WriteLimitMiddleware")
 WRITE_LIMITS = {"writes": (30, 10), "rolls": (10, 10)}
 # --- end of write limits -----------------------------------------------------------------------
 

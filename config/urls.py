@@ -12,6 +12,7 @@ urlpatterns = [
     path("", include("sheets.urls")),
     path("", include("sparetime.urls")),
     path("", include("rolls.urls")),
+    path("", include("insights.urls")),
 ]
 
 handler400 = "config.views.bad_request"

@@ -1,5 +1,5 @@
 """How daphne serves the websockets, whichever way it is started (``daphne``, ``manage.py host``,
-``manage.py runserver``, the tests' live servers): ``install()``, called by ``rolls/routing.py``,
+``manage.py runserver``, the tests' live servers): ``install()``, called by ``config/routing.py``,
 which every ASGI application of the project imports, has daphne build its websocket protocols
 with ``SocketFactory`` instead of its own factory.
 

@@ -13,9 +13,12 @@ from dataclasses import dataclass
 from django.template.loader import render_to_string
 from django.utils.html import format_html
 
+from core import push as core_push
+from core.writes import Refused
+
 from . import push
 from .forms import TargetForm
-from .models import Check
+from .models import SECRET, Check
 from .services import DECLINE_REASON_MAX
 from .systems import system_of
 
@@ -113,6 +116,23 @@ def push_check(check, *, entry=None, swap="update", owner_swap=None):
             options["swap"] = owner_swap or swap
             message["users"] = {str(owner_id): card(Viewer(owner_id, False))}
         messages = [push.entry_message(entry)] if entry else []
-        push.send(check.campaign_id, *messages, message)
+        core_push.send(check.campaign_id, *messages, message)
 
-    push.on_commit(check.campaign_id, send)
+    core_push.on_commit(check.campaign_id, send)
+
+
+def checks_follow_character(sender, *, campaign, character, to, **kwargs):
+    """A character handed over to the player ``to`` (``sheets.signals.handing_over``): its live
+    checks go with it, their cards pushed to the new player (and again to the GM, who no longer
+    rolls them). Refused while it has a live GM-secret check, which only the GM's own characters
+    roll."""
+    live = Check.objects.of(campaign).filter(character=character).exclude(status=Check.DONE)
+    if any(check.visibility == SECRET for check in live):
+        raise Refused(
+            f"{character.name} has a live GM-secret check: cancel it before handing "
+            f"{character.name} over."
+        )
+    for check in live:
+        check.campaign = campaign
+        check.character.owner = to
+        push_check(check, owner_swap="new")

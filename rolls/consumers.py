@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from campaigns.access import membership_of
 from campaigns.models import Campaign
+from core import push as core_push
 
 from . import push
 from .models import LogEntry, Presence
@@ -93,7 +94,7 @@ class PushConsumer(AsyncWebsocketConsumer):
 class RoomConsumer(PushConsumer):
     """A member's socket in a campaign's room. It joins the room's groups (the campaign's, the
     GM's when the GM, the member's in this campaign) and the user's group in every campaign,
-    through which a removal or a logout closes it (``room.leave``, see ``push.leave``)."""
+    through which a removal or a logout closes it (``room.leave``, see ``core_push.leave``)."""
 
     #: How many entries this socket's pushes skipped (dropped or late) and the log filled in.
     missed_pushes = 0
@@ -116,7 +117,7 @@ class RoomConsumer(PushConsumer):
             return
         # Join the user's group before reading the membership: a removal that commits after the
         # read sends its room.leave after this socket can hear it.
-        member_group = push.member_group_name(self.user_id)
+        member_group = core_push.member_group_name(self.user_id)
         await self.channel_layer.group_add(member_group, self.channel_name)
         membership, self.gm_id = await database_sync_to_async(membership_of)(
             self.user_id, self.campaign_id
@@ -126,14 +127,14 @@ class RoomConsumer(PushConsumer):
             await self.close()
             return
         self.is_gm = membership.is_gm
-        self.group = push.group_name(self.campaign_id)
+        self.group = core_push.group_name(self.campaign_id)
         self.groups_joined = [
             member_group,
             self.group,
-            push.user_group_name(self.campaign_id, self.user_id),
+            core_push.user_group_name(self.campaign_id, self.user_id),
         ]
         if self.is_gm:
-            self.groups_joined.append(push.gm_group_name(self.campaign_id))
+            self.groups_joined.append(core_push.gm_group_name(self.campaign_id))
         for group in self.groups_joined[1:]:
             await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
@@ -196,7 +197,7 @@ class RoomConsumer(PushConsumer):
         if self.group is None:
             return  # left the room: a push already on its way is dropped
         await self.room_entry(message)
-        # The parts that travel with an entry (its check's cards, push.send): each socket's
+        # The parts that travel with an entry (its check's cards, core_push.send): each socket's
         # variant goes out whether the entry went out now, was held or came twice.
         for part in message.get("also", ()):
             if self.group is not None:
@@ -230,7 +231,7 @@ class RoomConsumer(PushConsumer):
                 self.gap_wait = None
 
     async def forward(self, message):
-        html = push.pick(message, user_id=self.user_id, is_gm=self.is_gm)
+        html = core_push.pick(message, user_id=self.user_id, is_gm=self.is_gm)
         if html:
             await self.send(text_data=html)
 
@@ -396,7 +397,7 @@ def online(campaign_id):
 
 class NoRouteConsumer(AsyncWebsocketConsumer):
     """A websocket to a path no route takes (``/ws/campaigns/abc/``, an id beyond any: see
-    campaigns/ids.py) is refused at the handshake, as an HTTP path that is not there answers
+    core/ids.py) is refused at the handshake, as an HTTP path that is not there answers
     404; without it the router raises and the server answers 500 and logs the traceback."""
 
     async def connect(self):

@@ -7,14 +7,14 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 
 from django import forms
 
-from campaigns.ids import IdsChoiceField
 from campaigns.models import ManaSkill
-from campaigns.names import plain_name
-from campaigns.writes import OnceField
+from core.ids import IdsChoiceField
+from core.names import plain_name
+from core.writes import OnceField
+from rules import MAX_TARGET
 from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
-from .rules import MAX_TARGET
 from .services import MAX_SPEND
 
 NOTE_MAX = Check._meta.get_field("note").max_length

@@ -87,7 +87,7 @@ class Check(models.Model):
     shift_declined = models.BooleanField(default=False)
     decline_reason = models.CharField(max_length=200, blank=True)
     # Pool: what the check binds the roll to, read from its suggestion when it was asked
-    # (``rolls.rules.sheet.asked_in``): an attribute of the sheet, and maybe one of its skills;
+    # (``rules.sheet.asked_in``): an attribute of the sheet, and maybe one of its skills;
     # empty: the player chooses. (Mana binds with ``mana_skill``.)
     asked_attribute = models.CharField(max_length=20, blank=True)
     asked_skill = models.CharField(max_length=80, blank=True)

@@ -13,9 +13,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
-from campaigns.writes import Refused
-from rolls.rules import RulesError, mana, pool
-from rolls.rules import sheet as pool_sheet
+from core.writes import Refused
+from rules import RulesError, mana, pool
+from rules import sheet as pool_sheet
 from sheets.models import COLORLESS, Character, ManaPool, Rating
 
 from . import chain
@@ -354,7 +354,7 @@ def check_request(
 
 def _pool_asked(campaign, character, suggestion):
     """Pool: the attribute (and skill) of ``character``'s sheet that ``suggestion`` names, which
-    its roll must use (``rolls.rules.sheet.asked_in``; skills: the greenlit ones)."""
+    its roll must use (``rules.sheet.asked_in``; skills: the greenlit ones)."""
     if not campaign.is_pool or not suggestion.strip():
         return {}
     ratings = Rating.objects.filter(character=character).values_list("attribute", "skill", "status")

@@ -1,24 +1,14 @@
 from django.urls import path
 
-from . import insight_views, views
+from . import views
 
 ROOM = "campaigns/<id:campaign_id>/room/"
 CHECK = "campaigns/<id:campaign_id>/checks/<id:check_id>/"
 
 urlpatterns = [
-    path("rules/odds/", insight_views.odds_calculator, name="odds_calculator"),
     path(ROOM, views.room, name="room"),
     path(ROOM + "log/", views.room_log, name="room_log"),
     path(ROOM + "requests/", views.room_requests, name="room_requests"),
-    path("campaigns/<id:campaign_id>/luck/", insight_views.campaign_luck, name="campaign_luck"),
-    path("campaigns/<id:campaign_id>/tuning/", insight_views.campaign_tuning, name="tuning"),
-    path(
-        "campaigns/<id:campaign_id>/sessions/<id:number>/",
-        insight_views.session_summary,
-        name="session_summary",
-    ),
-    path("campaigns/<id:campaign_id>/log.csv", insight_views.campaign_log_csv, name="log_csv"),
-    path("campaigns/<id:campaign_id>/log.json", insight_views.campaign_log_json, name="log_json"),
     path(ROOM + "checks/", views.room_checks, name="room_checks"),
     path(ROOM + "log/<id:seq>/reveal/", views.roll_reveal, name="roll_reveal"),
     path(ROOM + "log/verify/", views.verify_log, name="verify_log"),

@@ -1,6 +1,6 @@
 """The live table over HTTP: the room page and its roll log, checks and rolls, sessions.
 
-Every write runs in one transaction (``campaigns.writes.attempt``) and registers its pushes with
+Every write runs in one transaction (``core.writes.attempt``) and registers its pushes with
 ``transaction.on_commit``, so a socket only ever hears of what was committed: a new log entry
 goes to the whole room (``rolls.push`` hides what a viewer may not see); a check's card goes to
 the GM and to the character's player (``rolls.cards``). A page's log and cards change through
@@ -22,14 +22,16 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.access import campaign_for, character_for, check_for
-from campaigns.ids import parse_id
-from campaigns.writes import Refused, answer, attempt
+from campaigns.access import campaign_for
+from core.ids import parse_id
+from core.writes import Refused, answer, attempt
+from sheets.access import character_for
 from sheets.party import party_context
 from sparetime.forms import AwardForm
 from sparetime.models import SparetimeEntry
 
 from . import push, services
+from .access import check_for
 from .cards import Viewer, asks, push_check, render_check
 from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
@@ -41,7 +43,7 @@ LOG_PAGE = 50
 
 
 def _answer(request, campaign, *, ok, fragment, piece):
-    """``campaigns.writes.answer`` in the room: a refused plain post gets the room with
+    """``core.writes.answer`` in the room: a refused plain post gets the room with
     ``fragment()`` in place of ``piece``."""
     return answer(
         request,

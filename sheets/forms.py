@@ -2,7 +2,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from campaigns.models import Membership
-from campaigns.names import plain_name
+from core.names import plain_name
 
 from .models import Character, Rating
 from .services import MANA_MAX, RATING_MAX, SKILL_NAME_MAX

@@ -3,8 +3,8 @@ from django.db import models
 from django.db.models import Q
 
 from campaigns.models import Campaign
-from campaigns.writes import Refused
-from rolls.rules import sheet as pool_sheet
+from core.writes import Refused
+from rules import sheet as pool_sheet
 
 COLORLESS = "colorless"
 

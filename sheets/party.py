@@ -4,29 +4,32 @@ character's private side (``campaigns.access.sees_private``: its player and the 
 (:func:`party_context`) and one template (``sheets/_party.html``), on the campaign page and in
 the room; the template fetches itself again when a facts push arrives (``rolls.push``)."""
 
-from django.db.models import IntegerField, OuterRef, Prefetch, Q, Subquery, Sum
+from django.db.models import IntegerField, OuterRef, Prefetch, Subquery
 
 from campaigns.access import sees_private
-from rolls.rules import sheet as pool_sheet
+from rules import sheet as pool_sheet
 
 from .models import Character, ManaPool, Rating
 from .services import mana_colors
+
+#: What the party sums over each character's rows of an app above sheets, which sheets does not
+#: import, for a Pool campaign: row key -> a function returning the aggregate (on Character).
+#: Filled at that app's ready() (sparetime: "sparetime", the character's free sparetime); shown
+#: only to those who see the character's private side (None for the others).
+POOL_SUMS = {}
 
 
 def party_rows(campaign):
     """[{"character", "private", "hp_max", "sparetime", "mana"}] for the characters the viewer
     of ``campaign`` may look at (``Character.objects.visible_to``), in two queries."""
-    from sparetime.models import SparetimeEntry
-
     characters = Character.objects.visible_to(campaign).select_related("owner")
     if campaign.is_pool:
         endurance = Rating.objects.filter(
             character=OuterRef("pk"), skill=pool_sheet.ENDURANCE, status=Rating.APPROVED
         ).values("value")[:1]
-        free = Q(sparetime__source__isnull=True) & ~Q(sparetime__kind=SparetimeEntry.HANDOUT)
+        sums = {f"sum_{key}": aggregate() for key, aggregate in POOL_SUMS.items()}
         characters = characters.annotate(
-            endurance_value=Subquery(endurance, output_field=IntegerField()),
-            free_sparetime=Sum("sparetime__amount", filter=free),
+            endurance_value=Subquery(endurance, output_field=IntegerField()), **sums
         )
     else:
         characters = characters.prefetch_related(
@@ -39,7 +42,8 @@ def party_rows(campaign):
         row = {"character": character, "private": private}
         if campaign.is_pool:
             row["hp_max"] = campaign.hp_max_for(character.endurance_value or 0)
-            row["sparetime"] = (character.free_sparetime or 0) if private else None
+            for key in POOL_SUMS:
+                row[key] = (getattr(character, f"sum_{key}") or 0) if private else None
         elif private:
             pools = {pool.color: pool for pool in character.mana.all()}
             row["mana"] = [pools.get(c) or ManaPool(color=c) for c in colors]

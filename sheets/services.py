@@ -1,16 +1,19 @@
 """Writes on character sheets that touch several rows or models, each in one transaction.
 
-Every function raises ``campaigns.writes.Refused`` with a sentence a player can read when the
+Every function raises ``core.writes.Refused`` with a sentence a player can read when the
 rules refuse the change; nothing is written then.
 """
 
 from django.db import transaction
 from django.db.models import F
 
-from campaigns.writes import Refused
-from rolls.rules import sheet as pool_sheet
+from campaigns.models import Membership
+from core.push import push_facts
+from core.writes import Refused
+from rules import sheet as pool_sheet
 
 from .models import COLORLESS, Character, ManaPool, Rating
+from .signals import handing_over
 
 # Characters and Pool ratings ------------------------------------------------------------------
 
@@ -52,17 +55,28 @@ def character_create(*, campaign, owner, name, concept="", history=""):
     return character
 
 
+def pools_follow_palette(sender, *, campaign, renamed, palette, **kwargs):
+    """A Mana campaign's palette changed (``campaigns.signals.palette_changed``): rename its
+    characters' pools of each renamed color, and give every character a pool (0/0) of each
+    palette color it lacks."""
+    pools = ManaPool.objects.filter(character__campaign=campaign)
+    for before, after in renamed:
+        pools.filter(color=before).update(color=after)
+    have = set(pools.values_list("character_id", "color"))
+    ManaPool.objects.bulk_create(
+        ManaPool(character_id=character_id, color=color, current=0, maximum=0)
+        for character_id in campaign.characters.values_list("id", flat=True)
+        for color in palette
+        if (character_id, color) not in have
+    )
+
+
 def character_hand_over(*, campaign, character, to):
     """The GM hands one of their own characters (an NPC) to ``to``, a player of the campaign:
     the player owns it from now on (sees its private side and rolls its checks), the GM keeps
     the GM's rights on it. Its live checks go with it: their cards are pushed to the new player
     (and again to the GM, who no longer rolls them). Refused while it has a live GM-secret
     check, which only the GM's own characters roll."""
-    from campaigns.models import Membership
-    from rolls.cards import push_check
-    from rolls.models import SECRET, Check
-    from rolls.push import push_facts
-
     gm_id = campaign.gm_id()
     with transaction.atomic(savepoint=False):
         owner_id = (
@@ -76,20 +90,12 @@ def character_hand_over(*, campaign, character, to):
         players = Membership.objects.filter(campaign=campaign, role=Membership.PLAYER)
         if to is None or not players.filter(user_id=to.pk).exists():
             raise Refused("Choose a player of this campaign.")
-        live = Check.objects.of(campaign).filter(character=character).exclude(status=Check.DONE)
-        if any(check.visibility == SECRET for check in live):
-            raise Refused(
-                f"{character.name} has a live GM-secret check: cancel it before handing "
-                f"{character.name} over."
-            )
-        Character.objects.filter(pk=character.pk).update(owner=to)
-        character.owner = to
         # The party shows whose it is (and now to its player): its pages fetch it again.
         push_facts(campaign, [character])
-        for check in live:
-            check.campaign = campaign
-            check.character.owner = to
-            push_check(check, owner_swap="new")
+        # Its live checks go with it, or refuse (rolls.cards.checks_follow_character).
+        handing_over.send(Character, campaign=campaign, character=character, to=to)
+        Character.objects.filter(pk=character.pk).update(owner=to)
+        character.owner = to
     return character
 
 

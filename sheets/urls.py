@@ -7,6 +7,8 @@ SHEET = CAMPAIGN + "characters/<id:character_id>/"
 GM = CAMPAIGN + "gm/"
 
 urlpatterns = [
+    # The campaign page: its members and its party (sheets.party).
+    path(CAMPAIGN, views.campaign_detail, name="campaign_detail"),
     path(CAMPAIGN + "party/", views.party, name="party"),
     path(CAMPAIGN + "characters/new/", views.character_create, name="character_create"),
     path(SHEET, views.character_detail, name="character_detail"),

@@ -2,13 +2,13 @@
 custom-skill approvals and mana pools.
 
 The sheet page is made of sections (``_sheet_header.html``, ``_sheet_pool.html``,
-``_sheet_mana.html``). Every write runs through ``campaigns.writes.attempt`` and is answered by
-``campaigns.writes.answer``: htmx gets the section re-rendered (422 and the refusal when refused,
+``_sheet_mana.html``). Every write runs through ``core.writes.attempt`` and is answered by
+``core.writes.answer``: htmx gets the section re-rendered (422 and the refusal when refused,
 nothing changed), a plain form post a redirect to the sheet (or the sheet with the refusal,
 200). The GM's fragments answer htmx with themselves, and a plain post with the GM panel.
 
 A write that changes a character's facts (HP, ratings, traits, its name; its mana pools) also
-sends a facts push once committed (``rolls.push.with_facts``): every other page showing them
+sends a facts push once committed (``core.push.with_facts``): every other page showing them
 renders its pieces again (the sections here listen for ``facts-<id>``), and so does the party
 (``party``, ``sheets/party.py``).
 """
@@ -20,14 +20,15 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from campaigns.access import campaign_for, can_edit, character_for, sees_private
+from campaigns.access import campaign_for, can_edit, sees_private
 from campaigns.models import Campaign
-from campaigns.views import panel_page
-from campaigns.writes import answer, attempt
-from rolls.push import with_facts
-from rolls.rules import sheet as pool_sheet
+from campaigns.views import members_of, panel_page
+from core.push import with_facts
+from core.writes import answer, attempt
+from rules import sheet as pool_sheet
 
 from . import services
+from .access import character_for
 from .forms import (
     CharacterCreateForm,
     CharacterForm,
@@ -156,6 +157,15 @@ def _refusal(ok, refusal, form):
 
 
 # Sheet views ----------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def campaign_detail(request, campaign_id):
+    """The campaign page: its members, and its party as its viewer may see it."""
+    campaign = campaign_for(request, campaign_id)
+    context = {"campaign": campaign, "members": members_of(campaign), **party_context(campaign)}
+    return render(request, "campaigns/detail.html", context)
 
 
 @login_required

@@ -8,9 +8,9 @@ character, session, player or rating is refused with a sentence saying so.
 from django import forms
 from django.contrib.auth import get_user_model
 
-from campaigns.ids import IdsChoiceField
 from campaigns.models import GameSession, Membership
-from campaigns.writes import OnceField
+from core.ids import IdsChoiceField
+from core.writes import OnceField
 from sheets.models import Character, Rating
 
 from . import services

@@ -2,7 +2,7 @@
 and the balances derived from it.
 
 Every write appends ``SparetimeEntry`` rows (a spend also raises its rating) in one transaction
-and raises ``campaigns.writes.Refused`` with a sentence for the player when it refuses; a refusal
+and raises ``core.writes.Refused`` with a sentence for the player when it refuses; a refusal
 changes nothing. Balances are always summed from the rows, never stored. A row is taken back only
 by a counter-entry (``sparetime_undo``, ``sparetime_reverse``), never edited or deleted.
 """
@@ -11,7 +11,7 @@ from django.db import transaction
 from django.db.models import Q, Sum
 
 from campaigns.models import GameSession, Membership
-from campaigns.writes import Refused
+from core.writes import Refused
 from sheets.models import Character, Rating
 from sheets.services import rating_set
 
@@ -72,6 +72,13 @@ def raise_cost(campaign, rating):
 
 
 # Balances -------------------------------------------------------------------------------------
+def party_free_sparetime():
+    """The party's sum of each character's free sparetime (``sheets.party.POOL_SUMS``, from
+    the Character side): what it was granted or awarded and spent, hand-outs aside."""
+    free = Q(sparetime__source__isnull=True) & ~Q(sparetime__kind=SparetimeEntry.HANDOUT)
+    return Sum("sparetime__amount", filter=free)
+
+
 def free_sparetime(character):
     """Sparetime ``character`` may spend on anything."""
     total = (

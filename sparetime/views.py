@@ -2,7 +2,7 @@
 and a player's hand-outs.
 
 A GET answers htmx with its fragment and a browser without htmx with the page around it
-(``sparetime/page.html``). A write is answered by ``campaigns.writes.answer``: htmx gets its
+(``sparetime/page.html``). A write is answered by ``core.writes.answer``: htmx gets its
 fragment again, with a notice or (422) with the refused form; a plain form post is redirected to
 the fragment's page with the notice as a message, or gets that page with the refused form.
 
@@ -26,11 +26,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.access import campaign_for, can_edit, character_for
+from campaigns.access import campaign_for, can_edit
 from campaigns.models import Campaign, Membership
-from campaigns.writes import answer, attempt
-from rolls.push import with_facts
-from rolls.views import session_award_answer
+from core.push import with_facts
+from core.writes import answer, attempt
+from sheets.access import character_for
 from sheets.models import Rating
 
 from . import services
@@ -60,6 +60,11 @@ REVERSAL_PARTIAL = "sparetime/_reversal.html"
 #: What the room's session panel (``templates/rolls/_session.html``) posts as ``from`` with its
 #: award, to be answered with that panel.
 FROM_ROOM = "room"
+
+#: The answers to an award posted from another page (its ``from``), by the app that shows that
+#: page, which sparetime does not import: rolls gives the room's (``rolls.views.
+#: session_award_answer``) at its ready().
+ANSWERS_FROM = {}
 
 
 def _ledger(rows, *, reversible=False):
@@ -366,8 +371,9 @@ def sparetime_award(request, campaign_id):
         ),
         form=form,
     )
-    if request.POST.get("from") == FROM_ROOM:
-        return session_award_answer(request, campaign, ok=ok, result=entries, form=form)
+    answer_from = ANSWERS_FROM.get(request.POST.get("from"))
+    if answer_from is not None:
+        return answer_from(request, campaign, ok=ok, result=entries, form=form)
     if ok:
         names = ", ".join(str(entry.character) for entry in entries)
         notice = f"Awarded {form.cleaned_data['amount']} sparetime to {names}."

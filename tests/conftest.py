@@ -44,12 +44,12 @@ def fast_password_hashing(settings):
 
 @pytest.fixture(autouse=True)
 def fresh_write_limits(settings):
-    """Each test starts with no writes counted (campaigns/throttle.py counts in the cache, or in
+    """Each test starts with no writes counted (core/throttle.py counts in the cache, or in
     Redis with REDIS_URL, both of which outlive a test; a later test's user may have an earlier
-    one's id), and with Redis not known to be down (config/shared_redis.py)."""
+    one's id), and with Redis not known to be down (core/shared_redis.py)."""
     from django.core.cache import cache
 
-    from config.shared_redis import client, outage
+    from core.shared_redis import client, outage
 
     cache.clear()
     outage.reset()

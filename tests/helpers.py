@@ -12,7 +12,7 @@ from django.apps import apps
 from django.conf import settings
 from django.db import connection, transaction
 
-from campaigns.writes import Refused
+from core.writes import Refused
 from tests.workers import worker_count, worker_number
 
 #: Extra headers that make the test client's request an htmx request.

@@ -231,7 +231,7 @@ class TestPoolEvening(Table):
             expect(check_card(ben, "Ilse")).to_have_count(0)
             settled(ana)
             odds = card.locator("output")
-            # The exact chances against TN 4 (rolls.rules.pool): 2d6, then with Dodge's d10,
+            # The exact chances against TN 4 (rules.pool): 2d6, then with Dodge's d10,
             # then with a d6 shifted aside.
             expect(odds).to_contain_text(re.compile(r"75\.0%.*2d6"))
             card.locator("[name=skill]").select_option(label="Dodge 1d10")

@@ -1,5 +1,5 @@
 """Mana: mana of a skill's two colors (and colorless) buys d10s; 8-9 is a success, a 10 two.
-The rules and the odds are in ``rolls.rules.mana``; this module is the table's side of them."""
+The rules and the odds are in ``rules.mana``; this module is the table's side of them."""
 
 from fractions import Fraction
 
@@ -7,14 +7,14 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.models import Campaign, ManaSkill
-from campaigns.writes import Refused
+from core.push import push_facts
+from core.writes import Refused
+from rules import advice, mana
 from sheets.models import COLORLESS, ManaPool
 
 from .. import services
 from ..forms import INTENT_MAX, CountField, choice, chosen, first_error
 from ..models import LogEntry
-from ..push import push_facts
-from ..rules import advice, mana
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
 ADVICE_ROWS = 8

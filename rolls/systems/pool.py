@@ -1,19 +1,19 @@
 """Pool: d6 for the attribute plus d10 for the skill, exploding; the highest die against the TN.
 Dice may be shifted aside for a bonus effect the GM agrees to before the roll. The rules and the
-odds are in ``rolls.rules.pool``; this module is the table's side of them."""
+odds are in ``rules.pool``; this module is the table's side of them."""
 
 from django import forms
 from django.core.exceptions import ValidationError
 
-from campaigns.ids import parse_id
 from campaigns.models import Campaign
-from campaigns.writes import Refused
+from core.ids import parse_id
+from core.writes import Refused
+from rules import advice, pool
+from rules import sheet as pool_sheet
 from sheets.models import Rating
 
 from .. import services
 from ..forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error
-from ..rules import advice, pool
-from ..rules import sheet as pool_sheet
 
 
 class RowField(forms.Field):

@@ -59,7 +59,7 @@
     showToggles();
   });
 
-  // A write over the user's limit (campaigns/throttle.py) answers 429 with a sentence, and a
+  // A write over the user's limit (core/throttle.py) answers 429 with a sentence, and a
   // request while the database is unreachable (config/views.py) 503: htmx neither swaps nor
   // treats them as errors (base.html's htmx-config): show the sentence in the page's notice
   // area, until an answer that went through.
@@ -75,7 +75,7 @@
     }
   });
 
-  // A facts push (rolls/push.py) is a comment naming the characters whose HP, ratings, mana or
+  // A facts push (core/push.py) is a comment naming the characters whose HP, ratings, mana or
   // sparetime changed: every piece showing them fetches itself again, rendered for this viewer
   // (hx-trigger="facts-<id> from:body"; the party and the GM's lists: "facts"). It may name,
   // instead, the viewer's delegation ("facts-delegation": the campaign page's section). After a

@@ -23,7 +23,7 @@ from bench import server as procs
 from bench import settings as bench_settings
 from bench.client import HttpPool, Tracker, http_request, marker
 from bench.runner import Server, Servers
-from rolls.routing import websocket_urlpatterns
+from config.routing import websocket_urlpatterns
 
 # Statistics -----------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Membership
-from rolls.rules.sheet import ENDURANCE
+from rules.sheet import ENDURANCE
 from sheets.models import Character, Rating
 from sheets.services import character_create
 from sparetime.services import free_sparetime, sparetime_grant, sparetime_spend

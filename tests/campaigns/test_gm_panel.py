@@ -47,7 +47,7 @@ def test_pool_panel(as_user, pool_campaign, gm, player):
         f'<section id="gm-sparetime" hx-get="/campaigns/{cid}/gm/sparetime/" hx-trigger="load,'
         in content
     )
-    # The sparetime card renders itself again when a facts push arrives (rolls/push.py).
+    # The sparetime card renders itself again when a facts push arrives (core/push.py).
     assert 'hx-trigger="load, facts from:body, facts-resync from:body"' in content
     assert f'ws-connect="/ws/campaigns/{cid}/facts/"' in content
     assert 'id="gm-mana"' not in content

@@ -10,7 +10,7 @@ from sparetime.services import sparetime_grant, sparetime_spend
 from tests.browser import BROWSER, BrowserTestCase, settled
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import fill, rate
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 pytestmark = BROWSER
 

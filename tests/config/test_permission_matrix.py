@@ -23,8 +23,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.models import Campaign
 from config.asgi import application
+from config.routing import websocket_urlpatterns
 from rolls import services
-from rolls.routing import websocket_urlpatterns
 from sheets.models import Rating
 from tests.conftest import make_campaign, make_user
 from tests.helpers import HTMX

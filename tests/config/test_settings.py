@@ -37,7 +37,7 @@ def test_defaults_are_sqlite_and_in_memory_layer():
         {}, "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']"
     ).stdout
     assert "sqlite3" in out
-    assert "rolls.layers.RoomChannelLayer" in out
+    assert "core.layers.RoomChannelLayer" in out
 
 
 def test_debug_is_off_unless_asked_for():
@@ -60,7 +60,7 @@ def test_environment_selects_postgres_and_redis():
         "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']",
     ).stdout
     assert "postgresql" in out
-    assert "rolls.redis_layer.RoomRedisChannelLayer" in out
+    assert "core.redis_layer.RoomRedisChannelLayer" in out
 
 
 def test_a_secret_key_is_made_on_first_run_readable_by_its_user_only(tmp_path):

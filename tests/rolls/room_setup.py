@@ -8,11 +8,12 @@ from types import SimpleNamespace
 from django.urls import reverse
 
 from campaigns.models import ManaSkill
-from rolls import push, services
+from core import push as core_push
+from rolls import services
 from sheets.models import ManaPool, Rating
 from sheets.services import character_create
 from tests.helpers import HTMX, db_snapshot
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def script_dice(monkeypatch, *faces):
@@ -122,7 +123,7 @@ def mana_params(table, with_skill=None, **overrides):
 
 
 class PushRecorder:
-    """Stands in for ``rolls.push.send``: keeps every (campaign id, message) sent, in order."""
+    """Stands in for ``core.push.send``: keeps every (campaign id, message) sent, in order."""
 
     def __init__(self):
         self.sent = []
@@ -137,14 +138,14 @@ class PushRecorder:
         return [m for _c, m in self.sent if "seq" not in m and not m.get("facts")]
 
     def facts(self):
-        """The facts pushes (``rolls.push.facts_message``)."""
+        """The facts pushes (``core.push.facts_message``)."""
         return [m for _c, m in self.sent if m.get("facts")]
 
 
 def record_pushes(monkeypatch):
-    """Replace ``rolls.push.send`` (through which every push goes) by a recorder."""
+    """Replace ``core.push.send`` (through which every push goes) by a recorder."""
     recorder = PushRecorder()
-    monkeypatch.setattr(push, "send", recorder)
+    monkeypatch.setattr(core_push, "send", recorder)
     return recorder
 
 

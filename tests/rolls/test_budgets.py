@@ -13,7 +13,7 @@ from rolls import push
 from rolls.models import LogEntry
 from tests.helpers import SESSION_READ
 from tests.rolls.room_setup import ask, url
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def grow_log(mana_table, count):

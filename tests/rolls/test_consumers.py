@@ -20,6 +20,8 @@ from daphne.ws_protocol import WebSocketProtocol
 from django.urls import reverse
 from django.utils import timezone
 
+from core import push as core_push
+from core.layers import RoomChannelLayer
 from rolls import consumers, push, services
 from rolls.consumers import (
     BINARY,
@@ -30,7 +32,6 @@ from rolls.consumers import (
     PRESENCE_TTL,
     TOO_BIG,
 )
-from rolls.layers import RoomChannelLayer
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
 from tests.conftest import make_campaign
 from tests.rolls.room_setup import roll_mana
@@ -128,8 +129,8 @@ async def test_a_push_is_forwarded_without_a_trip_to_the_database_thread(table, 
     async with AsyncExitStack() as stack:
         ana = await enter(stack, table, "ana")
         assert await online(ana) == ["ana"]
-        await sync_to_async(push.group_send_all)(
-            [(push.group_name(table.campaign.pk), {"all": "<p>x</p>"})]
+        await sync_to_async(core_push.group_send_all)(
+            [(core_push.group_name(table.campaign.pk), {"all": "<p>x</p>"})]
         )
         assert await receive(ana) == "<p>x</p>"
     assert trips == []
@@ -349,7 +350,7 @@ def push_with_card(table, seq, card_for):
     entry = LogEntry.objects.get(campaign=table.campaign, seq=seq)
     owner = table.characters[card_for].owner_id
     card = {"gm": "<p>card for the GM</p>", "users": {str(owner): "<p>card for you</p>"}}
-    push.send(table.campaign.pk, push.entry_message(entry), card)
+    core_push.send(table.campaign.pk, push.entry_message(entry), card)
 
 
 async def test_a_card_that_travels_with_an_entry_reaches_only_its_viewers_even_with_the_entry_sent(
@@ -462,7 +463,7 @@ async def test_a_check_push_reaches_only_the_gm_and_the_named_player(table):
             "gm": "<p>for the GM</p>",
             "users": {str(table.characters["ana"].owner_id): "<p>for ana</p>"},
         }
-        await sync_to_async(push.send)(table.campaign.pk, message)
+        await sync_to_async(core_push.send)(table.campaign.pk, message)
         assert await receive(gm) == "<p>for the GM</p>"
         assert await receive(ana) == "<p>for ana</p>"
         for communicator in (ana, gm, ben):
@@ -527,11 +528,11 @@ async def test_a_push_already_on_its_way_when_the_socket_leaves_is_dropped(table
         layer = get_channel_layer()
         # Both are in the socket's channel before it handles either.
         await layer.group_send(
-            push.member_group_name(player.pk),
+            core_push.member_group_name(player.pk),
             {"type": "room.leave", "campaign": table.campaign.pk},
         )
         await layer.group_send(
-            push.group_name(table.campaign.pk), {"type": "room.push", "all": "<p>late</p>"}
+            core_push.group_name(table.campaign.pk), {"type": "room.push", "all": "<p>late</p>"}
         )
         assert await closed_by_server(ana) == LEFT
         assert await ana.receive_nothing()

@@ -1,6 +1,6 @@
 """Facts in a real browser (tests/browser.py), the GM and two players each on their pages: what
 one of them changes shows on the others' open pages without a reload, to those entitled only
-(rolls/push.py's facts pushes, static/js/site.js)."""
+(core/push.py's facts pushes, static/js/site.js)."""
 
 import re
 

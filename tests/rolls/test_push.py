@@ -9,40 +9,41 @@ from channels.layers import get_channel_layer
 from django.urls import reverse
 
 from campaigns.models import ManaSkill
+from core import push as core_push
 from rolls import push, services
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
 from sheets.models import ManaPool
 from sheets.services import character_create
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, roll_mana, url
-from tests.rolls.scripted_rng import ScriptedRng
 from tests.rolls.sockets import NOTE, is_full, is_stub
+from tests.rules.scripted_rng import ScriptedRng
 
 # pick --------------------------------------------------------------------------------------------
 
 
 def test_pick_everyone_gets_all():
     message = {"seq": 1, "all": "A"}
-    assert push.pick(message, user_id=1, is_gm=True) == "A"
-    assert push.pick(message, user_id=2, is_gm=False) == "A"
+    assert core_push.pick(message, user_id=1, is_gm=True) == "A"
+    assert core_push.pick(message, user_id=2, is_gm=False) == "A"
 
 
 def test_pick_gm_and_named_users_before_all():
     message = {"all": "stub", "gm": "gm", "users": {"5": "mine"}}
-    assert push.pick(message, user_id=1, is_gm=True) == "gm"
-    assert push.pick(message, user_id=5, is_gm=False) == "mine"
-    assert push.pick(message, user_id=6, is_gm=False) == "stub"
+    assert core_push.pick(message, user_id=1, is_gm=True) == "gm"
+    assert core_push.pick(message, user_id=5, is_gm=False) == "mine"
+    assert core_push.pick(message, user_id=6, is_gm=False) == "stub"
 
 
 def test_pick_nothing_for_whom_nothing_is_meant():
-    assert push.pick({"gm": "gm"}, user_id=2, is_gm=False) is None
-    assert push.pick({"users": {"5": "mine"}}, user_id=6, is_gm=False) is None
-    assert push.pick({"users": {"5": "mine"}}, user_id=1, is_gm=True) is None
-    assert push.pick({"gm": None, "all": "A"}, user_id=1, is_gm=True) == "A"
+    assert core_push.pick({"gm": "gm"}, user_id=2, is_gm=False) is None
+    assert core_push.pick({"users": {"5": "mine"}}, user_id=6, is_gm=False) is None
+    assert core_push.pick({"users": {"5": "mine"}}, user_id=1, is_gm=True) is None
+    assert core_push.pick({"gm": None, "all": "A"}, user_id=1, is_gm=True) == "A"
 
 
 def test_group_name():
-    assert push.group_name("12") == "campaign_12"
+    assert core_push.group_name("12") == "campaign_12"
 
 
 # entry_message -----------------------------------------------------------------------------------
@@ -149,7 +150,7 @@ def test_a_typical_pool_fragment_is_small(pool_campaign, gm, player):
 def test_push_entry_sends_the_message_to_the_campaign_group(roll, mana_campaign):
     layer = get_channel_layer()
     channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(push.group_name(mana_campaign.pk), channel)
+    async_to_sync(layer.group_add)(core_push.group_name(mana_campaign.pk), channel)
     try:
         entry = roll(PRIVATE)
         push.push_entry(entry)
@@ -188,14 +189,14 @@ class DownLayer:
 
 @pytest.fixture
 def layer_down(monkeypatch):
-    monkeypatch.setattr(push, "get_channel_layer", DownLayer)
+    monkeypatch.setattr(core_push, "get_channel_layer", DownLayer)
 
 
 def failed_push_warnings(caplog, campaign):
     return [
         r
         for r in caplog.records
-        if r.name == "rolls.push"
+        if r.name == "core.push"
         and r.levelno == logging.WARNING
         and f"campaign {campaign.id} " in r.getMessage()
     ]
@@ -237,7 +238,7 @@ def test_a_removal_whose_push_fails_is_answered(pool_campaign, as_user, gm, play
 
 def test_a_public_facts_push_goes_to_the_whole_room():
     characters = [SimpleNamespace(pk=7, owner_id=2), SimpleNamespace(pk=3, owner_id=5)]
-    message = push.facts_message(characters, gm_id=1, private=False)
+    message = core_push.facts_message(characters, gm_id=1, private=False)
     assert message == {"facts": True, "all": "<!--facts 3 7-->"}
 
 
@@ -247,13 +248,13 @@ def test_a_private_facts_push_names_to_each_player_only_their_own_characters():
         SimpleNamespace(pk=3, owner_id=5),
         SimpleNamespace(pk=9, owner_id=1),  # the GM's NPC
     ]
-    message = push.facts_message(characters, gm_id=1, private=True)
+    message = core_push.facts_message(characters, gm_id=1, private=True)
     assert message == {
         "facts": True,
         "gm": "<!--facts 3 7 9-->",
         "users": {"2": "<!--facts 7-->", "5": "<!--facts 3-->"},
     }
-    assert push.facts_message([], gm_id=1, private=True) is None
+    assert core_push.facts_message([], gm_id=1, private=True) is None
 
 
 def test_a_facts_push_keeps_its_mark_on_every_group_it_is_sent_to(monkeypatch):
@@ -262,11 +263,11 @@ def test_a_facts_push_keeps_its_mark_on_every_group_it_is_sent_to(monkeypatch):
     def record(sends, kind="room.push"):
         sent.extend(sends)
 
-    monkeypatch.setattr(push, "group_send_all", record)
-    push.send(4, {"facts": True, "gm": "<!--facts 1-->", "users": {"2": "<!--facts 1-->"}})
+    monkeypatch.setattr(core_push, "group_send_all", record)
+    core_push.send(4, {"facts": True, "gm": "<!--facts 1-->", "users": {"2": "<!--facts 1-->"}})
     assert sent == [
-        (push.user_group_name(4, 2), {"all": "<!--facts 1-->", "facts": True}),
-        (push.gm_group_name(4), {"all": "<!--facts 1-->", "facts": True}),
+        (core_push.user_group_name(4, 2), {"all": "<!--facts 1-->", "facts": True}),
+        (core_push.gm_group_name(4), {"all": "<!--facts 1-->", "facts": True}),
     ]
 
 
@@ -276,7 +277,7 @@ def recorded_sends(monkeypatch):
     def record(sends, kind="room.push"):
         sent.extend(sends)
 
-    monkeypatch.setattr(push, "group_send_all", record)
+    monkeypatch.setattr(core_push, "group_send_all", record)
     return sent
 
 
@@ -284,29 +285,29 @@ def test_a_checks_cards_travel_inside_its_entrys_push_in_one_group_send(monkeypa
     sent = recorded_sends(monkeypatch)
     entry = {"seq": 7, "all": "<p>entry</p>"}
     cards = {"gm": "<p>gm card</p>", "users": {"2": "<p>player card</p>"}}
-    push.send(4, entry, cards)
+    core_push.send(4, entry, cards)
     assert sent == [
-        (push.group_name(4), {"seq": 7, "all": "<p>entry</p>", "also": [cards]}),
+        (core_push.group_name(4), {"seq": 7, "all": "<p>entry</p>", "also": [cards]}),
     ]
     assert entry == {"seq": 7, "all": "<p>entry</p>"}  # the caller's message is left as it was
 
 
 def test_cards_without_an_entry_go_only_to_the_sockets_they_name(monkeypatch):
     sent = recorded_sends(monkeypatch)
-    push.send(4, {"gm": "<p>gm card</p>", "users": {"2": "<p>player card</p>"}})
+    core_push.send(4, {"gm": "<p>gm card</p>", "users": {"2": "<p>player card</p>"}})
     assert sent == [
-        (push.user_group_name(4, 2), {"all": "<p>player card</p>"}),
-        (push.gm_group_name(4), {"all": "<p>gm card</p>"}),
+        (core_push.user_group_name(4, 2), {"all": "<p>player card</p>"}),
+        (core_push.gm_group_name(4), {"all": "<p>gm card</p>"}),
     ]
 
 
 def test_a_facts_push_never_travels_inside_an_entrys(monkeypatch):
     """Pages outside the room forward only facts pushes: one must stay a push of its own."""
     sent = recorded_sends(monkeypatch)
-    push.send(4, {"seq": 1, "all": "<p>entry</p>"}, {"facts": True, "gm": "<!--facts 1-->"})
+    core_push.send(4, {"seq": 1, "all": "<p>entry</p>"}, {"facts": True, "gm": "<!--facts 1-->"})
     assert sent == [
-        (push.group_name(4), {"seq": 1, "all": "<p>entry</p>"}),
-        (push.gm_group_name(4), {"all": "<!--facts 1-->", "facts": True}),
+        (core_push.group_name(4), {"seq": 1, "all": "<p>entry</p>"}),
+        (core_push.gm_group_name(4), {"all": "<!--facts 1-->", "facts": True}),
     ]
 
 
@@ -335,7 +336,7 @@ FACTS = {"facts": True}
 def test_with_facts_tells_each_player_whose_delegation_changed_and_the_gm(committed):
     """A hand-out: the character's sparetime (private), then the giver's delegation."""
     handout = SimpleNamespace(character=SimpleNamespace(pk=7, owner_id=5), player_id=2)
-    write = push.with_facts(
+    write = core_push.with_facts(
         lambda: handout,
         CAMPAIGN,
         lambda entry: [entry.character],
@@ -345,10 +346,10 @@ def test_with_facts_tells_each_player_whose_delegation_changed_and_the_gm(commit
     result, sent = committed(write)
     assert result is handout
     assert sent == [
-        (push.user_group_name(4, 5), {"all": "<!--facts 7-->", **FACTS}),
-        (push.gm_group_name(4), {"all": "<!--facts 7-->", **FACTS}),
-        (push.user_group_name(4, 2), {"all": "<!--facts delegation-->", **FACTS}),
-        (push.gm_group_name(4), {"all": "<!--facts delegation-->", **FACTS}),
+        (core_push.user_group_name(4, 5), {"all": "<!--facts 7-->", **FACTS}),
+        (core_push.gm_group_name(4), {"all": "<!--facts 7-->", **FACTS}),
+        (core_push.user_group_name(4, 2), {"all": "<!--facts delegation-->", **FACTS}),
+        (core_push.gm_group_name(4), {"all": "<!--facts delegation-->", **FACTS}),
     ]
 
 
@@ -356,11 +357,11 @@ def test_with_facts_tells_each_player_whose_delegation_changed_and_the_gm(commit
 def test_with_facts_of_a_delegation_alone_pushes_no_characters_facts(committed):
     """A delegation changes no character: its player and the GM hear of the delegation only;
     the GM's own delegation goes to the GM alone."""
-    _, sent = committed(push.with_facts(lambda: None, CAMPAIGN, delegations=[3, 1]))
+    _, sent = committed(core_push.with_facts(lambda: None, CAMPAIGN, delegations=[3, 1]))
     assert sent == [
-        (push.user_group_name(4, 3), {"all": "<!--facts delegation-->", **FACTS}),
-        (push.gm_group_name(4), {"all": "<!--facts delegation-->", **FACTS}),
-        (push.gm_group_name(4), {"all": "<!--facts delegation-->", **FACTS}),
+        (core_push.user_group_name(4, 3), {"all": "<!--facts delegation-->", **FACTS}),
+        (core_push.gm_group_name(4), {"all": "<!--facts delegation-->", **FACTS}),
+        (core_push.gm_group_name(4), {"all": "<!--facts delegation-->", **FACTS}),
     ]
 
 
@@ -370,7 +371,7 @@ def test_with_facts_reads_privacy_from_what_the_write_returned(committed):
     character = SimpleNamespace(pk=7, owner_id=5)
 
     def write(kind):
-        return push.with_facts(
+        return core_push.with_facts(
             lambda: SimpleNamespace(kind=kind),
             CAMPAIGN,
             [character],
@@ -378,10 +379,10 @@ def test_with_facts_reads_privacy_from_what_the_write_returned(committed):
         )
 
     _, sent = committed(write("spend"))
-    assert sent == [(push.group_name(4), {"all": "<!--facts 7-->", **FACTS})]
+    assert sent == [(core_push.group_name(4), {"all": "<!--facts 7-->", **FACTS})]
     sent.clear()
     committed(write("grant"))
     assert sent == [
-        (push.user_group_name(4, 5), {"all": "<!--facts 7-->", **FACTS}),
-        (push.gm_group_name(4), {"all": "<!--facts 7-->", **FACTS}),
+        (core_push.user_group_name(4, 5), {"all": "<!--facts 7-->", **FACTS}),
+        (core_push.gm_group_name(4), {"all": "<!--facts 7-->", **FACTS}),
     ]

@@ -10,7 +10,7 @@ from rolls import chain, push, services
 from rolls.models import PUBLIC, SECRET, LogEntry
 from tests.helpers import HTMX, raises_refused
 from tests.rolls.room_setup import ask, entry_html, roll_mana, url
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 FACES = (9, 9, 8, 10)
 

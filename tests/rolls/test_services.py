@@ -10,7 +10,7 @@ from sheets.services import character_create
 from tests.conftest import make_campaign
 from tests.helpers import raises_refused
 from tests.rolls.room_setup import fill, rate, roll_mana
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def pools(character):

@@ -7,11 +7,11 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import LogEntry
-from rolls.rules import mana, pool
 from rolls.templatetags.dice import percent
+from rules import mana, pool
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, mana_params, odds, roll_mana
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def rows(html):

@@ -333,7 +333,7 @@ def test_a_hidden_roll_keeps_what_was_asked_hidden(mana_table, player):
 
 
 def _dice(*faces):
-    from tests.rolls.scripted_rng import ScriptedRng
+    from tests.rules.scripted_rng import ScriptedRng
 
     return ScriptedRng(*faces)
 

@@ -6,7 +6,7 @@ import re
 
 from rolls import services
 from tests.rolls.room_setup import ask, entry_html, roll_mana, url
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def dice(html):

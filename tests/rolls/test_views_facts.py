@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from campaigns.models import Membership
 from rolls.models import Presence
-from rolls.rules.sheet import ENDURANCE
+from rules.sheet import ENDURANCE
 from sheets.models import Rating
 from sparetime import services as sparetime_services
 from tests.conftest import make_user

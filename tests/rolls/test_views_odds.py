@@ -7,8 +7,8 @@ from django.urls import reverse
 from campaigns.models import ManaSkill
 from rolls import services
 from rolls.models import Check
-from rolls.rules import mana, pool
 from rolls.templatetags.dice import percent
+from rules import mana, pool
 from sheets.services import character_create
 from tests.helpers import HTMX, db_snapshot
 from tests.rolls.room_setup import ask, mana_params, odds, roll_mana, url

@@ -11,7 +11,7 @@ from sheets.services import character_create, character_hand_over
 from tests.conftest import make_campaign, make_user
 from tests.helpers import SESSION_READ
 from tests.rolls.room_setup import ask, entry_html, roll_mana, url
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def roll(mana_table, character, owner, *, faces=(7, 10, 4, 2), note="", intent="", **ask_kwargs):

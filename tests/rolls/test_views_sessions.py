@@ -11,7 +11,7 @@ from sparetime.models import SparetimeEntry
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
 from tests.rolls.room_setup import ask, refused, url
-from tests.rolls.scripted_rng import ScriptedRng
+from tests.rules.scripted_rng import ScriptedRng
 
 
 def test_gm_starts_a_session(pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks):

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from rolls.rules.sheet import ENDURANCE
+from rules.sheet import ENDURANCE
 from sheets.models import Character, ManaPool, Rating
 from sheets.services import character_create
 from sparetime.services import sparetime_grant

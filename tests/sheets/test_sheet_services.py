@@ -1,6 +1,6 @@
 import pytest
 
-from rolls.rules import sheet as pool_sheet
+from rules import sheet as pool_sheet
 from sheets import services
 from sheets.models import COLORLESS, Rating
 from tests.helpers import raises_refused, unchanged

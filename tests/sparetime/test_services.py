@@ -4,7 +4,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from campaigns.models import Campaign, GameSession
-from campaigns.writes import Refused
+from core.writes import Refused
 from sheets.models import Character, Rating
 from sheets.services import character_create
 from sparetime.models import SparetimeEntry

@@ -1,0 +1,415 @@
+"""What a campaign's log tells its members, read in a fixed number of queries whatever its size:
+luck against the exact chances every roll stored (``rules.luck``), and the log to take
+home. Only what the viewer may see counts: the visibility filter below is ``models.entitled``
+as a query."""
+
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Q, Sum
+
+from campaigns.models import GameSession
+from rolls.models import PRIVATE, PUBLIC, LogEntry, entitled
+from rules import distribution, pool
+from rules.luck import Tally, ask_kind
+from sheets.models import Character
+from sparetime.models import SparetimeEntry
+
+
+def visible_entries(campaign, viewer_id):
+    """The campaign's log entries whose content ``viewer_id`` is entitled to see (the GM: all;
+    a player: the public ones and their own private rolls)."""
+    entries = LogEntry.objects.filter(campaign=campaign)
+    if viewer_id == campaign.gm_id():
+        return entries
+    return entries.filter(Q(visibility=PUBLIC) | Q(visibility=PRIVATE, actor_id=viewer_id))
+
+
+@dataclass
+class Row:
+    """One line of a luck table: who (or which session: ``number``) and their tally."""
+
+    label: str
+    tally: Tally = field(default_factory=Tally)
+    number: int | None = None
+
+
+@dataclass
+class Luck:
+    players: list[Row]
+    characters: list[Row]
+    sessions: list[Row]
+    total: Tally
+
+
+def luck(campaign, viewer_id):
+    """Successes against the expected number per player, character and session (oldest
+    first), over the rolls ``viewer_id`` may see. Four queries; the database counts the rolls
+    of each player, character, session, chance and outcome, so the sums here run over those
+    groups (a few hundred), not over every roll of a long log."""
+    rolls = visible_entries(campaign, viewer_id).filter(kind=LogEntry.ROLL)
+    by = {"players": {}, "characters": {}, "sessions": {}}
+    total = Tally()
+    fields = ("actor_id", "character_id", "session_id", "data__success", "data__chance")
+    groups = rolls.values_list(*fields).annotate(count=Count("id")).order_by()
+    for actor, character, session, success, chance, count in groups:
+        chance = Fraction(chance)
+        total.add(bool(success), chance, count)
+        for kind, key in (("players", actor), ("characters", character), ("sessions", session)):
+            by[kind].setdefault(key, Tally()).add(bool(success), chance, count)
+    users = dict(
+        get_user_model()
+        .objects.filter(pk__in=[k for k in by["players"] if k])
+        .values_list("pk", "username")
+    )
+    characters = dict(
+        Character.objects.filter(pk__in=[k for k in by["characters"] if k]).values_list(
+            "pk", "name"
+        )
+    )
+    numbers = dict(
+        GameSession.objects.filter(pk__in=[k for k in by["sessions"] if k]).values_list(
+            "pk", "number"
+        )
+    )
+
+    def rows(tallies, name, order, numbered=False):
+        found = [(key, name(key), tally) for key, tally in tallies.items()]
+        found.sort(key=lambda row: order(row[0], row[1]))
+        return [
+            Row(label, tally, numbers.get(key) if numbered else None) for key, label, tally in found
+        ]
+
+    return Luck(
+        players=rows(
+            by["players"],
+            lambda k: users.get(k, "a former member"),
+            lambda k, label: (k is None, label.casefold()),
+        ),
+        characters=rows(
+            by["characters"],
+            lambda k: characters.get(k, "a removed character"),
+            lambda k, label: (k is None, label.casefold()),
+        ),
+        sessions=rows(
+            by["sessions"],
+            lambda k: f"Session {numbers[k]}" if k in numbers else "Outside a session",
+            lambda k, label: (k not in numbers, numbers.get(k, 0)),
+            numbered=True,
+        ),
+        total=total,
+    )
+
+
+# What the dice showed, against the exact distributions -----------------------------------------
+
+#: The pools shown (the most rolled ones), and the most bins in a distribution's table.
+GROUPS_SHOWN = 4
+MAX_BINS = 40
+#: The last bin ("n or more") starts where the exact tail falls below this, or higher when a
+#: roll showed more.
+TAIL = Fraction(1, 100)
+
+
+@dataclass
+class Bin:
+    label: str
+    rolled: int
+    chance: Fraction
+    expected: Fraction
+
+
+@dataclass
+class Distribution:
+    title: str
+    what: str  # what the bins count: "successes" or "highest total"
+    rolls: int
+    bins: list[Bin]
+
+
+def _bins(counts, chances, last, tail):
+    """Bins for the values ``0..last - 1`` (their exact ``chances``) and "``last`` or more"
+    (``tail``): how often each was rolled and expected."""
+    rolls = sum(counts.values())
+    bins = [
+        Bin(str(value), counts.get(value, 0), chance, rolls * chance)
+        for value, chance in chances
+        if value < last
+    ]
+    beyond = sum(n for value, n in counts.items() if value >= last)
+    bins.append(Bin(f"{last}+", beyond, tail, rolls * tail))
+    return bins
+
+
+def _mana_distribution(dice, counts):
+    exactly = distribution.mana_successes(dice)
+    tails = [sum(exactly[k:]) for k in range(len(exactly))]
+    small = next((k for k, t in enumerate(tails) if t < TAIL), len(exactly) - 1)
+    last = min(len(exactly) - 1, MAX_BINS, max(max(counts), small, 1))
+    bins = _bins(counts, list(enumerate(exactly)), last, tails[last])
+    return Distribution(f"{dice}d10", "successes", sum(counts.values()), bins)
+
+
+def _pool_distribution(d6, d10, counts):
+    small = next(
+        (t for t in range(2, MAX_BINS) if pool.success_probability(d6, d10, t) < TAIL), MAX_BINS
+    )
+    last = min(MAX_BINS, max(max(counts), small))
+    exactly, above = distribution.pool_highest(d6, d10, last - 1)
+    dice = " + ".join(f"{n}{die}" for n, die in ((d6, "d6"), (d10, "d10")) if n)
+    bins = _bins(counts, list(enumerate(exactly, start=1)), last, above)
+    return Distribution(dice, "highest total", sum(counts.values()), bins)
+
+
+def distributions(campaign, viewer_id):
+    """For the pools rolled most often (GROUPS_SHOWN of them), what the rolls the viewer may see
+    showed against the exact distribution: Mana successes per number of dice, Pool highest
+    totals per d6 + d10 pool. One query."""
+    rolls = visible_entries(campaign, viewer_id).filter(kind=LogEntry.ROLL)
+    groups = {}
+    if campaign.is_mana:
+        for dice, shown in rolls.values_list("data__dice", "data__successes").iterator():
+            if dice and shown is not None:
+                groups.setdefault(dice, Counter())[shown] += 1
+    else:
+        for d6, d10, shown in rolls.values_list("data__d6", "data__d10", "data__highest"):
+            if shown is not None:
+                groups.setdefault((len(d6), len(d10)), Counter())[shown] += 1
+    ranked = sorted(groups.items(), key=lambda group: (-sum(group[1].values()), group[0]))
+    if campaign.is_mana:
+        return [_mana_distribution(dice, counts) for dice, counts in ranked[:GROUPS_SHOWN]]
+    return [_pool_distribution(*dice, counts) for dice, counts in ranked[:GROUPS_SHOWN]]
+
+
+# Difficulty tuning (the GM's) -------------------------------------------------------------------
+
+#: Near-certain and near-hopeless asks listed on the tuning page, the latest of each kind.
+ASKS_SHOWN = 20
+
+
+@dataclass
+class TargetRow:
+    """The rolls against one difficulty or TN: their tally and how many asks were
+    near-certain or near-hopeless."""
+
+    target: int
+    tally: Tally = field(default_factory=Tally)
+    certain: int = 0
+    hopeless: int = 0
+
+
+@dataclass
+class Ask:
+    seq: int
+    character: str
+    target: int
+    chance: Fraction
+    success: bool
+
+
+def tuning(campaign):
+    """(rows per difficulty or TN used, lowest first; {"near-certain": [Ask], "near-hopeless":
+    [Ask]}, the latest ASKS_SHOWN of each, newest first) over every roll of the campaign: for
+    its GM. Four queries at most: the database counts the rolls of each target, chance and
+    outcome, then finds the latest near-certain and near-hopeless asks among the chances so
+    counted."""
+    rolls = LogEntry.objects.filter(campaign=campaign, kind=LogEntry.ROLL)
+    fields = ("data__target", "data__success", "data__chance")
+    groups = rolls.values_list(*fields).annotate(count=Count("id")).order_by()
+    targets, chances = {}, {"near-certain": set(), "near-hopeless": set()}
+    for target, success, chance, count in groups:
+        if target is None:  # every roll stores its target; nothing to tune without one
+            continue
+        exact = Fraction(chance)
+        row = targets.setdefault(target, TargetRow(target))
+        row.tally.add(bool(success), exact, count)
+        kind = ask_kind(exact)
+        if kind:
+            row.certain += count if kind == "near-certain" else 0
+            row.hopeless += count if kind == "near-hopeless" else 0
+            chances[kind].add(str(chance))  # as stored (a database may hand "0" back as 0)
+    asks = {}
+    for kind, found in chances.items():
+        # One lookup per chance (a few): a JSON key's ``__in`` is not the same on every database.
+        among = Q(pk__in=[])
+        for chance in sorted(found):
+            among |= Q(data__chance=chance)
+        latest = rolls.filter(among).order_by("-seq")[:ASKS_SHOWN]
+        fields = ("seq", "character_id", "data__target", "data__chance", "data__success")
+        asks[kind] = [
+            Ask(seq, character, target, Fraction(chance), bool(success))
+            for seq, character, target, chance, success in (
+                latest.values_list(*fields) if found else ()
+            )
+            if target is not None
+        ]
+    ids = {ask.character for found in asks.values() for ask in found if ask.character}
+    names = dict(Character.objects.filter(pk__in=ids).values_list("pk", "name")) if ids else {}
+    for found in asks.values():
+        for ask in found:
+            ask.character = names.get(ask.character, "a removed character")
+    return [targets[t] for t in sorted(targets)], asks
+
+
+# A session's summary ----------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    session: GameSession
+    rolls: list  # the visible roll entries, oldest first
+    hidden: int  # rolls the viewer may not see
+    tally: Tally
+    luckiest: LogEntry | None  # the success with the lowest chance
+    unluckiest: LogEntry | None  # the failure with the highest chance
+    awards: list  # {character__name, total}: sparetime awarded per character
+
+
+def session_summary(campaign, session, viewer_id):
+    """Who rolled what in ``session``, its luck, its luckiest and unluckiest moments (over the
+    rolls the viewer may see) and the sparetime awarded for it. Two queries."""
+    gm_id = campaign.gm_id()
+    entries = (
+        LogEntry.objects.filter(campaign=campaign, session=session, kind=LogEntry.ROLL)
+        .select_related("actor", "character")
+        .order_by("seq")
+    )
+    rolls, hidden, tally = [], 0, Tally()
+    for entry in entries:
+        if not entry.visible_to(viewer_id, gm_id):
+            hidden += 1
+            continue
+        entry.chance = Fraction(entry.data["chance"])
+        tally.add(bool(entry.data["success"]), entry.chance)
+        rolls.append(entry)
+    successes = [e for e in rolls if e.data["success"]]
+    failures = [e for e in rolls if not e.data["success"]]
+    awards = (
+        SparetimeEntry.objects.filter(session=session, kind=SparetimeEntry.AWARD)
+        .filter(reversal__isnull=True)  # a reversed award was taken back: nobody has it
+        .filter(character__in=Character.objects.visible_to(campaign))
+        .values("character_id", "character__name")
+        .annotate(total=Sum("amount"))
+        .order_by("character__name", "character_id")
+    )
+    return Summary(
+        session=session,
+        rolls=rolls,
+        hidden=hidden,
+        tally=tally,
+        luckiest=min(successes, key=lambda e: (e.chance, e.seq), default=None),
+        unluckiest=max(failures, key=lambda e: (e.chance, -e.seq), default=None),
+        awards=list(awards),
+    )
+
+
+# The log to take home ---------------------------------------------------------------------------
+
+#: The columns of the CSV export, in order; the JSON export has the same keys (and ``data``).
+COLUMNS = [
+    "seq",
+    "time",
+    "session",
+    "kind",
+    "visibility",
+    "hidden",
+    "player",
+    "character",
+    "system",
+    "asked",
+    "about",
+    "dice",
+    "faces",
+    "result",
+    "target",
+    "success",
+    "chance",
+    "intent",
+    "note",
+    "fingerprint",
+]
+
+
+def _about(data):
+    if data.get("system") == "pool":
+        skill = f" + {data['skill']} {data['skill_value']}" if data.get("skill") else ""
+        return f"{data.get('attribute', '')} {data.get('attribute_value', '')}{skill}"
+    return data.get("skill", "")
+
+
+def _rolled(data):
+    """(dice, faces, result) of a roll's stored data, as text."""
+    if data.get("system") == "pool":
+        d6, d10 = data.get("d6", []), data.get("d10", [])
+        dice = " + ".join(f"{len(c)}{die}" for c, die in ((d6, "d6"), (d10, "d10")) if c)
+        chains = ["+".join(map(str, chain)) for chain in d6 + d10]
+        return dice, " ".join(chains), f"highest {data.get('highest')}"
+    faces = " ".join(map(str, data.get("faces", [])))
+    return f"{data.get('dice')}d10", faces, f"{data.get('successes')} successes"
+
+
+def log_export(campaign, viewer_id):
+    """(rows, fingerprint): every entry of the campaign's log, oldest first, as a dict per
+    ``COLUMNS`` (plus ``data``: what the roll stored). An entry whose content the viewer may not
+    see is a stub: when, who, how hidden, nothing rolled. Every row has the log's fingerprint as
+    of that entry (the room shows the same); the last one, returned too ("#seq fingerprint"),
+    seals the whole log. The hashes are keyed (``rolls.chain``), so a hidden roll's tells
+    nothing of its dice. One query."""
+    gm_id = campaign.gm_id()
+    fields = (
+        "seq",
+        "created_at",
+        "session__number",
+        "kind",
+        "visibility",
+        "actor_id",
+        "actor__username",
+        "character__name",
+        "data",
+        "hash",
+    )
+    # Plain values, not model instances: a long log is read several times faster.
+    entries = LogEntry.objects.filter(campaign=campaign).order_by("seq").values_list(*fields)
+    rows, last = [], None
+    for entry in entries.iterator(chunk_size=2000):
+        seq, created_at, session, kind, visibility, actor_id, username, character, data, hash_ = (
+            entry
+        )
+        last = (seq, hash_)
+        hidden = not entitled(visibility, viewer_id=viewer_id, roller_id=actor_id, gm_id=gm_id)
+        row = dict.fromkeys(COLUMNS, "")
+        row.update(
+            seq=seq,
+            time=created_at.isoformat(),
+            session=session or "",
+            kind=kind,
+            visibility=visibility,
+            hidden=hidden,
+            player=username or "",
+            fingerprint=hash_[:12],
+            data=None,
+        )
+        if kind != LogEntry.ROLL:
+            row["about"] = f"Session {data.get('number', '')}"
+        elif not hidden:
+            dice, faces, result = _rolled(data)
+            row.update(
+                character=character or "",
+                system=data.get("system", ""),
+                asked=data.get("asked", ""),
+                about=_about(data),
+                dice=dice,
+                faces=faces,
+                result=result,
+                target=data.get("target", ""),
+                success=data.get("success", ""),
+                chance=data.get("chance", ""),
+                intent=data.get("intent", ""),
+                note=data.get("note", ""),
+                data=data,
+            )
+        rows.append(row)
+    fingerprint = f"#{last[0]} {last[1][:12]}" if last is not None else None
+    return rows, fingerprint

@@ -1,0 +1,18 @@
+"""Rollroom's pure-Python rules engine (standard library only, no Django).
+
+* :mod:`rules.mana` - Mana checks: dice from a mana spend, successes, exact odds.
+* :mod:`rules.pool` - Pool checks: exploding d6/d10 pools, exact odds.
+* :mod:`rules.sheet` - the Pool sheet: attributes, skills and skill templates.
+* :mod:`rules.advice` - advice before a roll: mana spends and their odds, held-back dice.
+* :mod:`rules.distribution` - exact distributions of successes (Mana) and highest totals.
+* :mod:`rules.luck` - successes against the expected number, spread and verdict.
+
+Each module's docstring states its rules, including every decision the source texts leave
+open; the /rules/ page tells the same to players.
+
+Every refused input raises :class:`RulesError` (a ``ValueError``) with a message a player can read.
+"""
+
+from .errors import MAX_DICE, MAX_TARGET, RulesError
+
+__all__ = ["MAX_DICE", "MAX_TARGET", "RulesError"]

@@ -1,0 +1,94 @@
+"""The embedded default's channel layer: Channels' in-memory layer with throttled cleaning."""
+
+import logging
+
+import pytest
+from channels.exceptions import ChannelFull
+
+from core import layers
+from core.layers import RoomChannelLayer
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_group_send_reaches_every_member_once_and_no_one_else():
+    layer = RoomChannelLayer()
+    a, b, c = [await layer.new_channel() for _ in range(3)]
+    await layer.group_add("room", a)
+    await layer.group_add("room", b)
+    await layer.group_add("other", c)
+    await layer.group_send("room", {"type": "room.push", "all": "<p>roll</p>"})
+    assert await layer.receive(a) == {"type": "room.push", "all": "<p>roll</p>"}
+    assert await layer.receive(b) == {"type": "room.push", "all": "<p>roll</p>"}
+    assert a not in layer.channels and b not in layer.channels and c not in layer.channels
+
+
+async def test_each_member_gets_its_own_copy():
+    layer = RoomChannelLayer()
+    a, b = [await layer.new_channel() for _ in range(2)]
+    for channel in (a, b):
+        await layer.group_add("room", channel)
+    await layer.group_send("room", {"type": "room.push", "users": {"1": "x"}})
+    first = await layer.receive(a)
+    first["users"]["1"] = "changed"
+    assert (await layer.receive(b))["users"] == {"1": "x"}
+
+
+async def test_a_full_channel_misses_the_message_and_the_others_still_get_it():
+    layer = RoomChannelLayer(capacity=1)
+    full, fine = [await layer.new_channel() for _ in range(2)]
+    await layer.send(full, {"type": "first"})
+    with pytest.raises(ChannelFull):
+        await layer.send(full, {"type": "second"})
+    await layer.group_add("room", full)
+    await layer.group_add("room", fine)
+    await layer.group_send("room", {"type": "room.push"})
+    assert await layer.receive(full) == {"type": "first"}
+    assert await layer.receive(fine) == {"type": "room.push"}
+
+
+async def test_a_push_a_full_channel_misses_is_a_warning_naming_the_channel(caplog):
+    layer = RoomChannelLayer(capacity=1)
+    full, fine = [await layer.new_channel() for _ in range(2)]
+    await layer.send(full, {"type": "first"})
+    await layer.group_add("room", full)
+    await layer.group_add("room", fine)
+    with caplog.at_level(logging.WARNING, logger="core.layers"):
+        await layer.group_send("room", {"type": "room.push"})
+    [record] = caplog.records
+    assert record.levelno == logging.WARNING
+    assert (
+        record.getMessage() == f"Push to group room dropped for 1 of its 2 channels, full: {full}"
+    )
+    caplog.clear()
+    await layer.receive(full)
+    await layer.receive(fine)
+    with caplog.at_level(logging.WARNING, logger="core.layers"):
+        await layer.group_send("room", {"type": "room.push"})  # room for it everywhere
+    assert caplog.records == []
+
+
+async def test_expired_messages_and_memberships_go_at_the_next_cleaning(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(layers.time, "monotonic", lambda: clock[0])
+    layer = RoomChannelLayer(expiry=0)
+    stale, member = [await layer.new_channel() for _ in range(2)]
+    await layer.group_add("room", member)
+    await layer.send(stale, {"type": "old"})
+    layer.groups["room"][member] = 1.0  # joined long before the group expiry
+    await layer.group_send("other", {"type": "x"})  # cleans: the first time always
+    assert stale not in layer.channels and member not in layer.groups["room"]
+
+
+async def test_cleaning_runs_at_most_once_per_interval(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(layers.time, "monotonic", lambda: clock[0])
+    layer = RoomChannelLayer(expiry=0)
+    await layer.group_send("room", {"type": "x"})  # the first cleaning
+    stale = await layer.new_channel()
+    await layer.send(stale, {"type": "old"})
+    await layer.group_send("room", {"type": "x"})
+    assert stale in layer.channels  # not cleaned again yet
+    clock[0] += layers.CLEAN_EVERY
+    await layer.group_send("room", {"type": "x"})
+    assert stale not in layer.channels

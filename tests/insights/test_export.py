@@ -1,0 +1,139 @@
+"""The log to take home (insights.views.campaign_log_csv / campaign_log_json over
+insights.reports.log_export): every entry, hidden ones as stubs, members only."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from rolls import services
+from rolls.models import LogEntry
+from tests.insights.insight_setup import add_rolls, build_known_log
+from tests.rolls.room_setup import ask, roll_mana
+from tests.rules.scripted_rng import ScriptedRng
+
+
+def get(client, table, name):
+    return client.get(reverse(name, args=[table.campaign.id]))
+
+
+def csv_rows(client, table):
+    response = get(client, table, "log_csv")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert "attachment" in response["Content-Disposition"]
+    return list(csv.DictReader(io.StringIO(response.content.decode())))
+
+
+def json_log(client, table):
+    response = get(client, table, "log_json")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    return json.loads(response.content)
+
+
+def test_csv_for_a_player(mana_table, as_user, player):
+    build_known_log(mana_table)
+    rows = csv_rows(as_user(player), mana_table)
+    assert [(r["seq"], r["kind"], r["hidden"]) for r in rows] == [
+        ("1", "session_start", "False"),
+        ("2", "roll", "False"),
+        ("3", "roll", "False"),
+        ("4", "roll", "True"),  # Bo's private roll
+        ("5", "roll", "True"),  # the Warden's secret roll
+        ("6", "session_end", "False"),
+        ("7", "roll", "False"),
+        ("8", "session_start", "False"),
+        ("9", "roll", "False"),  # Mira's own private roll
+    ]
+    mira = rows[1]
+    assert (mira["player"], mira["character"], mira["about"]) == (
+        "ana",
+        "Mira",
+        "Gather Information",
+    )
+    assert (mira["dice"], mira["faces"], mira["result"]) == ("1d10", "8", "1 successes")
+    assert (mira["target"], mira["success"], mira["chance"]) == ("1", "True", "3/10")
+    assert (mira["session"], rows[6]["session"]) == ("1", "")
+    bo = rows[3]
+    assert (bo["player"], bo["visibility"]) == ("ben", "private")
+    assert bo["character"] == bo["faces"] == bo["result"] == bo["chance"] == bo["dice"] == ""
+    assert rows[8]["faces"] == "10" and rows[8]["chance"] == "1/10"
+
+
+def test_a_private_roll_does_not_reach_another_players_export(mana_table, as_user, other_player):
+    build_known_log(mana_table)
+    rows = csv_rows(as_user(other_player), mana_table)
+    mira_private = rows[8]
+    assert mira_private["hidden"] == "True" and mira_private["player"] == "ana"
+    assert all(mira_private[c] == "" for c in ("character", "faces", "result", "chance", "dice"))
+    assert rows[3]["faces"] == "10" and rows[3]["hidden"] == "False"  # ben's own private roll
+    log = json_log(as_user(other_player), mana_table)
+    entry = log["entries"][8]
+    assert entry["hidden"] is True and entry["data"] is None and entry["faces"] == ""
+    last = LogEntry.objects.filter(campaign=mana_table.campaign).order_by("seq").last()
+    assert log["fingerprint"] == f"#{last.seq} {last.hash[:12]}"  # as the room shows it
+    assert (
+        entry["fingerprint"] == LogEntry.objects.get(campaign=mana_table.campaign, seq=9).hash[:12]
+    )
+
+
+def test_json_for_the_gm_has_everything_and_the_fingerprint(mana_table, as_user, gm):
+    build_known_log(mana_table)
+    log = json_log(as_user(gm), mana_table)
+    assert (log["campaign"], log["system"]) == ("Blue Harbor", "mana")
+    assert [e["hidden"] for e in log["entries"]] == [False] * 9
+    warden = log["entries"][4]
+    assert warden["character"] == "The Warden" and warden["data"]["faces"] == [1]
+    assert warden["chance"] == "3/10" and warden["visibility"] == "secret"
+    last = LogEntry.objects.filter(campaign=mana_table.campaign).order_by("seq").last()
+    assert log["fingerprint"] == f"#{last.seq} {last.hash[:12]}"
+
+
+def test_pool_rolls_name_the_pool_and_chains(pool_table, as_user, player):
+    check = ask(pool_table, pool_table.ilse, target=8)
+    services.check_roll_pool(
+        check=check,
+        by=player,
+        attribute=pool_table.strength,
+        skill=pool_table.jump,
+        rng=ScriptedRng(6, 3, 2, 1, 10, 4, 5),
+    )
+    (row,) = csv_rows(as_user(player), pool_table)
+    assert (row["about"], row["dice"]) == ("Strength 3 + Jump 2", "3d6 + 2d10")
+    assert (row["faces"], row["result"], row["success"]) == ("6+3 2 1 10+4 5", "highest 14", "True")
+
+
+def test_text_a_spreadsheet_would_run_is_quoted(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira, target=1)
+    roll_mana(check, player, mana_table.gather, (8,), spend_a=0, spend_b=0, intent="=1+1")
+    (row,) = csv_rows(as_user(player), mana_table)
+    assert row["intent"] == "'=1+1"
+    assert json_log(as_user(player), mana_table)["entries"][0]["intent"] == "=1+1"
+
+
+@pytest.mark.parametrize("name", ["log_csv", "log_json"])
+def test_members_only(mana_table, as_user, outsider, gm, other_player, name):
+    assert get(as_user(None), mana_table, name).status_code == 302
+    assert get(as_user(outsider), mana_table, name).status_code == 404
+    assert get(as_user(gm), mana_table, name).status_code == 200
+    assert get(as_user(other_player), mana_table, name).status_code == 200
+    url = reverse(name, args=[mana_table.campaign.id])
+    assert as_user(gm).post(url).status_code == 405
+
+
+@pytest.mark.parametrize("name", ["log_csv", "log_json"])
+def test_a_fixed_number_of_queries_from_10_to_300_entries(mana_table, as_user, player, name):
+    build_known_log(mana_table)
+    client = as_user(player)
+    counts = []
+    for more in (1, 290):
+        add_rolls(mana_table, more)
+        with CaptureQueriesContext(connection) as queries:
+            assert get(client, mana_table, name).status_code == 200
+        counts.append(len(queries))
+    assert LogEntry.objects.filter(campaign=mana_table.campaign).count() == 300
+    assert counts[0] == counts[1] <= 5
