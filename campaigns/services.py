@@ -7,7 +7,12 @@ from core import push
 from core.writes import Refused
 
 from .models import Campaign, ManaSkill, Membership
-from .signals import palette_changed
+
+#: What follows a Mana campaign's palette change in the apps above campaigns, which it does not
+#: import (pyproject.toml's contracts): each is called in the write's transaction, in order, as
+#: ``follow(campaign=..., renamed=[(old name, new name), ...])``, once its palette is saved.
+#: Sheets adds its own at ready() (its characters' pools follow).
+PALETTE_FOLLOWERS = []
 
 
 def _given(**settings):
@@ -53,7 +58,7 @@ def campaign_palette_update(*, campaign, palette):
     ``palette`` lists the new names position for position: ``palette[i]`` is the new name of
     the current ``campaign.palette[i]`` (a rename when it differs) and entries beyond the current
     length are added colors. Colors are never removed. A renamed color is renamed in every
-    ManaSkill of the campaign, and (``signals.palette_changed``: sheets) in every ManaPool; every
+    ManaSkill of the campaign, and (``PALETTE_FOLLOWERS``: sheets) in every ManaPool; every
     character gets a pool row (0/0) for each
     palette color it lacks. The caller validates names (see forms.CampaignSettingsForm): a new
     name must not be another current color."""
@@ -68,7 +73,8 @@ def campaign_palette_update(*, campaign, palette):
         campaign.mana_skills.filter(color_b=before).update(color_b=after)
     campaign.palette = list(palette)
     campaign.save(update_fields=["palette"])
-    palette_changed.send(Campaign, campaign=campaign, renamed=renamed, palette=campaign.palette)
+    for follow in PALETTE_FOLLOWERS:
+        follow(campaign=campaign, renamed=renamed)
 
 
 @transaction.atomic(savepoint=False)

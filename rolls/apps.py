@@ -6,11 +6,12 @@ class RollsConfig(AppConfig):
 
     def ready(self):
         # Rolls answers the apps below it, which do not import it (pyproject.toml's contracts).
-        from sheets.signals import handing_over
+        from sheets.services import HAND_OVER_FOLLOWERS
         from sparetime import views as sparetime_views
 
         from .cards import checks_follow_character
         from .views import session_award_answer
 
-        handing_over.connect(checks_follow_character, dispatch_uid="rolls.checks_follow")
+        if checks_follow_character not in HAND_OVER_FOLLOWERS:
+            HAND_OVER_FOLLOWERS.append(checks_follow_character)
         sparetime_views.ANSWERS_FROM[sparetime_views.FROM_ROOM] = session_award_answer

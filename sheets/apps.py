@@ -5,8 +5,11 @@ class SheetsConfig(AppConfig):
     name = "sheets"
 
     def ready(self):
-        from campaigns.signals import palette_changed
+        # Sheets follows the writes of the apps below it, which do not import it (pyproject.toml's
+        # contracts).
+        from campaigns.services import PALETTE_FOLLOWERS
 
         from .services import pools_follow_palette
 
-        palette_changed.connect(pools_follow_palette, dispatch_uid="sheets.pools_follow_palette")
+        if pools_follow_palette not in PALETTE_FOLLOWERS:
+            PALETTE_FOLLOWERS.append(pools_follow_palette)

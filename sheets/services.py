@@ -13,7 +13,13 @@ from core.writes import Refused
 from rules import sheet as pool_sheet
 
 from .models import COLORLESS, Character, ManaPool, Rating
-from .signals import handing_over
+
+#: What follows a character handed over in the apps above sheets, which it does not import
+#: (pyproject.toml's contracts): each is called in the write's transaction, in order, before the
+#: owner is written, as ``follow(campaign=..., character=..., to=...)``, and may refuse the
+#: hand-over (``core.writes.Refused``: nothing changes). Rolls adds its own at ready() (the live
+#: checks go with the character).
+HAND_OVER_FOLLOWERS = []
 
 # Characters and Pool ratings ------------------------------------------------------------------
 
@@ -55,8 +61,8 @@ def character_create(*, campaign, owner, name, concept="", history=""):
     return character
 
 
-def pools_follow_palette(sender, *, campaign, renamed, palette, **kwargs):
-    """A Mana campaign's palette changed (``campaigns.signals.palette_changed``): rename its
+def pools_follow_palette(*, campaign, renamed):
+    """A Mana campaign's palette changed (``campaigns.services.PALETTE_FOLLOWERS``): rename its
     characters' pools of each renamed color, and give every character a pool (0/0) of each
     palette color it lacks."""
     pools = ManaPool.objects.filter(character__campaign=campaign)
@@ -66,7 +72,7 @@ def pools_follow_palette(sender, *, campaign, renamed, palette, **kwargs):
     ManaPool.objects.bulk_create(
         ManaPool(character_id=character_id, color=color, current=0, maximum=0)
         for character_id in campaign.characters.values_list("id", flat=True)
-        for color in palette
+        for color in campaign.palette
         if (character_id, color) not in have
     )
 
@@ -93,7 +99,8 @@ def character_hand_over(*, campaign, character, to):
         # The party shows whose it is (and now to its player): its pages fetch it again.
         push_facts(campaign, [character])
         # Its live checks go with it, or refuse (rolls.cards.checks_follow_character).
-        handing_over.send(Character, campaign=campaign, character=character, to=to)
+        for follow in HAND_OVER_FOLLOWERS:
+            follow(campaign=campaign, character=character, to=to)
         Character.objects.filter(pk=character.pk).update(owner=to)
         character.owner = to
     return character
