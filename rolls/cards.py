@@ -123,9 +123,9 @@ def push_check(check, *, entry=None, swap="update", owner_swap=None):
 
 def checks_follow_character(*, campaign, character, to):
     """A character handed over to the player ``to`` (``sheets.services.HAND_OVER_FOLLOWERS``):
-    its live checks go with it, their cards pushed to the new player (and again to the GM, who no longer
-    rolls them). Refused while it has a live GM-secret check, which only the GM's own characters
-    roll."""
+    its live checks go with it, their cards pushed to the new player (and again to the GM, who
+    no longer rolls them). Refused while it has a live GM-secret check, which only the GM's own
+    characters roll."""
     live = Check.objects.of(campaign).filter(character=character).exclude(status=Check.DONE)
     if any(check.visibility == SECRET for check in live):
         raise Refused(
