@@ -149,6 +149,11 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
         )
+        # Assertions wait as long as the pages' own calls do (playwright's default, 5 s, was
+        # too short for a push on a loaded machine running the tests in parallel).
+        from playwright.sync_api import expect
+
+        expect.set_options(timeout=TIMEOUT)
         if not isinstance(self.console_errors, list):
             self.console_errors = []
             self.addCleanup(self.check_console)
