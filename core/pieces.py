@@ -43,7 +43,8 @@ class Piece:
         return render_to_string(self.template, self.context(request, *found, **overrides), request)
 
     def _page(self, request, context):
-        html = render_to_string(self.template, context, request=request)
+        """The page with the piece in place; ``in_page`` tells its template (plain forms)."""
+        html = render_to_string(self.template, {**context, "in_page": True}, request=request)
         return self.page(request, context, {self.name: html})
 
     def get(self, request, *found, **overrides):
@@ -55,7 +56,10 @@ class Piece:
 
     def answer(self, request, *found, ok, notice="", **overrides):
         """A write's answer (``core.writes.answer``): htmx gets the piece (422 when refused), a
-        plain post a redirect to ``url`` with ``notice``, or the page with the refused piece."""
+        plain post a redirect to ``url``, or the page with the refused piece. ``notice``, what
+        was done, shows in the piece (its context's ``notice``) and after the redirect."""
+        if notice:
+            overrides["notice"] = notice
         return answer(
             request,
             ok=ok,
