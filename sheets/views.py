@@ -13,8 +13,9 @@ renders its pieces again (the sections here listen for ``facts-<id>``), and so d
 (``party``, ``sheets/party.py``).
 """
 
+from functools import partial
+
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -23,6 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaigns.access import campaign_for, can_edit, sees_private
 from campaigns.models import Campaign
 from campaigns.views import members_of, panel_page
+from core.pieces import Piece
 from core.push import with_facts
 from core.writes import answer, attempt
 from rules import sheet as pool_sheet
@@ -44,11 +46,6 @@ from .models import ManaPool, Rating
 from .party import party_context
 
 POOL, MANA = Campaign.POOL, Campaign.MANA
-SECTIONS = {
-    "header": "sheets/_sheet_header.html",
-    "pool": "sheets/_sheet_pool.html",
-    "mana": "sheets/_sheet_mana.html",
-}
 
 
 # The sheet's sections -------------------------------------------------------------------------
@@ -123,20 +120,23 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
     return context
 
 
-def _section_pieces(request, campaign, character, section, **overrides):
-    """``answer``'s pieces for a write on the sheet: ``section`` re-rendered for htmx, the sheet
-    for a plain post; ``overrides`` (``<section>_error``, a refused form) go into both."""
-    return {
-        "fragment": lambda: render_to_string(
-            SECTIONS[section],
-            _sheet_context(request, campaign, character, section=section, **overrides),
-            request=request,
-        ),
-        "page": lambda: render(
-            request, "sheets/detail.html", _sheet_context(request, campaign, character, **overrides)
-        ),
-        "url": reverse("character_detail", args=[campaign.id, character.id]),
-    }
+def _sheet_page(request, context, replace):
+    """The sheet page, with ``replace``'s HTML in place of the sections it names."""
+    page = _sheet_context(request, context["campaign"], context["character"])
+    return render(request, "sheets/detail.html", {**page, "replace": replace})
+
+
+#: The sheet's sections: their GET is ``character_detail`` with ``?section=<name>``.
+SECTIONS = {
+    name: Piece(
+        name=name,
+        template=f"sheets/_sheet_{name}.html",
+        context=partial(_sheet_context, section=name),
+        page=_sheet_page,
+        url="character_detail",
+    )
+    for name in ("header", "pool", "mana")
+}
 
 
 def _error_text(form):
@@ -201,8 +201,7 @@ def character_detail(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id)
     section = request.GET.get("section")
     if request.htmx and section in ("header", "pool" if campaign.is_pool else "mana"):
-        context = _sheet_context(request, campaign, character, section=section)
-        return render(request, SECTIONS[section], context)
+        return SECTIONS[section].get(request, campaign, character)
     return render(request, "sheets/detail.html", _sheet_context(request, campaign, character))
 
 
@@ -213,6 +212,14 @@ def party(request, campaign_id):
     htmx to fetch again when a character's facts changed."""
     campaign = campaign_for(request, campaign_id)
     return render(request, "sheets/_party.html", party_context(campaign))
+
+
+def _section_write(request, campaign, character, section, form, write):
+    """Run ``write`` (a change of ``character``'s facts) when ``form`` is valid, and answer with
+    the sheet's ``section``, the refusal in its ``<section>_error``."""
+    ok, refusal = attempt(with_facts(write, campaign, [character]), form=form)
+    error = {f"{section}_error": _refusal(ok, refusal, form)}
+    return SECTIONS[section].answer(request, campaign, character, ok=ok, **error)
 
 
 @login_required
@@ -229,9 +236,7 @@ def character_edit(request, campaign_id, character_id):
     if not ok:
         character.refresh_from_db(fields=CharacterForm.Meta.fields)  # undo the form's copy
     refused = {} if ok else {"header_form": form}
-    return answer(
-        request, ok=ok, **_section_pieces(request, campaign, character, "header", **refused)
-    )
+    return SECTIONS["header"].answer(request, campaign, character, ok=ok, **refused)
 
 
 @login_required
@@ -247,11 +252,7 @@ def character_hand_over(request, campaign_id, character_id):
         form=form,
     )
     error = _refusal(ok, refusal, form)
-    return answer(
-        request,
-        ok=ok,
-        **_section_pieces(request, campaign, character, "header", hand_over_error=error),
-    )
+    return SECTIONS["header"].answer(request, campaign, character, ok=ok, hand_over_error=error)
 
 
 @login_required
@@ -259,17 +260,13 @@ def character_hand_over(request, campaign_id, character_id):
 def character_hp(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = HpForm(request.POST, hp_max=character.hp_max)
-    ok, refusal = attempt(
-        with_facts(
-            lambda: character.set_hp_current(form.cleaned_data["hp_current"]),
-            campaign,
-            [character],
-        ),
-        form=form,
-    )
-    error = _refusal(ok, refusal, form)
-    return answer(
-        request, ok=ok, **_section_pieces(request, campaign, character, "pool", pool_error=error)
+    return _section_write(
+        request,
+        campaign,
+        character,
+        "pool",
+        form,
+        lambda: character.set_hp_current(form.cleaned_data["hp_current"]),
     )
 
 
@@ -278,15 +275,13 @@ def character_hp(request, campaign_id, character_id):
 def character_traits(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
     form = TraitsForm(request.POST)
-    ok, refusal = attempt(
-        with_facts(
-            lambda: character.set_traits(form.cleaned_data["traits"]), campaign, [character]
-        ),
-        form=form,
-    )
-    error = _refusal(ok, refusal, form)
-    return answer(
-        request, ok=ok, **_section_pieces(request, campaign, character, "mana", mana_error=error)
+    return _section_write(
+        request,
+        campaign,
+        character,
+        "mana",
+        form,
+        lambda: character.set_traits(form.cleaned_data["traits"]),
     )
 
 
@@ -297,17 +292,13 @@ def rating_set(request, campaign_id, character_id, rating_id):
     rating = get_object_or_404(Rating, pk=rating_id, character=character)
     rating.character = character
     form = RatingForm(request.POST)
-    ok, refusal = attempt(
-        with_facts(
-            lambda: services.rating_set(rating=rating, value=form.cleaned_data["value"]),
-            campaign,
-            [character],
-        ),
-        form=form,
-    )
-    error = _refusal(ok, refusal, form)
-    return answer(
-        request, ok=ok, **_section_pieces(request, campaign, character, "pool", pool_error=error)
+    return _section_write(
+        request,
+        campaign,
+        character,
+        "pool",
+        form,
+        lambda: services.rating_set(rating=rating, value=form.cleaned_data["value"]),
     )
 
 
@@ -316,17 +307,13 @@ def rating_set(request, campaign_id, character_id, rating_id):
 def skill_take(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = TemplateSkillForm(request.POST)
-    ok, refusal = attempt(
-        with_facts(
-            lambda: services.skill_take(character=character, **form.cleaned_data),
-            campaign,
-            [character],
-        ),
-        form=form,
-    )
-    error = _refusal(ok, refusal, form)
-    return answer(
-        request, ok=ok, **_section_pieces(request, campaign, character, "pool", pool_error=error)
+    return _section_write(
+        request,
+        campaign,
+        character,
+        "pool",
+        form,
+        lambda: services.skill_take(character=character, **form.cleaned_data),
     )
 
 
@@ -335,51 +322,52 @@ def skill_take(request, campaign_id, character_id):
 def skill_propose(request, campaign_id, character_id):
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = SkillProposalForm(request.POST)
-    ok, refusal = attempt(
-        with_facts(
-            lambda: services.skill_propose(character=character, **form.cleaned_data),
-            campaign,
-            [character],
-        ),
-        form=form,
-    )
-    error = _refusal(ok, refusal, form)
-    return answer(
-        request, ok=ok, **_section_pieces(request, campaign, character, "pool", pool_error=error)
+    return _section_write(
+        request,
+        campaign,
+        character,
+        "pool",
+        form,
+        lambda: services.skill_propose(character=character, **form.cleaned_data),
     )
 
 
 # The GM's fragments ---------------------------------------------------------------------------
 
 
-def _gm_pieces(request, campaign, name, html):
-    """``answer``'s pieces for a write on one of the GM's fragments: ``html()`` for htmx, the GM
-    panel with it in place of its section ``name`` for a plain post."""
-    return {
-        "fragment": html,
-        "page": lambda: panel_page(request, campaign, sections={name: html()}),
-        "url": reverse("gm_panel", args=[campaign.id]),
-    }
+def _panel_with(request, context, replace):
+    """The GM panel with ``replace``'s HTML in place of the sections it names."""
+    return panel_page(request, context["campaign"], sections=replace)
+
+
+def _gm_access(system):
+    return lambda request, campaign_id: (
+        campaign_for(request, campaign_id, gm=True, system=system),
+    )
 
 
 # GM: custom-skill approvals -------------------------------------------------------------------
 
 
-def _approvals_html(request, campaign, error=None):
+def _approvals_context(request, campaign, error=None):
     pending = (
         Rating.objects.filter(character__campaign=campaign, custom=True, status=Rating.PENDING)
         .select_related("character__owner")
         .order_by("character__name", "character_id", "attribute", "skill")
     )
-    context = {"campaign": campaign, "pending": pending, "approvals_error": error}
-    return render_to_string("sheets/_gm_approvals.html", context, request=request)
+    return {"campaign": campaign, "pending": pending, "approvals_error": error}
 
 
-@login_required
-@require_GET
-def gm_approvals(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
-    return HttpResponse(_approvals_html(request, campaign))
+APPROVALS = Piece(
+    name="approvals",
+    template="sheets/_gm_approvals.html",
+    context=_approvals_context,
+    page=_panel_with,
+    url="gm_panel",
+    access=_gm_access(POOL),
+    fragment_only=True,
+)
+gm_approvals = APPROVALS.view()
 
 
 def _decide(request, campaign_id, rating_id, *, approve):
@@ -397,11 +385,7 @@ def _decide(request, campaign_id, rating_id, *, approve):
             [rating.character],
         )
     )
-    error = None if ok else refusal
-    pieces = _gm_pieces(
-        request, campaign, "approvals", lambda: _approvals_html(request, campaign, error)
-    )
-    return answer(request, ok=ok, **pieces)
+    return APPROVALS.answer(request, campaign, ok=ok, error=None if ok else refusal)
 
 
 @login_required
@@ -429,8 +413,8 @@ def _maxima_form(character, pools, data=None):
     )
 
 
-def _mana_html(request, campaign, *, error=None, bound=None):
-    """The mana fragment; ``bound`` is the refused maxima form, shown with ``error``."""
+def _mana_context(request, campaign, *, error=None, bound=None):
+    """The mana card's; ``bound`` is the refused maxima form, shown with ``error``."""
     rows = []
     for character in campaign.characters.select_related("owner").prefetch_related("mana"):
         pools = _mana_pools(campaign, character.mana.all())
@@ -438,19 +422,19 @@ def _mana_html(request, campaign, *, error=None, bound=None):
         if bound is not None and bound.prefix == form.prefix:
             form = bound
         rows.append({"character": character, "pools": [(p, form[p.color]) for p in pools]})
-    context = {"campaign": campaign, "rows": rows, "mana_error": error}
-    return render_to_string("sheets/_gm_mana.html", context, request=request)
+    return {"campaign": campaign, "rows": rows, "mana_error": error}
 
 
-def _mana_pieces(request, campaign, **refused):
-    return _gm_pieces(request, campaign, "mana", lambda: _mana_html(request, campaign, **refused))
-
-
-@login_required
-@require_GET
-def gm_mana(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=MANA)
-    return HttpResponse(_mana_html(request, campaign))
+GM_MANA = Piece(
+    name="mana",
+    template="sheets/_gm_mana.html",
+    context=_mana_context,
+    page=_panel_with,
+    url="gm_panel",
+    access=_gm_access(MANA),
+    fragment_only=True,
+)
+gm_mana = GM_MANA.view()
 
 
 @login_required
@@ -469,11 +453,9 @@ def mana_maxima(request, campaign_id, character_id):
         form=form,
     )
     if ok:
-        pieces = _mana_pieces(request, campaign)
-    else:
-        error = f"{character.name}: {_refusal(ok, refusal, form)}"
-        pieces = _mana_pieces(request, campaign, error=error, bound=form)
-    return answer(request, ok=ok, **pieces)
+        return GM_MANA.answer(request, campaign, ok=ok)
+    error = f"{character.name}: {_refusal(ok, refusal, form)}"
+    return GM_MANA.answer(request, campaign, ok=ok, error=error, bound=form)
 
 
 @login_required
@@ -488,7 +470,7 @@ def mana_refill_one(request, campaign_id, character_id):
             private=True,
         )
     )
-    return answer(request, ok=ok, **_mana_pieces(request, campaign))
+    return GM_MANA.answer(request, campaign, ok=ok)
 
 
 @login_required
@@ -503,4 +485,4 @@ def mana_refill_all(request, campaign_id):
             private=True,
         )
     )
-    return answer(request, ok=ok, **_mana_pieces(request, campaign))
+    return GM_MANA.answer(request, campaign, ok=ok)

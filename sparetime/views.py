@@ -12,9 +12,12 @@ token. The character's last raise can be undone (``sparetime_undo``); the GM rev
 row from the GM's card the same way, confirmation first (``sparetime_reversal``, then
 ``sparetime_reverse``). Both take a row back with a counter-entry (``sparetime.services``).
 
+Each fragment is a page piece (``core.pieces.Piece``: ``CHARACTER``, ``GM``, ``DELEGATION``, and
+the confirmations ``RAISE`` and ``REVERSAL``), which gives its GET and a write's answer.
+
 A raise, an undo and a reversal change the sheet's ratings (and its HP, through Endurance): their
-htmx answers send the event ``SHEET_CHANGED``, on which the sheet page's Pool section
-(``sheets/_sheet_pool.html``) reloads itself.
+facts push makes every page showing them, the raising player's own sheet included, fetch its
+pieces again (the sheet's Pool section listens for ``facts-<id>``).
 """
 
 from django.contrib.auth import get_user_model
@@ -22,14 +25,13 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import prefetch_related_objects
 from django.http import HttpResponseBadRequest
 from django.shortcuts import render
-from django.template.loader import render_to_string
-from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for, can_edit
 from campaigns.models import Campaign, Membership
+from core.pieces import Piece
 from core.push import with_facts
-from core.writes import answer, attempt
+from core.writes import attempt
 from sheets.access import character_for
 from sheets.models import Rating
 
@@ -45,8 +47,6 @@ from .forms import (
 )
 from .models import SparetimeEntry
 
-#: The htmx event a raise, an undo or a reversal sends: the sheet's ratings or HP changed.
-SHEET_CHANGED = "sheet-changed"
 #: Sparetime is the Pool system's: its pages are 404 in a Mana campaign.
 POOL = Campaign.POOL
 #: The ledger tables show at most this many rows (latest first), with the total count.
@@ -91,34 +91,21 @@ def _raises(campaign, ratings):
     return [(rating, services.raise_cost(campaign, rating)) for rating in ratings]
 
 
-def _page(request, partial, context):
+def _page(request, context, replace):
     """The page around a fragment, for a browser without htmx."""
-    return render(request, PAGE, {**context, "partial": partial})
+    return render(request, PAGE, {**context, "html": replace[context["section_id"]]})
 
 
-def _fragment_or_page(request, partial, context):
-    if request.htmx:
-        return render(request, partial, context)
-    return _page(request, partial, context)
-
-
-def _pieces(request, partial, context, url, *, notice="", refusal="", refused=()):
-    """What ``answer`` takes for a write shown in ``partial``: the fragment, the page around it,
-    ``url`` and ``notice``. ``context()`` builds the fragment's context; ``refusal`` shows on the
-    ``refused`` forms."""
+def _refused(form, refusal):
+    """``form`` with the service's refusal (if any) among its errors."""
     if refusal:
-        for form in refused:
-            form.add_error(None, refusal)
-    return {
-        "fragment": lambda: render_to_string(partial, context(), request=request),
-        "page": lambda: _page(request, partial, context()),
-        "url": url,
-        "notice": notice,
-    }
+        form.add_error(None, refusal)
+    return form
 
 
 # A character's sparetime -------------------------------------------------------------------------
 def _character_context(request, campaign, character, *, spend_form=None, notice=""):
+    """A character's sparetime; ``spend_form``: a refused raise or undo."""
     earmarked = services.earmarked_sparetime(character)
     prefetch_related_objects([handout for handout, _ in earmarked], "player")
     portions = [
@@ -142,28 +129,33 @@ def _character_context(request, campaign, character, *, spend_form=None, notice=
     }
 
 
-def _character_pieces(request, campaign, character, *, notice="", refusal="", form=None):
-    """``answer``'s pieces for a character's sparetime: fresh with ``notice`` after a raise, or
-    with the refused ``form``."""
-    return _pieces(
-        request,
-        CHARACTER_PARTIAL,
-        lambda: _character_context(request, campaign, character, spend_form=form, notice=notice),
-        reverse("character_sparetime", args=[campaign.id, character.id]),
-        notice=notice,
-        refusal=refusal,
-        refused=[form] if form else [],
-    )
-
-
-@login_required
-@require_GET
-def character_sparetime(request, campaign_id, character_id):
-    campaign, character = character_for(
+CHARACTER = Piece(
+    name="sparetime",
+    template=CHARACTER_PARTIAL,
+    context=_character_context,
+    page=_page,
+    url="character_sparetime",
+    access=lambda request, campaign_id, character_id: character_for(
         request, campaign_id, character_id, private=True, system=POOL
+    ),
+)
+character_sparetime = CHARACTER.view()
+
+
+def _character_write(request, campaign, character, form, write, notice):
+    """A raise or an undo of ``character``'s, by its player or the GM: ``write()`` when ``form``
+    is valid, once per form; answered with the character's sparetime and ``notice(result)``,
+    or with the refused form."""
+    ok, result = attempt(
+        # A rating (and HP, through Endurance) with the balance: public.
+        with_facts(write, campaign, [character]),
+        form=form,
+        once_by=request.user,
     )
-    context = _character_context(request, campaign, character)
-    return _fragment_or_page(request, CHARACTER_PARTIAL, context)
+    if not ok:
+        refused = _refused(form, result)
+        return CHARACTER.answer(request, campaign, character, ok=ok, spend_form=refused)
+    return CHARACTER.answer(request, campaign, character, ok=ok, notice=notice(result))
 
 
 @login_required
@@ -172,39 +164,23 @@ def sparetime_spend(request, campaign_id, character_id):
     """The character's player or the GM raises one of its ratings by a point."""
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = SpendForm(character, request.POST)
-    ok, entry = attempt(
-        with_facts(
-            lambda: services.sparetime_spend(
-                character=character,
-                by=request.user,
-                rating=form.cleaned_data["rating"],
-                source=form.cleaned_data["source"],
-            ),
-            campaign,
-            [character],  # a rating (and HP, through Endurance) with the balance: public
-        ),
-        form=form,
-        once_by=request.user,
-    )
-    if ok:
+
+    def notice(entry):
         if entry is None:  # a double submit: answered as the first
             rating = Rating.objects.get(pk=form.cleaned_data["rating"].pk)
-            notice = f"{rating.label} raised to {rating.value}."
-        else:
-            notice = f"{entry.rating.label} raised to {entry.to_value}."
-        pieces = _character_pieces(request, campaign, character, notice=notice)
-    else:
-        pieces = _character_pieces(request, campaign, character, refusal=entry, form=form)
-    return _sheet_changed(answer(request, ok=ok, **pieces), ok)
+            return f"{rating.label} raised to {rating.value}."
+        return f"{entry.rating.label} raised to {entry.to_value}."
+
+    def spend():
+        data = form.cleaned_data
+        return services.sparetime_spend(
+            character=character, by=request.user, rating=data["rating"], source=data["source"]
+        )
+
+    return _character_write(request, campaign, character, form, spend, notice)
 
 
-def _sheet_changed(response, ok):
-    if ok:
-        response["HX-Trigger"] = SHEET_CHANGED
-    return response
-
-
-def _raise_context(campaign, character, rating, source, *, confirming):
+def _raise_context(request, campaign, character, *, rating, source, confirming):
     """One raise control (``sparetime/_raise.html``): its button, or with ``confirming`` what the
     raise costs and leaves, with the spend form to confirm it."""
     cost = services.raise_cost(campaign, rating)
@@ -225,6 +201,15 @@ def _raise_context(campaign, character, rating, source, *, confirming):
     }
 
 
+RAISE = Piece(
+    name="sparetime",
+    template=RAISE_PARTIAL,
+    context=_raise_context,
+    page=_page,
+    url="character_sparetime",
+)
+
+
 @login_required
 @require_GET
 def sparetime_raise(request, campaign_id, character_id):
@@ -235,14 +220,14 @@ def sparetime_raise(request, campaign_id, character_id):
     form = SpendForm(character, request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("Name a rating of this character to raise.")
-    context = _raise_context(
+    return RAISE.get(
+        request,
         campaign,
         character,
-        form.cleaned_data["rating"],
-        form.cleaned_data["source"],
+        rating=form.cleaned_data["rating"],
+        source=form.cleaned_data["source"],
         confirming="keep" not in request.GET,
     )
-    return _fragment_or_page(request, RAISE_PARTIAL, context)
 
 
 @login_required
@@ -251,29 +236,23 @@ def sparetime_undo(request, campaign_id, character_id):
     """The character's player or the GM undoes its last raise (``services.sparetime_undo``)."""
     campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
     form = UndoForm(character, request.POST)
-    ok, undo = attempt(
-        with_facts(
-            lambda: services.sparetime_undo(entry=form.cleaned_data["entry"], by=request.user),
-            campaign,
-            [character],  # the rating goes back (public), with the balance
-        ),
-        form=form,
-        once_by=request.user,
-    )
-    if ok:
+
+    def notice(_undo):
         entry = form.cleaned_data["entry"]
-        notice = (
+        return (
             f"Undid the raise of {entry.rating.label} {entry.from_value} → {entry.to_value}; "
             f"{-entry.amount} sparetime back."
         )
-        pieces = _character_pieces(request, campaign, character, notice=notice)
-    else:
-        pieces = _character_pieces(request, campaign, character, refusal=undo, form=form)
-    return _sheet_changed(answer(request, ok=ok, **pieces), ok)
+
+    def undo():
+        return services.sparetime_undo(entry=form.cleaned_data["entry"], by=request.user)
+
+    return _character_write(request, campaign, character, form, undo, notice)
 
 
 # The GM's card -----------------------------------------------------------------------------------
-def _gm_context(campaign, *, notice="", **bound_forms):
+def _gm_context(request, campaign, *, notice="", **bound_forms):
+    """The GM's card; ``bound_forms``: a refused form in its place (``grant_form=...``)."""
     forms = {
         "grant_form": GrantForm(campaign),
         "award_form": AwardForm(campaign),
@@ -305,25 +284,24 @@ def _gm_context(campaign, *, notice="", **bound_forms):
     }
 
 
-def _gm_pieces(request, campaign, *, notice="", refusal="", **refused):
-    """``answer``'s pieces for the GM's card: fresh forms and ``notice`` after a write, or the
-    refused form (``grant_form=...`` and the like) in its place."""
-    return _pieces(
-        request,
-        GM_PARTIAL,
-        lambda: _gm_context(campaign, notice=notice, **refused),
-        reverse("gm_sparetime", args=[campaign.id]),
-        notice=notice,
-        refusal=refusal,
-        refused=refused.values(),
-    )
+GM = Piece(
+    name="gm-sparetime",
+    template=GM_PARTIAL,
+    context=_gm_context,
+    page=_page,
+    url="gm_sparetime",
+    access=lambda request, campaign_id: (campaign_for(request, campaign_id, gm=True, system=POOL),),
+)
+gm_sparetime = GM.view()
 
 
-@login_required
-@require_GET
-def gm_sparetime(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
-    return _fragment_or_page(request, GM_PARTIAL, _gm_context(campaign))
+def _gm_answer(request, campaign, *, ok, result, refused, notice):
+    """A GM's write on the card: the card with ``notice()``, or with the refused form in its
+    place (``refused``: ``{"grant_form": form}`` and the like)."""
+    if ok:
+        return GM.answer(request, campaign, ok=ok, notice=notice())
+    bound = {name: _refused(form, result) for name, form in refused.items()}
+    return GM.answer(request, campaign, ok=ok, **bound)
 
 
 @login_required
@@ -344,13 +322,15 @@ def sparetime_grant(request, campaign_id):
         form=form,
         once_by=request.user,
     )
-    if ok:  # a double submit (``entry`` None) is answered as the first
-        data = form.cleaned_data
-        notice = f"Granted {data['amount']} sparetime to {data['character']}."
-        pieces = _gm_pieces(request, campaign, notice=notice)
-    else:
-        pieces = _gm_pieces(request, campaign, refusal=entry, grant_form=form)
-    return answer(request, ok=ok, **pieces)
+    data = form.cleaned_data  # a double submit (``entry`` None) is answered as the first
+    return _gm_answer(
+        request,
+        campaign,
+        ok=ok,
+        result=entry,
+        refused={"grant_form": form},
+        notice=lambda: f"Granted {data['amount']} sparetime to {data['character']}.",
+    )
 
 
 @login_required
@@ -374,13 +354,14 @@ def sparetime_award(request, campaign_id):
     answer_from = ANSWERS_FROM.get(request.POST.get("from"))
     if answer_from is not None:
         return answer_from(request, campaign, ok=ok, result=entries, form=form)
-    if ok:
+
+    def notice():
         names = ", ".join(str(entry.character) for entry in entries)
-        notice = f"Awarded {form.cleaned_data['amount']} sparetime to {names}."
-        pieces = _gm_pieces(request, campaign, notice=notice)
-    else:
-        pieces = _gm_pieces(request, campaign, refusal=entries, award_form=form)
-    return answer(request, ok=ok, **pieces)
+        return f"Awarded {form.cleaned_data['amount']} sparetime to {names}."
+
+    return _gm_answer(
+        request, campaign, ok=ok, result=entries, refused={"award_form": form}, notice=notice
+    )
 
 
 @login_required
@@ -398,12 +379,14 @@ def sparetime_delegate(request, campaign_id):
         ),
         form=form,
     )
-    if ok:
-        notice = f"{entry.player} may now hand out {entry.amount} more sparetime."
-        pieces = _gm_pieces(request, campaign, notice=notice)
-    else:
-        pieces = _gm_pieces(request, campaign, refusal=entry, delegate_form=form)
-    return answer(request, ok=ok, **pieces)
+    return _gm_answer(
+        request,
+        campaign,
+        ok=ok,
+        result=entry,
+        refused={"delegate_form": form},
+        notice=lambda: f"{entry.player} may now hand out {entry.amount} more sparetime.",
+    )
 
 
 def _reversal_effect(campaign, entry):
@@ -434,18 +417,10 @@ def _reversal_effect(campaign, entry):
     return ""
 
 
-@login_required
-@require_GET
-def sparetime_reversal(request, campaign_id):
-    """The GM's Reverse button on a ledger row: what reversing it does, a note, [Confirm
-    reversal] and [Keep]. htmx's Keep asks again with ``keep`` and gets the button back."""
-    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
-    form = ReverseForm(campaign, request.GET)
-    if not form.is_valid():
-        return HttpResponseBadRequest("Name a ledger entry of this campaign.")
-    entry = form.cleaned_data["entry"]
-    confirming = "keep" not in request.GET
-    context = {
+def _reversal_context(request, campaign, *, entry, confirming):
+    """The GM's Reverse button on ``entry``'s ledger row, or with ``confirming`` what reversing
+    it does (or why it cannot be), with the reverse form to confirm it."""
+    return {
         "campaign": campaign,
         "section_id": "gm-sparetime",
         "title": "Sparetime · reverse an entry",
@@ -456,7 +431,29 @@ def sparetime_reversal(request, campaign_id):
         "refusal": services.reversal_refusal(entry) if confirming else "",
         "confirm_form": ReverseForm(campaign),
     }
-    return _fragment_or_page(request, REVERSAL_PARTIAL, context)
+
+
+REVERSAL = Piece(
+    name="gm-sparetime",
+    template=REVERSAL_PARTIAL,
+    context=_reversal_context,
+    page=_page,
+    url="gm_sparetime",
+)
+
+
+@login_required
+@require_GET
+def sparetime_reversal(request, campaign_id):
+    """The GM's Reverse button on a ledger row: what reversing it does, a note, [Confirm
+    reversal] and [Keep]. htmx's Keep asks again with ``keep`` and gets the button back."""
+    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    form = ReverseForm(campaign, request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Name a ledger entry of this campaign.")
+    return REVERSAL.get(
+        request, campaign, entry=form.cleaned_data["entry"], confirming="keep" not in request.GET
+    )
 
 
 @login_required
@@ -480,13 +477,14 @@ def sparetime_reverse(request, campaign_id):
         form=form,
         once_by=request.user,
     )
-    if ok:
+
+    def notice():
         entry = form.cleaned_data["entry"]
-        notice = f"Reversed the {entry.get_kind_display().lower()} of {entry.amount:+d}."
-        pieces = _gm_pieces(request, campaign, notice=notice)
-    else:
-        pieces = _gm_pieces(request, campaign, refusal=reversal, reverse_form=form)
-    return _sheet_changed(answer(request, ok=ok, **pieces), ok)
+        return f"Reversed the {entry.get_kind_display().lower()} of {entry.amount:+d}."
+
+    return _gm_answer(
+        request, campaign, ok=ok, result=reversal, refused={"reverse_form": form}, notice=notice
+    )
 
 
 # A player's delegation ---------------------------------------------------------------------------
@@ -502,26 +500,15 @@ def _delegation_context(request, campaign, *, form=None, notice=""):
     }
 
 
-def _delegation_pieces(request, campaign, *, notice="", refusal="", form=None):
-    """``answer``'s pieces for a player's delegation: a fresh form and ``notice`` after a
-    hand-out, or the refused ``form``."""
-    return _pieces(
-        request,
-        DELEGATION_PARTIAL,
-        lambda: _delegation_context(request, campaign, form=form, notice=notice),
-        reverse("sparetime_delegation", args=[campaign.id]),
-        notice=notice,
-        refusal=refusal,
-        refused=[form] if form else [],
-    )
-
-
-@login_required
-@require_GET
-def sparetime_delegation(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, system=POOL)
-    context = _delegation_context(request, campaign)
-    return _fragment_or_page(request, DELEGATION_PARTIAL, context)
+DELEGATION = Piece(
+    name="sparetime-delegation",
+    template=DELEGATION_PARTIAL,
+    context=_delegation_context,
+    page=_page,
+    url="sparetime_delegation",
+    access=lambda request, campaign_id: (campaign_for(request, campaign_id, system=POOL),),
+)
+sparetime_delegation = DELEGATION.view()
 
 
 @login_required
@@ -542,9 +529,7 @@ def sparetime_handout(request, campaign_id):
         ),
         form=form,
     )
-    if ok:
-        notice = f"Handed {entry.amount} sparetime to {entry.character}."
-        pieces = _delegation_pieces(request, campaign, notice=notice)
-    else:
-        pieces = _delegation_pieces(request, campaign, refusal=entry, form=form)
-    return answer(request, ok=ok, **pieces)
+    if not ok:
+        return DELEGATION.answer(request, campaign, ok=ok, form=_refused(form, entry))
+    notice = f"Handed {entry.amount} sparetime to {entry.character}."
+    return DELEGATION.answer(request, campaign, ok=ok, notice=notice)

@@ -124,7 +124,8 @@ def test_the_sheet_page_listens_for_its_character_s_facts(as_user, player, pool_
     content = as_user(player).get(path).content.decode()
     assert f'ws-connect="/ws/campaigns/{campaign.id}/facts/"' in content
     trigger = f"facts-{ilse.id} from:body, facts-resync from:body"
-    assert f'hx-trigger="sheet-changed from:body, {trigger}"' in content  # the Pool section
+    assert 'id="sheet-pool" class="card" hx-target="this" hx-swap="outerHTML"' in content
+    assert f'hx-trigger="{trigger}">' in content  # the header and the Pool section
     assert f'hx-trigger="load, {trigger}"' in content  # the sparetime section
 
 
