@@ -181,7 +181,7 @@ def _session_html(request, campaign, *, error="", award_form=None, awarded=None)
     offer = (
         award_form is None
         and awarded is None
-        and campaign.is_pool
+        and system_of(campaign).sparetime
         and last is not None
         and not last.is_open
         and not SparetimeEntry.objects.filter(session=last, kind=SparetimeEntry.AWARD).exists()

@@ -14,7 +14,7 @@ from sheets.models import COLORLESS, ManaPool
 
 from ...forms import INTENT_MAX, CountField, choice, chosen, first_error
 from ...models import LogEntry
-from . import services
+from . import services, sheet
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
 ADVICE_ROWS = 8
@@ -62,6 +62,9 @@ class ManaRollForm(forms.Form):
 
 class Mana:
     key = Campaign.MANA
+    name = "Mana"
+    sparetime = False
+    sheet = sheet
     number = "difficulty"
     any_choice = "any skill"
     about_field = "mana_skill"

@@ -13,7 +13,7 @@ from rules import sheet as pool_sheet
 from sheets.models import Rating
 
 from ...forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error
-from . import services
+from . import services, sheet
 
 
 class RowField(forms.Field):
@@ -57,6 +57,11 @@ class PoolRollForm(forms.Form):
 
 class Pool:
     key = Campaign.POOL
+    name = "Pool"
+    #: It plays with the sparetime ledger (``sparetime``).
+    sparetime = True
+    #: What it adds to a character's sheet and the party (``sheet.py``).
+    sheet = sheet
     number = "TN"
     any_choice = "any attribute"
     about_field = "suggestion"
