@@ -97,6 +97,10 @@ INSTALLED_APPS = [
     "bench",  # its commands: bench_rolls, seed_demo
 ]
 
+# The rule systems a campaign may play: each a package with its SYSTEM (rolls/systems/__init__.py),
+# registered by rolls at its ready().
+ROLL_SYSTEMS = ["rolls.systems.mana", "rolls.systems.pool"]
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

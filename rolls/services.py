@@ -1,4 +1,7 @@
-"""Writes of the live table: sessions, checks and rolls. Each function is one transaction.
+"""Writes of the live table that every system shares: sessions, checks, the log. Each function
+is one transaction. A system's own writes (its roll) are in its package,
+``rolls/systems/<key>/services.py``; a shared write asks the campaign's system
+(``rolls.systems.system_of``) for its part, never which system it is.
 
 Rolls are made here, on the server, with a cryptographically secure generator; a browser only
 sends what the player chose to spend or roll. Every roll becomes a LogEntry with the campaign's
@@ -14,13 +17,12 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
 from core.writes import Refused
-from rules import RulesError, mana, pool
-from rules import sheet as pool_sheet
-from sheets.models import COLORLESS, Character, ManaPool, Rating
+from sheets.models import Character
 
 from . import chain
 from .chain import GENESIS
 from .models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
+from .systems import system_of
 
 MAX_SPEND = 100
 
@@ -257,8 +259,8 @@ def check_ask(
     *, campaign, character, by, target, suggestion="", mana_skill=None, note="", visibility=PUBLIC
 ):
     """The GM asks ``character`` for a check with its difficulty or TN. What it is about binds
-    the roll: the skill (Mana), or what the suggestion names of the sheet (Pool,
-    ``_pool_asked``)."""
+    the roll, as the campaign's system says (``check_fields``: the skill, or what the suggestion
+    names of the sheet)."""
     check = Check.objects.create(
         campaign=campaign,
         character=character,
@@ -267,10 +269,8 @@ def check_ask(
         status=Check.OPEN,
         visibility=_check_visibility(visibility, character, campaign),
         target=_check_target(target),
-        suggestion=suggestion,
-        mana_skill=mana_skill,
         note=note,
-        **_pool_asked(campaign, character, suggestion),
+        **system_of(campaign).check_fields(character, suggestion=suggestion, mana_skill=mana_skill),
     )
     return check
 
@@ -303,31 +303,25 @@ def check_ask_group(
 def check_roll_npc(*, campaign, character, by, target, data, note="", visibility=PUBLIC):
     """The GM rolls for one of their own characters (an NPC) in one step: the check is asked
     (``check_ask``) and rolled at once by the campaign's system (``rolls.systems``: ``data`` is
-    its roll form's cleaned data). A Pool shift is the GM's own: it is rolled at once, as
-    ``check_answer_shift`` approves it. Returns (check, log entry)."""
-    from .systems import system_of
-
+    its roll form's cleaned data; ``roll_npc``: a Pool shift is the GM's own, rolled at once).
+    Returns (check, log entry)."""
+    system = system_of(campaign)
     gm_id = campaign.gm_id()
     if by.pk != gm_id:
         raise Refused("Only the GM rolls for NPCs.")
     if character.campaign_id != campaign.pk or character.owner_id != gm_id:
         raise Refused("Choose one of your own characters (an NPC).")
-    chosen = [data.get("attribute"), data.get("skill")] if campaign.is_pool else []
     check = check_ask(
         campaign=campaign,
         character=character,
         by=by,
         target=target,
-        mana_skill=data.get("skill") if campaign.is_mana else None,
-        suggestion=" + ".join(rating.label for rating in chosen if rating),
         note=note,
         visibility=visibility,
+        **system.npc_asked(data),
     )
     check.campaign = campaign
-    entry = system_of(campaign).roll(check, by=by, data=data)
-    if check.status == Check.SHIFT:
-        entry = check_answer_shift(check=check, approve=True)
-    return check, entry
+    return check, system.roll_npc(check, by=by, data=data)
 
 
 @transaction.atomic(savepoint=False)
@@ -345,22 +339,9 @@ def check_request(
         created_by=by,
         status=Check.REQUESTED,
         visibility=_check_visibility(visibility, character, campaign),
-        suggestion=suggestion,
-        mana_skill=mana_skill,
         note=note,
-        **_pool_asked(campaign, character, suggestion),
+        **system_of(campaign).check_fields(character, suggestion=suggestion, mana_skill=mana_skill),
     )
-
-
-def _pool_asked(campaign, character, suggestion):
-    """Pool: the attribute (and skill) of ``character``'s sheet that ``suggestion`` names, which
-    its roll must use (``rules.sheet.asked_in``; skills: the greenlit ones)."""
-    if not campaign.is_pool or not suggestion.strip():
-        return {}
-    ratings = Rating.objects.filter(character=character).values_list("attribute", "skill", "status")
-    names = [(a, s) for a, s, status in ratings if not s or status == Rating.APPROVED]
-    attribute, skill = pool_sheet.asked_in(suggestion, names)
-    return {"asked_attribute": attribute, "asked_skill": skill}
 
 
 #: What the writes on a check may change: read again under the lock before each write.
@@ -375,12 +356,10 @@ CHECK_STATE = [
     "shift_d10",
     "bonus_effect",
 ]
-#: What a declined shift resets.
-SHIFT_STATE = ["status", "shift_d6", "shift_d10", "bonus_effect"]
 DECLINE_REASON_MAX = Check._meta.get_field("decline_reason").max_length
 
 
-def _locked(check):
+def check_locked(check):
     """``check``, its row locked and its state read again (in place: a related row already
     read stays, unless its id changed meanwhile)."""
     state = Check.objects.select_for_update().values(*CHECK_STATE).get(pk=check.pk)
@@ -391,7 +370,7 @@ def _locked(check):
 
 @transaction.atomic(savepoint=False)
 def check_set_target(*, check, target):
-    check = _locked(check)
+    check = check_locked(check)
     if check.status != Check.REQUESTED:
         raise Refused("This check already has its number.")
     check.target = _check_target(target)
@@ -402,7 +381,7 @@ def check_set_target(*, check, target):
 
 @transaction.atomic(savepoint=False)
 def check_cancel(*, check):
-    check = _locked(check)
+    check = check_locked(check)
     if check.status == Check.DONE:
         raise Refused("This check is already closed.")
     check.status = Check.DONE
@@ -412,7 +391,7 @@ def check_cancel(*, check):
 
 @transaction.atomic(savepoint=False)
 def check_allow_reattempt(*, check):
-    check = _locked(check)
+    check = check_locked(check)
     if check.status != Check.FAILED:
         raise Refused("Only a failed check can be attempted again.")
     check.status = Check.OPEN
@@ -420,226 +399,15 @@ def check_allow_reattempt(*, check):
     return check
 
 
-def previous_units(check):
-    """Mana units spent on the earlier attempts of ``check``."""
-    if check.pk is None:  # a check not asked yet (the GM's NPC roll form)
-        return 0
-    return sum(
-        entry.data["units"]
-        for entry in LogEntry.objects.filter(check_ref=check, kind=LogEntry.ROLL)
-    )
-
-
-def mana_skill_require(check, skill):
-    """Refuse a Mana skill other than the check's own, when it has one: the skill asked, or
-    the one its first attempt rolled (a re-attempt keeps it)."""
-    if check.mana_skill_id and check.mana_skill_id != skill.pk:
-        if check.rolls.exists():
-            raise Refused(f"A re-attempt uses the same skill ({check.mana_skill}).")
-        raise Refused(f"This check is for {check.mana_skill}: roll {check.mana_skill}.")
-
-
-def _amount(value, label):
+def spend_count(value, label):
+    """``value`` if it is a whole number from 0 to MAX_SPEND (mana spent, dice shifted), else
+    refused, named ``label``."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SPEND:
         raise Refused(f"{label} must be a whole number from 0 to {MAX_SPEND}.")
     return value
 
 
-def mana_dice(*, check, skill, spend_a, spend_b, colorless):
-    """The dice a mana spend would roll on ``check`` (for the live odds and the roll)."""
-    try:
-        dice = mana.dice_for(
-            spend_a,
-            spend_b,
-            colorless,
-            has_trait=check.character.has_trait(skill.trait),
-            previous_units=previous_units(check),
-        )
-    except RulesError as error:
-        raise Refused(str(error)) from error
-    # The engine knows a re-attempt by its earlier units only; after a free-die attempt that
-    # spent nothing there are none, yet a re-attempt must still spend new mana (the /rules/ page).
-    if not dice.units and check.pk is not None and check.rolls.exists():
-        raise Refused("A re-attempt must spend at least one new mana unit.")
-    return dice
-
-
-def mana_require(spend, have):
-    """Refuse a spend (``{color: amount}``) the pool (``have``: ``{color: current}``) cannot pay."""
-    for color, amount in spend.items():
-        if amount > have.get(color, 0):
-            raise Refused(
-                f"Not enough {color} mana: you spend {amount}, the pool has {have.get(color, 0)}."
-            )
-
-
-@transaction.atomic(savepoint=False)
-def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="", rng=None):
-    """Spend mana and roll a Mana check. ``skill`` is a ManaSkill of the campaign, the check's
-    own if it has one (asked, or rolled at the first attempt); ``spend_a`` and ``spend_b`` are
-    mana of its two colors. The mana leaves the pool whatever the outcome."""
-    check = _locked(check)
-    character = check.character
-    if check.status != Check.OPEN:
-        raise Refused("This check cannot be rolled now.")
-    if character.owner_id != by.pk:
-        raise Refused("Only the character's player rolls this check.")
-    if skill.campaign_id != check.campaign_id:
-        raise Refused("Choose one of this campaign's skills.")
-    mana_skill_require(check, skill)
-    asked = skill.name if check.mana_skill_id else ""
-    spend = {
-        skill.color_a: _amount(spend_a, f"{skill.color_a.title()} mana"),
-        skill.color_b: _amount(spend_b, f"{skill.color_b.title()} mana"),
-        COLORLESS: _amount(colorless, "Colorless mana"),
-    }
-    dice = mana_dice(
-        check=check, skill=skill, spend_a=spend_a, spend_b=spend_b, colorless=colorless
-    )
-    pools = {
-        p.color: p
-        for p in ManaPool.objects.select_for_update().filter(character=character, color__in=spend)
-    }
-    mana_require(spend, {color: p.current for color, p in pools.items()})
-    for color, amount in spend.items():
-        if amount:
-            ManaPool.objects.filter(pk=pools[color].pk).update(
-                current=pools[color].current - amount
-            )
-    result = mana.roll(dice.dice, check.target, rng or _rng())
-    attempt = check.rolls.count() + 1
-    entry = log_append(
-        campaign=check.campaign,
-        kind=LogEntry.ROLL,
-        actor=by,
-        character=character,
-        check=check,
-        visibility=check.visibility,
-        data={
-            "system": "mana",
-            "asked": asked,
-            "skill": skill.name,
-            "spent": {color: amount for color, amount in spend.items() if amount},
-            "units": dice.units,
-            "parts": dice.parts,
-            "dice": dice.dice,
-            "faces": list(result.faces),
-            "successes": result.successes,
-            "target": check.target,
-            "success": result.success,
-            "chance": str(mana.success_probability(dice.dice, check.target)),
-            "attempt": attempt,
-            "intent": intent,
-            "note": check.note,
-        },
-    )
-    check.mana_skill = skill
-    check.status = Check.DONE if result.success else Check.FAILED
-    check.intent = intent
-    check.save(update_fields=["mana_skill", "status", "intent"])
-    return entry
-
-
-def pool_choice(*, check, attribute, skill):
-    """Validate a Pool choice: an approved attribute of the character and optionally one
-    approved skill of that attribute."""
-    character = check.character
-    if attribute is None or attribute.character_id != character.pk or not attribute.is_attribute:
-        raise Refused("Choose one of your character's attributes.")
-    if skill is not None:
-        if skill.character_id != character.pk or skill.is_attribute:
-            raise Refused("Choose one of your character's skills.")
-        if skill.attribute != attribute.attribute:
-            raise Refused(
-                f"{skill.skill} is a skill of {skill.attribute}, not of {attribute.attribute}."
-            )
-        if skill.status != Rating.APPROVED:
-            raise Refused(f"{skill.skill} has not been greenlit by the GM.")
-    return attribute, skill
-
-
-def pool_dice(*, check, attribute, skill, shift_d6=0, shift_d10=0):
-    """The (d6, d10) a Pool choice rolls after the shift."""
-    attribute, skill = pool_choice(check=check, attribute=attribute, skill=skill)
-    shift_d6 = _amount(shift_d6, "Shifted d6")
-    shift_d10 = _amount(shift_d10, "Shifted d10")
-    d6 = attribute.value - shift_d6
-    d10 = (skill.value if skill else 0) - shift_d10
-    if d6 < 0 or d10 < 0:
-        raise Refused("You cannot shift more dice than the pool has.")
-    if d6 + d10 < 1:
-        if shift_d6 or shift_d10:
-            raise Refused("At least one die must stay in the pool.")
-        raise Refused("This pool has no dice: choose an attribute or skill rated above 0.")
-    if d6 + d10 > pool.MAX_DICE:
-        raise Refused(f"A check rolls at most {pool.MAX_DICE} dice.")
-    return d6, d10
-
-
-@transaction.atomic(savepoint=False)
-def check_roll_pool(
-    *,
-    check,
-    by,
-    attribute,
-    skill=None,
-    shift_d6=0,
-    shift_d10=0,
-    bonus_effect="",
-    intent="",
-    rng=None,
-):
-    """Roll a Pool check, or, when dice are shifted, put the shift to the GM first: then the
-    check waits (status ``shift``) and is rolled by ``check_answer_shift``. Returns the log
-    entry, or None while the shift awaits the GM.
-
-    The choices are checked first; then one statement takes the check (``_claim``) and the roll
-    follows."""
-    if check.status != Check.OPEN:
-        raise Refused("This check cannot be rolled now.")
-    if check.character.owner_id != by.pk:
-        raise Refused("Only the character's player rolls this check.")
-    pool_dice(check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10)
-    pool_asked_require(check, attribute, skill)
-    bonus_effect = bonus_effect.strip()
-    shifted = bool(shift_d6 or shift_d10)
-    if shifted and not bonus_effect:
-        raise Refused("Say which bonus effect the shifted dice are for.")
-    _claim(
-        check,
-        Check.SHIFT if shifted else Check.DONE,
-        attribute=attribute,
-        skill=skill,
-        shift_d6=shift_d6,
-        shift_d10=shift_d10,
-        bonus_effect=bonus_effect if shifted else "",
-        intent=intent,
-        shift_declined=False,
-        decline_reason="",
-    )
-    if shifted:
-        return None
-    return _roll_pool(check, by, rng, attribute=attribute, skill=skill)
-
-
-def pool_asked(check):
-    """What a Pool check asked to roll, as text: the attribute (and skill) it binds, else its
-    suggestion; "" for any attribute."""
-    if check.asked_attribute:
-        return " + ".join(n for n in (check.asked_attribute, check.asked_skill) if n)
-    return check.suggestion
-
-
-def pool_asked_require(check, attribute, skill):
-    """Refuse a Pool choice other than the attribute (and skill) the check asked for."""
-    asked = pool_asked(check)
-    if check.asked_attribute and attribute.attribute != check.asked_attribute:
-        raise Refused(f"This check is for {asked}: roll {check.asked_attribute}.")
-    if check.asked_skill and (skill is None or skill.skill != check.asked_skill):
-        raise Refused(f"This check is for {asked}: roll {check.asked_skill}.")
-
-
-def _claim(check, status, **changes):
+def check_claim(check, status, **changes):
     """Move ``check`` from open to ``status`` with ``changes``, in one statement that locks its
     row until the transaction ends; refuse when it is no longer open with the number it was read
     with (another request rolled or closed it meanwhile). Whatever refuses later in the
@@ -653,75 +421,6 @@ def _claim(check, status, **changes):
     check.status = status
     for name, value in changes.items():
         setattr(check, name, value)
-
-
-@transaction.atomic(savepoint=False)
-def check_answer_shift(*, check, approve, reason="", rng=None):
-    """The GM agrees to a shift (the check is rolled at once, as proposed) or declines it, with
-    a ``reason`` if they give one (the check opens again, telling the player so, and the player
-    chooses anew)."""
-    check = _locked(check)
-    if check.status != Check.SHIFT:
-        raise Refused("No shift awaits an answer on this check.")
-    reason = reason.strip()
-    if len(reason) > DECLINE_REASON_MAX:
-        raise Refused(f"A reason has at most {DECLINE_REASON_MAX} characters.")
-    if not approve:
-        check.status = Check.OPEN
-        check.shift_d6 = check.shift_d10 = 0
-        check.bonus_effect = ""
-        check.shift_declined = True
-        check.decline_reason = reason
-        check.save(update_fields=[*SHIFT_STATE, "shift_declined", "decline_reason"])
-        return None
-    entry = _roll_pool(check, check.character.owner, rng)
-    check.status = Check.DONE
-    check.save(update_fields=["status"])
-    return entry
-
-
-def _roll_pool(check, by, rng, *, attribute=None, skill=None):
-    """Roll ``check`` with its stored choices (``attribute`` and ``skill``: those rows, when the
-    caller has them already) and log the roll; the caller closes the check."""
-    attribute = attribute or check.attribute
-    skill = skill or check.skill
-    d6, d10 = pool_dice(
-        check=check,
-        attribute=attribute,
-        skill=skill,
-        shift_d6=check.shift_d6,
-        shift_d10=check.shift_d10,
-    )
-    result = pool.roll(d6, d10, check.target, rng or _rng())
-    shifted = bool(check.shift_d6 or check.shift_d10)
-    entry = log_append(
-        campaign=check.campaign,
-        kind=LogEntry.ROLL,
-        actor=by,
-        character=check.character,
-        check=check,
-        visibility=check.visibility,
-        data={
-            "system": "pool",
-            "asked": pool_asked(check),
-            "attribute": attribute.attribute,
-            "attribute_value": attribute.value,
-            "skill": skill.skill if skill else "",
-            "skill_value": skill.value if skill else 0,
-            "shift": {"d6": check.shift_d6, "d10": check.shift_d10} if shifted else None,
-            "bonus_effect": check.bonus_effect,
-            "bonus_achieved": shifted and result.success,
-            "d6": [list(c) for c in result.d6_chains],
-            "d10": [list(c) for c in result.d10_chains],
-            "highest": result.highest,
-            "target": check.target,
-            "success": result.success,
-            "chance": str(pool.success_probability(d6, d10, check.target)),
-            "intent": check.intent,
-            "note": check.note,
-        },
-    )
-    return entry
 
 
 # Secret rolls -----------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
 from .models import VISIBILITIES, Check, LogEntry
 from .systems import system_of
+from .systems.pool import services as pool_services
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
 LOG_PAGE = 50
@@ -180,7 +181,7 @@ def _session_html(request, campaign, *, error="", award_form=None, awarded=None)
     offer = (
         award_form is None
         and awarded is None
-        and campaign.is_pool
+        and system_of(campaign).sparetime
         and last is not None
         and not last.is_open
         and not SparetimeEntry.objects.filter(session=last, kind=SparetimeEntry.AWARD).exists()
@@ -533,7 +534,7 @@ def check_answer_shift(request, campaign_id, check_id):
         if decision not in ("approve", "decline"):
             raise Refused("Approve or decline the shift.")
         approve = decision == "approve"
-        return services.check_answer_shift(check=check, approve=approve, reason=reason)
+        return pool_services.check_answer_shift(check=check, approve=approve, reason=reason)
 
     return _check_write(request, check, write)
 

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import F
 
 from campaigns.models import Membership
+from campaigns.systems import system_of
 from core.push import push_facts
 from core.writes import Refused
 from rules import sheet as pool_sheet
@@ -37,8 +38,9 @@ def mana_colors(campaign):
 
 
 def character_create(*, campaign, owner, name, concept="", history=""):
-    """A new character with a full sheet: every attribute and fixed skill at 0 (Pool), or an
-    empty mana pool per color and colorless (Mana). Pool characters start at full HP."""
+    """A new character with a full sheet, as the campaign's system fills it (its ``sheet``:
+    e.g. every attribute and fixed skill at 0 and full HP, or an empty mana pool per color)."""
+    sheet = system_of(campaign).sheet
     with transaction.atomic(savepoint=False):
         character = Character.objects.create(
             campaign=campaign,
@@ -46,18 +48,9 @@ def character_create(*, campaign, owner, name, concept="", history=""):
             name=name,
             concept=concept,
             history=history,
-            hp_current=campaign.hp_max_for(0) if campaign.is_pool else 0,
+            **sheet.character_fields(campaign),
         )
-        if campaign.is_pool:
-            Rating.objects.bulk_create(
-                Rating(character=character, attribute=attribute, skill=skill)
-                for attribute in pool_sheet.ATTRIBUTES
-                for skill in ["", *pool_sheet.fixed_skills(attribute)]
-            )
-        else:
-            ManaPool.objects.bulk_create(
-                ManaPool(character=character, color=color) for color in mana_colors(campaign)
-            )
+        sheet.character_fill(character)
     return character
 
 

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Q, Sum
 
 from campaigns.models import GameSession, Membership
+from campaigns.systems import system_of
 from core.writes import Refused
 from sheets.models import Character, Rating
 from sheets.services import rating_set
@@ -25,8 +26,9 @@ MAX_NOTE = 200
 
 # Checks shared by the services -------------------------------------------------------------------
 def _check_pool(campaign):
-    if not campaign.is_pool:
-        raise Refused("Sparetime belongs to the Pool system; this campaign plays Mana.")
+    system = system_of(campaign)
+    if not system.sparetime:
+        raise Refused(f"Sparetime belongs to the Pool system; this campaign plays {system.name}.")
 
 
 def _check_amount(amount):
@@ -73,8 +75,9 @@ def raise_cost(campaign, rating):
 
 # Balances -------------------------------------------------------------------------------------
 def party_free_sparetime():
-    """The party's sum of each character's free sparetime (``sheets.party.POOL_SUMS``, from
-    the Character side): what it was granted or awarded and spent, hand-outs aside."""
+    """The party's sum of each character's free sparetime (Pool's party column,
+    ``rolls.systems.pool.sheet``; from the Character side): what it was granted or awarded and
+    spent, hand-outs aside."""
     free = Q(sparetime__source__isnull=True) & ~Q(sparetime__kind=SparetimeEntry.HANDOUT)
     return Sum("sparetime__amount", filter=free)
 

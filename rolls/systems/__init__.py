@@ -19,13 +19,24 @@
   ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
   (what a log entry says was asked and rolled, and its dice).
 
-A third system is one more module here and its templates.
+A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
+object: ``system.py`` (the object, its roll form and odds), ``services.py`` (its writes: the
+roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
+``check_fields(character, suggestion=, mana_skill=)``, the fields a new check stores;
+``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting
+``ROLL_SYSTEMS`` names the packages; ``rolls`` registers them at its ``ready()`` into
+``campaigns.systems.SYSTEMS``, the registry the floors below rolls read too.
 """
 
-from . import mana, pool
+from importlib import import_module
 
-SYSTEMS = {system.key: system for system in (mana.SYSTEM, pool.SYSTEM)}
+from campaigns.systems import SYSTEMS, system_of
+
+__all__ = ["SYSTEMS", "register", "system_of"]
 
 
-def system_of(campaign):
-    return SYSTEMS[campaign.system]
+def register(path):
+    """Register the system of the package at ``path`` (its ``SYSTEM``) under its key."""
+    system = import_module(path).SYSTEM
+    SYSTEMS[system.key] = system
+    return system

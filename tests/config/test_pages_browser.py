@@ -5,6 +5,8 @@ entries marked and announced to screen readers."""
 
 from campaigns.models import Campaign, ManaSkill
 from rolls import services as rolls
+from rolls.systems.mana import services as mana_services
+from rolls.systems.pool import services as pool_services
 from sheets.services import character_create
 from sparetime.services import sparetime_grant, sparetime_spend
 from tests.browser import BROWSER, BrowserTestCase, settled
@@ -43,7 +45,7 @@ class PagesTestCase(BrowserTestCase):
         # Enough rolls that the room's log scrolls (axe then asks that the keyboard reach it).
         for _ in range(8):
             check = rolls.check_ask(campaign=pool, character=ilse, by=self.gm, target=8)
-            rolls.check_roll_pool(
+            pool_services.check_roll_pool(
                 check=check,
                 by=ana,
                 attribute=strength,
@@ -63,7 +65,7 @@ class PagesTestCase(BrowserTestCase):
         mira = character_create(campaign=mana, owner=ana, name="Mira")
         fill(mira, blue=3, white=2, red=1, colorless=4)
         check = rolls.check_ask(campaign=mana, character=mira, by=self.gm, target=3)
-        rolls.check_roll_mana(
+        mana_services.check_roll_mana(
             check=check,
             by=ana,
             skill=gather,

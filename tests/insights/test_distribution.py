@@ -6,7 +6,7 @@ from fractions import Fraction
 from django.urls import reverse
 
 from insights import reports as insights
-from rolls import services
+from rolls.systems.pool import services as pool_services
 from rules import distribution, pool
 from tests.insights.insight_setup import build_known_log
 from tests.rolls.room_setup import ask
@@ -37,7 +37,7 @@ def test_mana_successes_per_dice_count(mana_table):
 def test_pool_highest_totals_per_pool(pool_table, player):
     for faces in [(6, 3, 2, 1), (4, 4, 5), (1, 1, 2)]:
         check = ask(pool_table, pool_table.ilse, target=4)
-        services.check_roll_pool(
+        pool_services.check_roll_pool(
             check=check, by=player, attribute=pool_table.strength, rng=ScriptedRng(*faces)
         )
     pool_table.campaign.refresh_from_db()

@@ -10,8 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from rolls import services
 from rolls.models import LogEntry
+from rolls.systems.pool import services as pool_services
 from tests.insights.insight_setup import add_rolls, build_known_log
 from tests.rolls.room_setup import ask, roll_mana
 from tests.rules.scripted_rng import ScriptedRng
@@ -95,7 +95,7 @@ def test_json_for_the_gm_has_everything_and_the_fingerprint(mana_table, as_user,
 
 def test_pool_rolls_name_the_pool_and_chains(pool_table, as_user, player):
     check = ask(pool_table, pool_table.ilse, target=8)
-    services.check_roll_pool(
+    pool_services.check_roll_pool(
         check=check,
         by=player,
         attribute=pool_table.strength,

@@ -10,6 +10,7 @@ from django.urls import reverse
 from campaigns.models import GameSession
 from insights import reports as insights
 from rolls import services
+from rolls.systems.pool import services as pool_services
 from rules import luck
 from sparetime.services import sparetime_award, sparetime_reverse
 from tests.insights.insight_setup import add_rolls, build_known_log
@@ -67,7 +68,7 @@ def test_the_luck_page_links_each_session(mana_table, as_user, player):
 def test_pool_session_with_sparetime_awarded(pool_table, as_user, player, gm):
     services.session_start(campaign=pool_table.campaign, by=gm)
     check = ask(pool_table, pool_table.ilse, target=4)
-    services.check_roll_pool(
+    pool_services.check_roll_pool(
         check=check,
         by=player,
         attribute=pool_table.strength,

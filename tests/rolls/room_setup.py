@@ -10,6 +10,7 @@ from django.urls import reverse
 from campaigns.models import ManaSkill
 from core import push as core_push
 from rolls import services
+from rolls.systems.mana import services as mana_services
 from sheets.models import ManaPool, Rating
 from sheets.services import character_create
 from tests.helpers import HTMX, db_snapshot
@@ -80,7 +81,7 @@ def ask(table, character, target=3, **kwargs):
 def roll_mana(check, by, skill, faces, *, spend_a=1, spend_b=1, colorless=0, **kwargs):
     """Roll ``check`` through the service (no view) spending 1 + 1 mana of ``skill``'s colors
     unless told otherwise; the dice show ``faces`` (none: a roll that reaches the dice fails)."""
-    return services.check_roll_mana(
+    return mana_services.check_roll_mana(
         check=check,
         by=by,
         skill=skill,

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from rolls import push
 from rolls.models import LogEntry
+from rolls.systems.pool import services as pool_services
 from tests.helpers import SESSION_READ
 from tests.rolls.room_setup import ask, url
 from tests.rules.scripted_rng import ScriptedRng
@@ -105,10 +106,9 @@ def test_room_first_load_with_static_files_is_under_100_kb_compressed(pool_table
 
 
 def test_pushed_roll_fragment_is_under_2_kb(pool_table, player):
-    from rolls import services
 
     check = ask(pool_table, pool_table.ilse, note="The ogre swings at the bridge rope")
-    entry = services.check_roll_pool(
+    entry = pool_services.check_roll_pool(
         check=check,
         by=player,
         attribute=pool_table.strength,

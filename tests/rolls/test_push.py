@@ -12,6 +12,7 @@ from campaigns.models import ManaSkill
 from core import push as core_push
 from rolls import push, services
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
+from rolls.systems.pool import services as pool_services
 from sheets.models import ManaPool
 from sheets.services import character_create
 from tests.helpers import HTMX
@@ -129,7 +130,7 @@ def test_a_typical_pool_fragment_is_small(pool_campaign, gm, player):
     check = services.check_ask(
         campaign=pool_campaign, character=character, by=gm, target=8, note=NOTE
     )
-    services.check_roll_pool(
+    pool_services.check_roll_pool(
         check=check,
         by=player,
         attribute=strength,
@@ -138,7 +139,9 @@ def test_a_typical_pool_fragment_is_small(pool_campaign, gm, player):
         bonus_effect="Land without a sound",
         intent="Leap the ditch",
     )
-    entry = services.check_answer_shift(check=check, approve=True, rng=ScriptedRng(4, 6, 3, 2, 7))
+    entry = pool_services.check_answer_shift(
+        check=check, approve=True, rng=ScriptedRng(4, 6, 3, 2, 7)
+    )
     html = push.entry_message(entry)["all"]
     assert "6 → 3 = 9" in html
     assert len(html.encode()) < 2048

@@ -8,6 +8,7 @@ import pytest
 
 from rolls import chain, push, services
 from rolls.models import PUBLIC, SECRET, LogEntry
+from rolls.systems.pool import services as pool_services
 from tests.helpers import HTMX, raises_refused
 from tests.rolls.room_setup import ask, entry_html, roll_mana, url
 from tests.rules.scripted_rng import ScriptedRng
@@ -273,7 +274,7 @@ def test_log_verify_checks_every_reveal_against_the_commitment_shown_before(
 def test_a_pool_secret_roll_is_revealed_too(pool_table, pushes, django_capture_on_commit_callbacks):
     check = ask(pool_table, pool_table.npc, visibility=SECRET, note="NOTE-SECRET")
     strength = pool_table.npc.ratings.get(attribute="Strength", skill="")
-    entry = services.check_roll_pool(
+    entry = pool_services.check_roll_pool(
         check=check, by=pool_table.gm, attribute=strength, rng=ScriptedRng(6, 2, 5, 1, 3)
     )
     assert leaks(push.entry_message(entry)["all"], entry) == []

@@ -5,6 +5,8 @@ import pytest
 from campaigns.models import Campaign, ManaSkill
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry
+from rolls.systems.mana import services as mana_services
+from rolls.systems.pool import services as pool_services
 from sheets.models import Rating
 from sheets.services import character_create
 from tests.conftest import make_campaign
@@ -170,7 +172,9 @@ def test_bad_spend_is_refused_and_changes_nothing(
     check = mana_check(mana_campaign, mira, gm)
     before = pools(mira)
     with raises_refused(match=message):
-        services.check_roll_mana(check=check, by=player, skill=gather, rng=ScriptedRng(), **spend)
+        mana_services.check_roll_mana(
+            check=check, by=player, skill=gather, rng=ScriptedRng(), **spend
+        )
     assert pools(mira) == before
     assert not LogEntry.objects.exists()
     check.refresh_from_db()
@@ -182,7 +186,7 @@ def test_only_the_owner_rolls_and_only_the_campaigns_skills(
 ):
     check = mana_check(mana_campaign, mira, gm)
     with raises_refused(match="character's player"):
-        services.check_roll_mana(
+        mana_services.check_roll_mana(
             check=check, by=other_player, skill=gather, spend_a=1, spend_b=0, colorless=0
         )
     elsewhere = make_campaign(gm, system=Campaign.MANA, name="Elsewhere")
@@ -190,7 +194,7 @@ def test_only_the_owner_rolls_and_only_the_campaigns_skills(
         campaign=elsewhere, name="Gather Information", color_a="blue", color_b="white"
     )
     with raises_refused(match="this campaign's skills"):
-        services.check_roll_mana(
+        mana_services.check_roll_mana(
             check=check, by=player, skill=foreign, spend_a=1, spend_b=0, colorless=0
         )
     assert not LogEntry.objects.exists()
@@ -235,7 +239,7 @@ def test_cancel_closes_a_check(mana_campaign, gm, player, mira, gather):
     with raises_refused(match="already closed"):
         services.check_cancel(check=check)
     with raises_refused(match="cannot be rolled now"):
-        services.check_roll_mana(
+        mana_services.check_roll_mana(
             check=check, by=player, skill=gather, spend_a=1, spend_b=0, colorless=0
         )
     with raises_refused(match="Only a failed check"):
@@ -253,7 +257,7 @@ def pool_check(campaign, character, gm, target=8, **kwargs):
 
 def test_pool_worked_example(pool_campaign, gm, player, ilse, strength, jump_rating):
     check = pool_check(pool_campaign, ilse, gm)
-    entry = services.check_roll_pool(
+    entry = pool_services.check_roll_pool(
         check=check, by=player, attribute=strength, skill=jump_rating, rng=ScriptedRng(4, 6, 3, 2)
     )
     entry.refresh_from_db()
@@ -270,14 +274,14 @@ def test_pool_worked_example(pool_campaign, gm, player, ilse, strength, jump_rat
 
 def test_attribute_alone_and_a_highest_of_one_fails(pool_campaign, gm, player, ilse, strength):
     check = pool_check(pool_campaign, ilse, gm, target=1)
-    entry = services.check_roll_pool(
+    entry = pool_services.check_roll_pool(
         check=check, by=player, attribute=strength, rng=ScriptedRng(1, 1)
     )
     assert (entry.data["d10"], entry.data["highest"], entry.data["success"]) == ([], 1, False)
 
 
 def shift(check, player, strength, jump_rating, **kwargs):
-    return services.check_roll_pool(
+    return pool_services.check_roll_pool(
         check=check,
         by=player,
         attribute=strength,
@@ -298,7 +302,7 @@ def test_shift_waits_for_the_gm_with_nothing_rolled(
     assert (check.shift_d6, check.shift_d10, check.bonus_effect) == (1, 0, "Land without a sound")
     assert not LogEntry.objects.exists()
     with raises_refused(match="cannot be rolled now"):
-        services.check_roll_pool(check=check, by=player, attribute=strength, rng=ScriptedRng())
+        pool_services.check_roll_pool(check=check, by=player, attribute=strength, rng=ScriptedRng())
 
 
 @pytest.mark.parametrize(
@@ -310,7 +314,7 @@ def test_approved_shift_rolls_the_rest(
 ):
     check = pool_check(pool_campaign, ilse, gm)
     shift(check, player, strength, jump_rating, shift_d6=1)
-    entry = services.check_answer_shift(check=check, approve=True, rng=ScriptedRng(*faces))
+    entry = pool_services.check_answer_shift(check=check, approve=True, rng=ScriptedRng(*faces))
     entry.refresh_from_db()
     # Strength 2 - 1 shifted = 1d6, Jump 1 = 1d10.
     assert (entry.data["d6"], entry.data["d10"]) == ([[faces[0]]], [[faces[1]]])
@@ -326,7 +330,7 @@ def test_approved_shift_rolls_the_rest(
 def test_declined_shift_reopens_the_check(pool_campaign, gm, player, ilse, strength, jump_rating):
     check = pool_check(pool_campaign, ilse, gm)
     shift(check, player, strength, jump_rating, shift_d10=1)
-    assert services.check_answer_shift(check=check, approve=False, rng=ScriptedRng()) is None
+    assert pool_services.check_answer_shift(check=check, approve=False, rng=ScriptedRng()) is None
     check.refresh_from_db()
     assert (check.status, check.shift_d6, check.shift_d10, check.bonus_effect) == (
         Check.OPEN,
@@ -336,8 +340,8 @@ def test_declined_shift_reopens_the_check(pool_campaign, gm, player, ilse, stren
     )
     assert not LogEntry.objects.exists()
     with raises_refused(match="No shift awaits"):
-        services.check_answer_shift(check=check, approve=True)
-    entry = services.check_roll_pool(
+        pool_services.check_answer_shift(check=check, approve=True)
+    entry = pool_services.check_roll_pool(
         check=check, by=player, attribute=strength, skill=jump_rating, rng=ScriptedRng(1, 2, 3)
     )
     assert entry.data["shift"] is None
@@ -358,7 +362,7 @@ def test_bad_shift_is_refused(
     check = pool_check(pool_campaign, ilse, gm)
     kwargs = {"bonus_effect": "Land without a sound", **kwargs}
     with raises_refused(match=message):
-        services.check_roll_pool(
+        pool_services.check_roll_pool(
             check=check,
             by=player,
             attribute=strength,
@@ -394,7 +398,7 @@ def test_pool_choices_are_refused(pool_campaign, gm, player, other_player, ilse,
     ]
     for kwargs, message in choices:
         with raises_refused(match=message):
-            services.check_roll_pool(check=check, rng=ScriptedRng(), **kwargs)
+            pool_services.check_roll_pool(check=check, rng=ScriptedRng(), **kwargs)
     check.refresh_from_db()
     assert check.status == Check.OPEN
     assert not LogEntry.objects.exists()

@@ -12,6 +12,7 @@ from django.urls import reverse
 from rolls import push, services
 from rolls.cards import Viewer, render_check
 from rolls.models import Check
+from rolls.systems.pool import services as pool_services
 from sheets.models import Rating
 from tests.helpers import HTMX
 from tests.rolls.room_setup import (
@@ -62,7 +63,7 @@ def post_roll(client, table, check, data, capture):
     return Check.objects.get(pk=check.pk).rolls.get()
 
 
-# What a Pool suggestion binds (rolls.services._pool_asked) --------------------------------------
+# What a Pool suggestion binds (rolls.systems.pool.services.asked_fields) ----------------------
 
 
 @pytest.mark.parametrize(
@@ -315,7 +316,7 @@ def test_a_finished_card_after_a_shift_names_what_was_rolled(
 
 def test_the_export_has_what_was_asked(pool_table, as_user, player):
     check = ask(pool_table, pool_table.ilse, suggestion="Strength")
-    services.check_roll_pool(
+    pool_services.check_roll_pool(
         check=check, by=player, attribute=pool_table.strength, rng=_dice(2, 2, 2)
     )
     response = as_user(player).get(reverse("log_csv", args=[pool_table.campaign.id]))

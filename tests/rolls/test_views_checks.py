@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, Check
+from rolls.systems.pool import services as pool_services
 from tests.conftest import make_user
 from tests.helpers import HTMX, db_snapshot
 from tests.rolls.room_setup import ask, refused, roll_mana, script_dice, url
@@ -484,7 +485,7 @@ def test_only_a_failed_check_can_be_reattempted(
 def shifted(pool_table, player):
     check = ask(pool_table, pool_table.ilse, target=5, note="The gap")
     assert (
-        services.check_roll_pool(
+        pool_services.check_roll_pool(
             check=check,
             by=player,
             attribute=pool_table.strength,

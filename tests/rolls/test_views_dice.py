@@ -4,7 +4,7 @@ Mana roll marked with text for screen readers; mana colors shown as swatches wit
 
 import re
 
-from rolls import services
+from rolls.systems.pool import services as pool_services
 from tests.rolls.room_setup import ask, entry_html, roll_mana, url
 from tests.rules.scripted_rng import ScriptedRng
 
@@ -20,7 +20,7 @@ def dice(html):
 def test_a_pool_roll_names_each_kind_of_die_and_marks_the_deciding_one(pool_table, as_user, player):
     check = ask(pool_table, pool_table.ilse, target=8)
     # d6 4, 6 → 3 = 9, 1; d10 2, 5: the exploded d6 decides.
-    entry = services.check_roll_pool(
+    entry = pool_services.check_roll_pool(
         check=check,
         by=player,
         attribute=pool_table.strength,
@@ -48,7 +48,7 @@ def test_the_deciding_die_of_a_pool_roll_can_be_a_d10_and_is_marked_once(
 ):
     check = ask(pool_table, pool_table.ilse, target=8)
     # d6 2, 3, 1; d10 7, 7: the first 7 decides, the second is a plain die.
-    entry = services.check_roll_pool(
+    entry = pool_services.check_roll_pool(
         check=check,
         by=player,
         attribute=pool_table.strength,

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry, Presence
+from rolls.systems.pool import services as pool_services
 from sheets.services import character_create, character_hand_over
 from tests.conftest import make_campaign, make_user
 from tests.helpers import SESSION_READ
@@ -344,7 +345,7 @@ def test_pool_room_page_queries_do_not_grow_with_the_log(
     pool_table, player, as_user, django_assert_max_num_queries, count
 ):
     check = ask(pool_table, pool_table.ilse, suggestion="Jump")
-    entry = services.check_roll_pool(
+    entry = pool_services.check_roll_pool(
         check=check,
         by=player,
         attribute=pool_table.strength,

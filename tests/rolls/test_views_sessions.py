@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import LogEntry
+from rolls.systems.pool import services as pool_services
 from sheets.services import character_create
 from sparetime.models import SparetimeEntry
 from tests.conftest import make_campaign
@@ -60,7 +61,7 @@ def test_ending_a_session_offers_the_award_to_those_who_rolled(
 ):
     services.session_start(campaign=pool_table.campaign, by=gm)
     check = ask(pool_table, pool_table.ilse, target=2)
-    services.check_roll_pool(
+    pool_services.check_roll_pool(
         check=check, by=player, attribute=pool_table.strength, skill=None, rng=ScriptedRng(1, 2, 3)
     )
     with django_capture_on_commit_callbacks(execute=True):

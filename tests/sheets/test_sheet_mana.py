@@ -5,7 +5,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from rolls.services import check_ask, check_roll_mana
+from rolls.services import check_ask
+from rolls.systems.mana.services import check_roll_mana
 from sheets.models import COLORLESS
 from sheets.services import mana_refill, mana_set_maxima
 from tests.helpers import HTMX, unchanged

@@ -12,9 +12,9 @@ from core.writes import Refused
 from rules import advice, mana
 from sheets.models import COLORLESS, ManaPool
 
-from .. import services
-from ..forms import INTENT_MAX, CountField, choice, chosen, first_error
-from ..models import LogEntry
+from ...forms import INTENT_MAX, CountField, choice, chosen, first_error
+from ...models import LogEntry
+from . import services, sheet
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
 ADVICE_ROWS = 8
@@ -62,6 +62,9 @@ class ManaRollForm(forms.Form):
 
 class Mana:
     key = Campaign.MANA
+    name = "Mana"
+    sparetime = False
+    sheet = sheet
     number = "difficulty"
     any_choice = "any skill"
     about_field = "mana_skill"
@@ -133,6 +136,16 @@ class Mana:
         # The spend changed the pool (private): its pages show the new amounts.
         push_facts(check.campaign, [check.character], private=True)
         return entry
+
+    roll_npc = roll
+
+    def check_fields(self, character, *, suggestion, mana_skill=None):
+        """What a new check stores: its suggestion and the skill asked (None: any)."""
+        return {"suggestion": suggestion, "mana_skill": mana_skill}
+
+    def npc_asked(self, data):
+        """What the GM's NPC roll (its roll form's cleaned ``data``) asks: the skill rolled."""
+        return {"mana_skill": data.get("skill")}
 
     def asked(self, check):
         return check.mana_skill.name if check.mana_skill else ""

@@ -12,8 +12,8 @@ from rules import advice, pool
 from rules import sheet as pool_sheet
 from sheets.models import Rating
 
-from .. import services
-from ..forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error
+from ...forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error
+from . import services, sheet
 
 
 class RowField(forms.Field):
@@ -57,6 +57,11 @@ class PoolRollForm(forms.Form):
 
 class Pool:
     key = Campaign.POOL
+    name = "Pool"
+    #: It plays with the sparetime ledger (``sparetime``).
+    sparetime = True
+    #: What it adds to a character's sheet and the party (``sheet.py``).
+    sheet = sheet
     number = "TN"
     any_choice = "any attribute"
     about_field = "suggestion"
@@ -134,6 +139,23 @@ class Pool:
             bonus_effect=data["bonus_effect"],
             intent=data["intent"],
         )
+
+    def roll_npc(self, check, *, by, data):
+        """The GM's roll for an NPC: a shift is the GM's own, rolled at once (approved)."""
+        entry = self.roll(check, by=by, data=data)
+        if check.status == check.SHIFT:
+            entry = services.check_answer_shift(check=check, approve=True)
+        return entry
+
+    def check_fields(self, character, *, suggestion, mana_skill=None):
+        """What a new check of ``character`` stores: its suggestion and the attribute (and
+        skill) of the sheet it names, which the roll must use."""
+        return {"suggestion": suggestion, **services.asked_fields(character, suggestion)}
+
+    def npc_asked(self, data):
+        """What the GM's NPC roll (its roll form's cleaned ``data``) asks: the ratings chosen."""
+        chosen = [data.get("attribute"), data.get("skill")]
+        return {"suggestion": " + ".join(rating.label for rating in chosen if rating)}
 
     def asked(self, check):
         return services.pool_asked(check)

@@ -1,0 +1,13 @@
+"""The rule systems a campaign may play, by key (``Campaign.system``): a registry the floors
+above fill, so that campaigns and sheets ask the campaign's system what it adds without
+importing rolls (pyproject.toml's contracts). ``rolls`` fills it at its ``ready()`` from the
+setting ``ROLL_SYSTEMS`` (``rolls.systems.register``); what a system object offers is written
+in ``rolls/systems/__init__.py``."""
+
+#: The systems played, by key.
+SYSTEMS = {}
+
+
+def system_of(campaign):
+    """The system ``campaign`` plays."""
+    return SYSTEMS[campaign.system]

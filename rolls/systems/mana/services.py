@@ -1,0 +1,125 @@
+"""Mana's writes: the roll, which spends the pool's mana. Each write is one transaction; what
+every system shares (the log, the check's state) is ``rolls.services``."""
+
+from django.db import transaction
+
+from core.writes import Refused
+from rules import RulesError, mana
+from sheets.models import COLORLESS, ManaPool
+
+from ... import services as shared
+from ...models import Check, LogEntry
+
+
+def previous_units(check):
+    """Mana units spent on the earlier attempts of ``check``."""
+    if check.pk is None:  # a check not asked yet (the GM's NPC roll form)
+        return 0
+    return sum(
+        entry.data["units"]
+        for entry in LogEntry.objects.filter(check_ref=check, kind=LogEntry.ROLL)
+    )
+
+
+def mana_skill_require(check, skill):
+    """Refuse a Mana skill other than the check's own, when it has one: the skill asked, or
+    the one its first attempt rolled (a re-attempt keeps it)."""
+    if check.mana_skill_id and check.mana_skill_id != skill.pk:
+        if check.rolls.exists():
+            raise Refused(f"A re-attempt uses the same skill ({check.mana_skill}).")
+        raise Refused(f"This check is for {check.mana_skill}: roll {check.mana_skill}.")
+
+
+def mana_dice(*, check, skill, spend_a, spend_b, colorless):
+    """The dice a mana spend would roll on ``check`` (for the live odds and the roll)."""
+    try:
+        dice = mana.dice_for(
+            spend_a,
+            spend_b,
+            colorless,
+            has_trait=check.character.has_trait(skill.trait),
+            previous_units=previous_units(check),
+        )
+    except RulesError as error:
+        raise Refused(str(error)) from error
+    # The engine knows a re-attempt by its earlier units only; after a free-die attempt that
+    # spent nothing there are none, yet a re-attempt must still spend new mana (the /rules/ page).
+    if not dice.units and check.pk is not None and check.rolls.exists():
+        raise Refused("A re-attempt must spend at least one new mana unit.")
+    return dice
+
+
+def mana_require(spend, have):
+    """Refuse a spend (``{color: amount}``) the pool (``have``: ``{color: current}``) cannot pay."""
+    for color, amount in spend.items():
+        if amount > have.get(color, 0):
+            raise Refused(
+                f"Not enough {color} mana: you spend {amount}, the pool has {have.get(color, 0)}."
+            )
+
+
+@transaction.atomic(savepoint=False)
+def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="", rng=None):
+    """Spend mana and roll a Mana check. ``skill`` is a ManaSkill of the campaign, the check's
+    own if it has one (asked, or rolled at the first attempt); ``spend_a`` and ``spend_b`` are
+    mana of its two colors. The mana leaves the pool whatever the outcome."""
+    check = shared.check_locked(check)
+    character = check.character
+    if check.status != Check.OPEN:
+        raise Refused("This check cannot be rolled now.")
+    if character.owner_id != by.pk:
+        raise Refused("Only the character's player rolls this check.")
+    if skill.campaign_id != check.campaign_id:
+        raise Refused("Choose one of this campaign's skills.")
+    mana_skill_require(check, skill)
+    asked = skill.name if check.mana_skill_id else ""
+    spend = {
+        skill.color_a: shared.spend_count(spend_a, f"{skill.color_a.title()} mana"),
+        skill.color_b: shared.spend_count(spend_b, f"{skill.color_b.title()} mana"),
+        COLORLESS: shared.spend_count(colorless, "Colorless mana"),
+    }
+    dice = mana_dice(
+        check=check, skill=skill, spend_a=spend_a, spend_b=spend_b, colorless=colorless
+    )
+    pools = {
+        p.color: p
+        for p in ManaPool.objects.select_for_update().filter(character=character, color__in=spend)
+    }
+    mana_require(spend, {color: p.current for color, p in pools.items()})
+    for color, amount in spend.items():
+        if amount:
+            ManaPool.objects.filter(pk=pools[color].pk).update(
+                current=pools[color].current - amount
+            )
+    result = mana.roll(dice.dice, check.target, rng or shared._rng())
+    attempt = check.rolls.count() + 1
+    entry = shared.log_append(
+        campaign=check.campaign,
+        kind=LogEntry.ROLL,
+        actor=by,
+        character=character,
+        check=check,
+        visibility=check.visibility,
+        data={
+            "system": "mana",
+            "asked": asked,
+            "skill": skill.name,
+            "spent": {color: amount for color, amount in spend.items() if amount},
+            "units": dice.units,
+            "parts": dice.parts,
+            "dice": dice.dice,
+            "faces": list(result.faces),
+            "successes": result.successes,
+            "target": check.target,
+            "success": result.success,
+            "chance": str(mana.success_probability(dice.dice, check.target)),
+            "attempt": attempt,
+            "intent": intent,
+            "note": check.note,
+        },
+    )
+    check.mana_skill = skill
+    check.status = Check.DONE if result.success else Check.FAILED
+    check.intent = intent
+    check.save(update_fields=["mana_skill", "status", "intent"])
+    return entry

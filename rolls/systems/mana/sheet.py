@@ -1,0 +1,33 @@
+"""What Mana adds to a character: an empty mana pool per color of the palette and colorless,
+and its party column (the pools, for those who see its private side). Called by sheets through
+the campaign's system (``campaigns.systems``)."""
+
+from django.db.models import Prefetch
+
+from sheets.models import ManaPool
+from sheets.services import mana_colors
+
+
+def character_fields(campaign):
+    """A new character's own fields: none of Pool's HP."""
+    return {"hp_current": 0}
+
+
+def character_fill(character):
+    """A new character's sheet: an empty pool per color and colorless."""
+    ManaPool.objects.bulk_create(
+        ManaPool(character=character, color=color) for color in mana_colors(character.campaign)
+    )
+
+
+def party_characters(campaign, characters):
+    return characters.prefetch_related(Prefetch("mana", queryset=ManaPool.objects.order_by("id")))
+
+
+def party_row(campaign, character, private):
+    """A character's party column: its pools, each color of the palette (only if
+    ``private``)."""
+    if not private:
+        return {}
+    pools = {pool.color: pool for pool in character.mana.all()}
+    return {"mana": [pools.get(c) or ManaPool(color=c) for c in mana_colors(campaign)]}

@@ -1,0 +1,195 @@
+"""Pool's writes: the roll, the shift the GM answers, and what a check's suggestion binds. Each
+write is one transaction; what every system shares (the log, the check's state) is
+``rolls.services``."""
+
+from django.db import transaction
+
+from core.writes import Refused
+from rules import pool
+from rules import sheet as pool_sheet
+from sheets.models import Rating
+
+from ... import services as shared
+from ...models import Check, LogEntry
+
+#: What a declined shift resets.
+SHIFT_STATE = ["status", "shift_d6", "shift_d10", "bonus_effect"]
+
+
+def asked_fields(character, suggestion):
+    """The attribute (and skill) of ``character``'s sheet that ``suggestion`` names, which its
+    roll must use (``rules.sheet.asked_in``; skills: the greenlit ones), as the check's fields."""
+    if not suggestion.strip():
+        return {}
+    ratings = Rating.objects.filter(character=character).values_list("attribute", "skill", "status")
+    names = [(a, s) for a, s, status in ratings if not s or status == Rating.APPROVED]
+    attribute, skill = pool_sheet.asked_in(suggestion, names)
+    return {"asked_attribute": attribute, "asked_skill": skill}
+
+
+def pool_choice(*, check, attribute, skill):
+    """Validate a Pool choice: an approved attribute of the character and optionally one
+    approved skill of that attribute."""
+    character = check.character
+    if attribute is None or attribute.character_id != character.pk or not attribute.is_attribute:
+        raise Refused("Choose one of your character's attributes.")
+    if skill is not None:
+        if skill.character_id != character.pk or skill.is_attribute:
+            raise Refused("Choose one of your character's skills.")
+        if skill.attribute != attribute.attribute:
+            raise Refused(
+                f"{skill.skill} is a skill of {skill.attribute}, not of {attribute.attribute}."
+            )
+        if skill.status != Rating.APPROVED:
+            raise Refused(f"{skill.skill} has not been greenlit by the GM.")
+    return attribute, skill
+
+
+def pool_dice(*, check, attribute, skill, shift_d6=0, shift_d10=0):
+    """The (d6, d10) a Pool choice rolls after the shift."""
+    attribute, skill = pool_choice(check=check, attribute=attribute, skill=skill)
+    shift_d6 = shared.spend_count(shift_d6, "Shifted d6")
+    shift_d10 = shared.spend_count(shift_d10, "Shifted d10")
+    d6 = attribute.value - shift_d6
+    d10 = (skill.value if skill else 0) - shift_d10
+    if d6 < 0 or d10 < 0:
+        raise Refused("You cannot shift more dice than the pool has.")
+    if d6 + d10 < 1:
+        if shift_d6 or shift_d10:
+            raise Refused("At least one die must stay in the pool.")
+        raise Refused("This pool has no dice: choose an attribute or skill rated above 0.")
+    if d6 + d10 > pool.MAX_DICE:
+        raise Refused(f"A check rolls at most {pool.MAX_DICE} dice.")
+    return d6, d10
+
+
+@transaction.atomic(savepoint=False)
+def check_roll_pool(
+    *,
+    check,
+    by,
+    attribute,
+    skill=None,
+    shift_d6=0,
+    shift_d10=0,
+    bonus_effect="",
+    intent="",
+    rng=None,
+):
+    """Roll a Pool check, or, when dice are shifted, put the shift to the GM first: then the
+    check waits (status ``shift``) and is rolled by ``check_answer_shift``. Returns the log
+    entry, or None while the shift awaits the GM.
+
+    The choices are checked first; then one statement takes the check (``check_claim``) and the
+    roll follows."""
+    if check.status != Check.OPEN:
+        raise Refused("This check cannot be rolled now.")
+    if check.character.owner_id != by.pk:
+        raise Refused("Only the character's player rolls this check.")
+    pool_dice(check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10)
+    pool_asked_require(check, attribute, skill)
+    bonus_effect = bonus_effect.strip()
+    shifted = bool(shift_d6 or shift_d10)
+    if shifted and not bonus_effect:
+        raise Refused("Say which bonus effect the shifted dice are for.")
+    shared.check_claim(
+        check,
+        Check.SHIFT if shifted else Check.DONE,
+        attribute=attribute,
+        skill=skill,
+        shift_d6=shift_d6,
+        shift_d10=shift_d10,
+        bonus_effect=bonus_effect if shifted else "",
+        intent=intent,
+        shift_declined=False,
+        decline_reason="",
+    )
+    if shifted:
+        return None
+    return _roll_pool(check, by, rng, attribute=attribute, skill=skill)
+
+
+def pool_asked(check):
+    """What a Pool check asked to roll, as text: the attribute (and skill) it binds, else its
+    suggestion; "" for any attribute."""
+    if check.asked_attribute:
+        return " + ".join(n for n in (check.asked_attribute, check.asked_skill) if n)
+    return check.suggestion
+
+
+def pool_asked_require(check, attribute, skill):
+    """Refuse a Pool choice other than the attribute (and skill) the check asked for."""
+    asked = pool_asked(check)
+    if check.asked_attribute and attribute.attribute != check.asked_attribute:
+        raise Refused(f"This check is for {asked}: roll {check.asked_attribute}.")
+    if check.asked_skill and (skill is None or skill.skill != check.asked_skill):
+        raise Refused(f"This check is for {asked}: roll {check.asked_skill}.")
+
+
+@transaction.atomic(savepoint=False)
+def check_answer_shift(*, check, approve, reason="", rng=None):
+    """The GM agrees to a shift (the check is rolled at once, as proposed) or declines it, with
+    a ``reason`` if they give one (the check opens again, telling the player so, and the player
+    chooses anew)."""
+    check = shared.check_locked(check)
+    if check.status != Check.SHIFT:
+        raise Refused("No shift awaits an answer on this check.")
+    reason = reason.strip()
+    if len(reason) > shared.DECLINE_REASON_MAX:
+        raise Refused(f"A reason has at most {shared.DECLINE_REASON_MAX} characters.")
+    if not approve:
+        check.status = Check.OPEN
+        check.shift_d6 = check.shift_d10 = 0
+        check.bonus_effect = ""
+        check.shift_declined = True
+        check.decline_reason = reason
+        check.save(update_fields=[*SHIFT_STATE, "shift_declined", "decline_reason"])
+        return None
+    entry = _roll_pool(check, check.character.owner, rng)
+    check.status = Check.DONE
+    check.save(update_fields=["status"])
+    return entry
+
+
+def _roll_pool(check, by, rng, *, attribute=None, skill=None):
+    """Roll ``check`` with its stored choices (``attribute`` and ``skill``: those rows, when the
+    caller has them already) and log the roll; the caller closes the check."""
+    attribute = attribute or check.attribute
+    skill = skill or check.skill
+    d6, d10 = pool_dice(
+        check=check,
+        attribute=attribute,
+        skill=skill,
+        shift_d6=check.shift_d6,
+        shift_d10=check.shift_d10,
+    )
+    result = pool.roll(d6, d10, check.target, rng or shared._rng())
+    shifted = bool(check.shift_d6 or check.shift_d10)
+    entry = shared.log_append(
+        campaign=check.campaign,
+        kind=LogEntry.ROLL,
+        actor=by,
+        character=check.character,
+        check=check,
+        visibility=check.visibility,
+        data={
+            "system": "pool",
+            "asked": pool_asked(check),
+            "attribute": attribute.attribute,
+            "attribute_value": attribute.value,
+            "skill": skill.skill if skill else "",
+            "skill_value": skill.value if skill else 0,
+            "shift": {"d6": check.shift_d6, "d10": check.shift_d10} if shifted else None,
+            "bonus_effect": check.bonus_effect,
+            "bonus_achieved": shifted and result.success,
+            "d6": [list(c) for c in result.d6_chains],
+            "d10": [list(c) for c in result.d10_chains],
+            "highest": result.highest,
+            "target": check.target,
+            "success": result.success,
+            "chance": str(pool.success_probability(d6, d10, check.target)),
+            "intent": check.intent,
+            "note": check.note,
+        },
+    )
+    return entry
