@@ -116,18 +116,6 @@ async def room(stack, table):
     return gm, ana, ben
 
 
-async def drain(communicator, *, presence=True, quiet=0.5):
-    """Every frame that arrives until the socket falls silent for ``quiet`` seconds; with
-    ``presence=False`` the presence lists left out. Only where no later event can tell that
-    nothing more comes; elsewhere ``before_mark``."""
-    frames = []
-    while not await communicator.receive_nothing(timeout=quiet):
-        frame = await receive(communicator)
-        if presence or 'id="presence"' not in frame:
-            frames.append(frame)
-    return frames
-
-
 async def before_mark(*communicators, presence=True):
     """What each of ``communicators`` (open sockets, in a room or on pages outside it) received
     before a mark pushed now to each of their rooms: a list of frames for each (the presence
