@@ -1,14 +1,29 @@
 """Shared fixtures: a campaign of each system with its GM, two players and an outsider; a table
 of each system ready to roll, and a recorder of the pushes."""
 
+import os
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
+from hypothesis import HealthCheck, settings
 
 from campaigns.models import Campaign, Membership
+from tests.browser import in_ci
 from tests.rolls.room_setup import build_mana_table, build_pool_table, record_pushes
 
 PASSWORD = "correct-horse-battery"
+
+# Hypothesis's profiles, for every property test: "dev" by default, "ci" under CI=true, or the
+# one HYPOTHESIS_PROFILE names. Neither has a deadline or the too-slow health check: both time the
+# machine, which runs a worker per core (and in CI other jobs besides), not the code. CI runs
+# each property on 150 examples (the most any test asked for; they take seconds), without the
+# example database (a fresh checkout has none to replay), printing the blob that reproduces a
+# failure; a developer runs hypothesis's default 100, and replays the failures it remembers.
+UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("dev", max_examples=100, **UNTIMED)
+settings.register_profile("ci", max_examples=150, database=None, print_blob=True, **UNTIMED)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev"))
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -225,6 +225,22 @@ async def test_a_response_in_memory_is_closed_before_it_is_sent_a_streaming_one_
         let_go(http)
 
 
+def sending_task():
+    """The handler's task that sends the response once the view returns (``process_request``)."""
+    [task] = [
+        task
+        for task in asyncio.all_tasks()
+        if task.get_coro().__qualname__.endswith(".process_request")
+    ]
+    return task
+
+
+async def cancelled(task):
+    """Once ``task`` is cancelled (or being cancelled)."""
+    while not (task.cancelled() or task.cancelling()):
+        await asyncio.sleep(0.01)
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_a_client_gone_while_the_view_runs_gets_nothing_and_the_request_finishes(
@@ -249,11 +265,12 @@ async def test_a_client_gone_while_the_view_runs_gets_nothing_and_the_request_fi
     try:
         await communicator.send_input({"type": "http.request"})
         await asyncio.get_running_loop().run_in_executor(None, entered.wait, 10)
+        sending = sending_task()
         await communicator.send_input({"type": "http.disconnect"})
-        await asyncio.sleep(0.1)
+        await asyncio.wait_for(cancelled(sending), 10)  # the disconnect was heard
         release.set()
         await communicator.wait(10)
-        assert await communicator.receive_nothing()
+        assert communicator.output_queue.empty()  # the handler is done: nothing more comes
         [executor] = http.idle
         kept_thread = executor.submit(threading.current_thread).result(timeout=10)
         assert finished == [kept_thread]

@@ -3,6 +3,8 @@ no serious or critical accessibility violation (axe-core, through axe-playwright
 ships it), the light and dark themes and the remembered toggle, the icons, and the room's new
 entries marked and announced to screen readers."""
 
+import re
+
 from campaigns.models import Campaign, ManaSkill
 from rolls import services as rolls
 from rolls.systems.mana import services as mana_services
@@ -25,11 +27,42 @@ OVERFLOWING = """() => Array.from(document.querySelectorAll('body *'))
   .slice(0, 8).map(el => el.tagName + (el.id ? '#' + el.id : '') + '.' + el.className
     + ' ' + Math.round(el.getBoundingClientRect().right))"""
 
+# The page shows a theme: its background (arg[0]) and its toggles pressed or not (arg[1]; the
+# page updates them when the system setting changes).
+THEME_SHOWN = """([color, dark]) => getComputedStyle(document.body).backgroundColor === color
+  && Array.from(document.querySelectorAll('[data-theme-toggle]'))
+    .every(button => button.getAttribute('aria-pressed') === String(dark))"""
+
+
+#: The pages every check visits, with the user who visits them (None: logged out). In the paths
+#: {pool} and {mana} are the campaigns' ids, {pool_sheet} and {mana_sheet} the characters' sheets
+#: (``PagesTestCase.ids``).
+PAGES = [
+    (None, "/accounts/login/"),
+    (None, "/accounts/signup/"),
+    ("ana", "/"),
+    ("ana", "/campaigns/{pool}/"),
+    ("ana", "/campaigns/{pool}/room/"),
+    ("ana", "{pool_sheet}"),
+    ("ana", "{pool_sheet}sparetime/"),
+    ("ana", "/campaigns/{pool}/characters/new/"),
+    ("ana", "/campaigns/{mana}/room/"),
+    ("ana", "{mana_sheet}"),
+    ("ana", "/campaigns/new/"),
+    ("gm", "/"),
+    ("gm", "/campaigns/{pool}/"),
+    ("gm", "/campaigns/{pool}/room/"),
+    ("gm", "/campaigns/{pool}/gm/"),
+    ("gm", "{pool_sheet}"),
+    ("gm", "/campaigns/{mana}/room/"),
+    ("gm", "/campaigns/{mana}/gm/"),
+    ("gm", "{mana_sheet}"),
+]
+
 
 class PagesTestCase(BrowserTestCase):
-    """A Pool and a Mana campaign with rolls, checks, sheets and sparetime; ``self.pages`` are
-    the pages to visit, per user. The live server lives as long as its class: one test a class
-    (a second one's sessions would not be seen by the server's session cache)."""
+    """A Pool and a Mana campaign with rolls, checks, sheets and sparetime, seen through
+    ``PAGES``. The live server lives as long as its class (and its worker)."""
 
     def setUp(self):
         self.gm, ana = make_user("gm"), make_user("ana")
@@ -77,31 +110,11 @@ class PagesTestCase(BrowserTestCase):
         rolls.check_ask(campaign=mana, character=mira, by=self.gm, target=2)
 
         self.pool, self.mana = pool, mana
-        pool_sheet = f"/campaigns/{pool.id}/characters/{ilse.id}/"
-        mana_sheet = f"/campaigns/{mana.id}/characters/{mira.id}/"
-        self.pages = {
-            None: ["/accounts/login/", "/accounts/signup/"],
-            "ana": [
-                "/",
-                f"/campaigns/{pool.id}/",
-                f"/campaigns/{pool.id}/room/",
-                pool_sheet,
-                f"{pool_sheet}sparetime/",
-                f"/campaigns/{pool.id}/characters/new/",
-                f"/campaigns/{mana.id}/room/",
-                mana_sheet,
-                "/campaigns/new/",
-            ],
-            "gm": [
-                "/",
-                f"/campaigns/{pool.id}/",
-                f"/campaigns/{pool.id}/room/",
-                f"/campaigns/{pool.id}/gm/",
-                pool_sheet,
-                f"/campaigns/{mana.id}/room/",
-                f"/campaigns/{mana.id}/gm/",
-                mana_sheet,
-            ],
+        self.ids = {
+            "pool": pool.id,
+            "mana": mana.id,
+            "pool_sheet": f"/campaigns/{pool.id}/characters/{ilse.id}/",
+            "mana_sheet": f"/campaigns/{mana.id}/characters/{mira.id}/",
         }
         self.log_in(self.gm, ana)
 
@@ -134,28 +147,64 @@ class PagesTestCase(BrowserTestCase):
         settled(page)
         return page
 
-    def every_page(self):
-        for username, paths in self.pages.items():
-            for path in paths:
-                yield username, path
+    def path(self, page):
+        """The path of ``page`` (one of ``PAGES``' paths) in this test's campaigns."""
+        return page.format(**self.ids)
 
 
+def slug(username, page):
+    path = re.sub(r"[^a-z0-9]+", "_", page.lower()).strip("_") or "home"
+    return f"{username or 'anonymous'}__{path}"
+
+
+#: ``PAGES`` one by one, and by user (in their order).
+EACH_PAGE = {slug(username, page): [(username, page)] for username, page in PAGES}
+EACH_USER = {
+    username or "anonymous": [(u, page) for u, page in PAGES if u == username]
+    for username in dict.fromkeys(username for username, _ in PAGES)
+}
+
+
+def one_test_each(check, groups):
+    """A test method of the decorated class for each group of pages in ``groups`` (so that
+    xdist spreads them over its workers), named after ``check`` and the group, each calling
+    ``check(self, [(username, path), ...])``."""
+
+    def decorate(cls):
+        for name, pages in groups.items():
+
+            def test(self, pages=pages):
+                check(self, [(username, self.path(page)) for username, page in pages])
+
+            test.__name__ = f"test_{check.__name__}__{name}"
+            test.__qualname__ = f"{cls.__qualname__}.{test.__name__}"
+            setattr(cls, test.__name__, test)
+        return cls
+
+    return decorate
+
+
+def no_page_scrolls_sideways_at_375_px(self, pages):
+    from playwright.sync_api import sync_playwright
+
+    wide = {}
+    with sync_playwright() as pw:
+        browser = self.launch(pw)
+        for username, path in pages:
+            page = self.visit(browser, username, path, viewport=PHONE)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 375:
+                wide[(username, path)] = (width, page.evaluate(OVERFLOWING))
+            assert page.failed == [], (username, path, page.failed)
+            page.context.close()
+        browser.close()
+    assert wide == {}
+
+
+# A test per user: a page at 375 px takes about as long as launching the browser.
+@one_test_each(no_page_scrolls_sideways_at_375_px, EACH_USER)
 class TestPagesOnAPhone(PagesTestCase):
-    def test_no_page_scrolls_sideways_at_375_px(self):
-        from playwright.sync_api import sync_playwright
-
-        wide = {}
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
-            for username, path in self.every_page():
-                page = self.visit(browser, username, path, viewport=PHONE)
-                width = page.evaluate("document.documentElement.scrollWidth")
-                if width > 375:
-                    wide[(username, path)] = (width, page.evaluate(OVERFLOWING))
-                assert page.failed == [], (username, path, page.failed)
-                page.context.close()
-            browser.close()
-        assert wide == {}
+    pass
 
 
 class TestTheRoomOnAPhone(PagesTestCase):
@@ -183,32 +232,42 @@ class TestTheRoomOnAPhone(PagesTestCase):
         assert gm["log-card"] < gm["checks-card"] < gm["presence-card"]
 
 
+def serious_violations(page):
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    return [
+        (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:5])
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def no_serious_violation(self, pages):
+    """In the light theme, then in the dark one: the same page, its system setting switched
+    (as a reader's system would switch it; the page follows it, in CSS and in its toggle),
+    rather than loaded again with the other setting."""
+    from playwright.sync_api import sync_playwright
+
+    found = {}
+    with sync_playwright() as pw:
+        browser = self.launch(pw)
+        for username, path in pages:
+            page = self.visit(browser, username, path, color_scheme="light")
+            for scheme, color in (("light", LIGHT_BG), ("dark", DARK_BG)):
+                page.emulate_media(color_scheme=scheme)
+                page.wait_for_function(THEME_SHOWN, arg=[color, scheme == "dark"])
+                violations = serious_violations(page)
+                if violations:
+                    found[(username, path, scheme)] = violations
+            page.context.close()
+        browser.close()
+    assert found == {}
+
+
+@one_test_each(no_serious_violation, EACH_PAGE)
 class TestAccessibility(PagesTestCase):
-    def violations(self, page):
-        from axe_playwright_python.sync_playwright import Axe
-
-        results = Axe().run(page)
-        return [
-            (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:5])
-            for v in results.response["violations"]
-            if v["impact"] in ("serious", "critical")
-        ]
-
-    def test_no_serious_violation_on_any_page(self):
-        from playwright.sync_api import sync_playwright
-
-        found = {}
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
-            for username, path in self.every_page():
-                for scheme in ("light", "dark"):
-                    page = self.visit(browser, username, path, color_scheme=scheme)
-                    violations = self.violations(page)
-                    if violations:
-                        found[(username, path, scheme)] = violations
-                    page.context.close()
-            browser.close()
-        assert found == {}
+    pass
 
 
 def background(page):

@@ -3,17 +3,20 @@ layer of the run), and for reading what a push carries: logged-in clients and th
 cookies, a socket opened and always closed, its frames, the presence list, and whether a roll's
 entry shows in full or as a stub. The fixture ``empty_channel_layer`` is in conftest.py."""
 
+import itertools
 import re
 from contextlib import asynccontextmanager
 from types import SimpleNamespace
 
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import ManaSkill
 from config.asgi import application
+from rolls import push
 from sheets.models import ManaPool
 from sheets.services import character_create
 from tests.helpers import HTMX
@@ -24,6 +27,7 @@ TIMEOUT = 5
 NOTE = "The harbor master owes the smugglers"
 SEQ = re.compile(r'data-seq="(\d+)"')
 DIE = re.compile(r'class="die\b')
+MARKS = itertools.count(1)
 
 
 def logged_in(user):
@@ -62,13 +66,14 @@ def build_harbor_table(campaign, gm, player, other_player, *others):
 @asynccontextmanager
 async def socket(campaign_id, cookie=None, *, origin=ORIGIN, path="", query=""):
     """A websocket to the room (with ``path="facts/"`` a page's outside it), always disconnected
-    at the end; ``.connected`` tells the handshake's outcome."""
+    at the end; ``.connected`` tells the handshake's outcome, ``.campaign_id`` its campaign."""
     headers = [(b"origin", origin)] if origin else []
     if cookie:
         headers.append((b"cookie", f"sessionid={cookie}".encode()))
     communicator = WebsocketCommunicator(
         application, f"/ws/campaigns/{campaign_id}/{path}{query}", headers=headers
     )
+    communicator.campaign_id = campaign_id  # for before_mark
     try:
         communicator.connected, _ = await communicator.connect(timeout=TIMEOUT)
         yield communicator
@@ -111,15 +116,26 @@ async def room(stack, table):
     return gm, ana, ben
 
 
-async def drain(communicator, *, presence=True, quiet=0.5):
-    """Every frame that arrives until the socket falls silent for ``quiet`` seconds; with
-    ``presence=False`` the presence lists left out."""
-    frames = []
-    while not await communicator.receive_nothing(timeout=quiet):
-        frame = await receive(communicator)
-        if presence or 'id="presence"' not in frame:
-            frames.append(frame)
-    return frames
+async def before_mark(*communicators, presence=True):
+    """What each of ``communicators`` (open sockets, in a room or on pages outside it) received
+    before a mark pushed now to each of their rooms: a list of frames for each (the presence
+    lists left out with ``presence=False``). A socket's pushes reach it in the order they were
+    sent, so what was pushed to it before the mark and is not among these frames was not sent
+    to it: no quiet moment to wait for. (A view's pushes go out on commit, before its answer.)"""
+    marks = {}
+    for campaign_id in dict.fromkeys(c.campaign_id for c in communicators):
+        marks[campaign_id] = mark = f"<p>mark {next(MARKS)}</p>"
+        await get_channel_layer().group_send(
+            push.group_name(campaign_id), {"type": "room.push", "facts": True, "all": mark}
+        )
+    heard = []
+    for communicator in communicators:
+        frames = []
+        while (frame := await receive(communicator)) != marks[communicator.campaign_id]:
+            if presence or 'id="presence"' not in frame:
+                frames.append(frame)
+        heard.append(frames)
+    return heard
 
 
 async def post(table, username, name, data, *args, htmx=True):

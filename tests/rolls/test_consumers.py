@@ -41,8 +41,8 @@ from tests.rolls.sockets import (
     ORIGIN,
     SEQ,
     TIMEOUT,
+    before_mark,
     build_harbor_table,
-    drain,
     enter,
     is_full,
     is_stub,
@@ -116,7 +116,7 @@ async def test_a_member_receives_a_pushed_roll(table):
         assert seqs([frame]) == [seq] == [1]
         assert is_full(frame)
         assert 'hx-swap-oob="beforeend:#log"' in frame
-        assert await ana.receive_nothing()
+        assert await before_mark(ana) == [[]]
 
 
 async def test_a_push_is_forwarded_without_a_trip_to_the_database_thread(table, monkeypatch):
@@ -182,8 +182,7 @@ async def test_private_roll_content_reaches_only_the_roller_and_the_gm(table):
         assert is_stub(frames["ben"])
         assert "rolled privately" in frames["ben"]
         assert seqs(frames.values()) == [1, 1, 1]
-        for communicator in (ana, gm, ben):
-            assert await communicator.receive_nothing()
+        assert await before_mark(ana, gm, ben) == [[], [], []]
 
 
 async def test_secret_roll_content_reaches_only_the_gm(table):
@@ -196,8 +195,7 @@ async def test_secret_roll_content_reaches_only_the_gm(table):
             frame = await receive(communicator)
             assert is_stub(frame)
             assert "rolled in secret" in frame
-        for communicator in (gm, ana, ben):
-            assert await communicator.receive_nothing()
+        assert await before_mark(gm, ana, ben) == [[], [], []]
 
 
 async def test_a_private_roll_posted_over_http_reaches_the_room(table):
@@ -232,7 +230,7 @@ async def test_a_private_roll_posted_over_http_reaches_the_room(table):
         )
         assert response.status_code == 204
 
-        anas, bens = await drain(ana), await drain(ben)
+        anas, bens = await before_mark(ana, ben)
         anas_entries = [frame for frame in anas if SEQ.search(frame)]
         bens_entries = [frame for frame in bens if SEQ.search(frame)]
         assert seqs(anas_entries) == seqs(bens_entries) == [1]
@@ -267,11 +265,11 @@ async def test_reconnect_replays_exactly_the_missed_entries(table):
         # Live pushes of entries the replay already sent are dropped.
         await push_again(table, 4)
         await push_again(table, 3)
-        assert await ben.receive_nothing()
+        assert await before_mark(ben) == [[]]
 
         assert await roll(table, "ana") == 5
         assert seqs([await receive(ben)]) == [5]
-        assert await ben.receive_nothing()
+        assert await before_mark(ben) == [[]]
 
 
 async def test_replay_from_the_start_and_beyond_the_end(table):
@@ -286,7 +284,7 @@ async def test_replay_from_the_start_and_beyond_the_end(table):
 
         await roll(table, "gm")  # 3
         assert seqs([await receive(ana)]) == seqs([await receive(ben)]) == [3]
-        assert await ana.receive_nothing() and await ben.receive_nothing()
+        assert await before_mark(ana, ben) == [[], []]
 
 
 @pytest.fixture
@@ -310,7 +308,7 @@ async def test_a_gap_is_filled_from_the_log_in_order(table, short_wait, caplog):
         assert seqs(frames) == [2, 3]
         assert all(is_full(frame) for frame in frames)
         await push_again(table, 2)  # the late push arrives: already sent
-        assert await ana.receive_nothing()
+        assert await before_mark(ana) == [[]]
     [warning] = gap_warnings(caplog)
     assert warning.getMessage().endswith("missed 1 entries (1 so far), replayed from the log")
 
@@ -329,7 +327,7 @@ async def test_pushes_out_of_order_are_put_back_in_order_without_the_log(
         await roll(table, "ben", pushed=False)  # 3
         await push_again(table, 3)
         await push_again(table, 2)
-        assert await ana.receive_nothing()  # both held: 1 has not come
+        assert await before_mark(ana) == [[]]  # both held: 1 has not come
         reads = []
         monkeypatch.setattr(consumers.RoomConsumer, "missed", lambda *a: reads.append(a))
         await push_again(table, 1)
@@ -339,7 +337,7 @@ async def test_pushes_out_of_order_are_put_back_in_order_without_the_log(
         await push_again(table, 2)
         await roll(table, "ben")  # 4
         assert seqs([await receive(ana)]) == [4]
-        assert await ana.receive_nothing()
+        assert await before_mark(ana) == [[]]
     assert reads == []
     assert gap_warnings(caplog) == []
 
@@ -368,8 +366,7 @@ async def test_a_card_that_travels_with_an_entry_reaches_only_its_viewers_even_w
         await push_with_card(table, 1, "ana")  # the entry again: only the cards go out
         assert await receive(ana) == "<p>card for you</p>"
         assert await receive(gm) == "<p>card for the GM</p>"
-        assert await ana.receive_nothing() and await ben.receive_nothing()
-        assert await gm.receive_nothing()
+        assert await before_mark(ana, ben, gm) == [[], [], []]
 
 
 class DroppingLayer(RoomChannelLayer):
@@ -417,7 +414,7 @@ async def test_entries_dropped_by_the_layer_arrive_once_in_order_and_are_logged(
         ben_frames = [await receive(ben) for _ in range(7)]
         assert seqs(ana_frames) == seqs(ben_frames) == [1, 2, 3, 4, 5, 6, 7]
         assert all(is_full(frame) for frame in ana_frames)
-        assert await ana.receive_nothing() and await ben.receive_nothing()
+        assert await before_mark(ana, ben) == [[], []]
 
     # One warning per replay, naming what the held entries showed missing: one per gap, or
     # one for both when the second gap came within the wait, or one when the replay read the
@@ -451,7 +448,7 @@ async def test_presence_follows_connections(table):
             assert await presence_rows() == 3
         assert await online(ana) == ["ana"]  # the GM left
         assert await online(second_tab) == ["ana"]
-        assert await ana.receive_nothing()
+        assert await before_mark(ana) == [[]]
     assert await presence_rows() == 0
 
 
@@ -466,8 +463,7 @@ async def test_a_check_push_reaches_only_the_gm_and_the_named_player(table):
         await sync_to_async(core_push.send)(table.campaign.pk, message)
         assert await receive(gm) == "<p>for the GM</p>"
         assert await receive(ana) == "<p>for ana</p>"
-        for communicator in (ana, gm, ben):
-            assert await communicator.receive_nothing()
+        assert await before_mark(ana, gm, ben) == [[], [], []]
 
 
 # Leaving: a removed member's or a logged-out user's sockets close and hear nothing more ------
@@ -507,8 +503,11 @@ async def test_a_removed_player_s_sockets_close_and_hear_nothing_more(table, pla
 
         await roll(table, "ben")
         assert seqs([await receive(ben)]) == [1]
-        for communicator in (ana, second_tab, ana_elsewhere, ben):
-            assert await communicator.receive_nothing()  # her other campaign's socket stays
+        # Her other campaign's socket stays.
+        assert await before_mark(ana_elsewhere, ben) == [[], []]
+        # A quiet window for the closed sockets: they are in no group, no mark reaches them.
+        for communicator in (ana, second_tab):
+            assert await communicator.receive_nothing()
 
 
 async def test_a_refused_removal_closes_nothing(table):
@@ -535,6 +534,7 @@ async def test_a_push_already_on_its_way_when_the_socket_leaves_is_dropped(table
             core_push.group_name(table.campaign.pk), {"type": "room.push", "all": "<p>late</p>"}
         )
         assert await closed_by_server(ana) == LEFT
+        # A quiet window: the closed socket is in no group, no mark reaches it.
         assert await ana.receive_nothing()
 
 
@@ -556,7 +556,9 @@ async def test_logging_out_closes_the_user_s_sockets_in_every_campaign(table, pl
 
         await roll(table, "ben")
         assert seqs([await receive(ben)]) == [1]
-        for communicator in (ana, ana_elsewhere, ben):
+        assert await before_mark(ben) == [[]]
+        # A quiet window for the closed sockets: they are in no group, no mark reaches them.
+        for communicator in (ana, ana_elsewhere):
             assert await communicator.receive_nothing()
         async with socket(table.campaign.pk, table.cookie["ana"]) as again:
             assert again.connected is False  # the session is gone
@@ -603,6 +605,7 @@ async def test_a_frame_refused_closes_only_its_socket_with_its_code_and_reason(
         assert await online(ben) == ["ben"]
         await roll(table, "ben")
         assert seqs([await receive(ben)]) == [1]
+        # A quiet window: the closed socket is in no group, no mark reaches it.
         assert await ana.receive_nothing()
 
 
@@ -615,7 +618,7 @@ async def test_a_small_json_object_is_ignored(table):
         ana = await enter(stack, table, "ana")
         await online(ana)
         await ana.send_to(text_data=frame)
-        assert await ana.receive_nothing()
+        assert await before_mark(ana) == [[]]
         await roll(table, "ana")
         assert seqs([await receive(ana)]) == [1]
 
@@ -694,6 +697,7 @@ async def test_a_push_to_a_closing_socket_is_dropped_logged_at_debug_only(
         ben = await enter(stack, table, "ben")  # the room's presence list, to ana too
         assert await online(ben) == ["ana", "ben"]
         await asyncio.wait_for(three_dropped.wait(), TIMEOUT)
+        # A quiet window: a mark to the closing socket would be dropped too.
         assert await ana.receive_nothing()
     assert await presence_rows() == 0
     logged = [r.levelno for r in caplog.records if r.name == "rolls.consumers"]

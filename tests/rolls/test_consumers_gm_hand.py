@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, SECRET
-from tests.rolls.sockets import DIE, NOTE, SEQ, build_harbor_table, drain, post, room
+from tests.rolls.sockets import DIE, NOTE, SEQ, before_mark, build_harbor_table, post, room
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -43,7 +43,7 @@ async def test_a_group_check_reaches_each_player_with_their_card(table):
         }
         response = await post(table, "gm", "check_ask", data)
         assert response.status_code == 200
-        gms, anas, bens = await drain(gm), await drain(ana), await drain(ben)
+        gms, anas, bens = await before_mark(gm, ana, ben)
         assert len(gms) == 2 and "Mira" in "".join(gms) and "Tobin" in "".join(gms)
         [anas_card] = anas
         assert "Mira" in anas_card and NOTE in anas_card and "Tobin" not in anas_card
@@ -72,10 +72,10 @@ async def test_an_npcs_hidden_roll_reaches_the_players_as_a_stub(table, visibili
         }
         response = await post(table, "gm", "npc_roll", data)
         assert response.status_code == 200
-        gms = [f for f in await drain(gm) if SEQ.search(f)]
+        gms, *players = await before_mark(gm, ana, ben)
+        gms = [f for f in gms if SEQ.search(f)]
         assert len(gms) == 1 and DIE.search(gms[0]) and NOTE in gms[0]
-        for communicator in (ana, ben):
-            frames = await drain(communicator)
+        for frames in players:
             assert len([f for f in frames if SEQ.search(f)]) == 1
             for frame in frames:  # the entry's stub, and no card
                 assert not DIE.search(frame) and not re.search(r"success|failure", frame)
@@ -96,9 +96,10 @@ async def test_an_npc_handed_over_brings_its_live_check_to_its_player(table):
         assert response.status_code == 200
         # Every member's party learns whose the NPC is (a facts push naming it, nothing else).
         facts = f"<!--facts {npc.pk}-->"
-        [card] = [f for f in await drain(ana) if f != facts]
+        anas, gms, bens = await before_mark(ana, gm, ben)
+        [card] = [f for f in anas if f != facts]
         assert f'id="check-{check.pk}"' in card and NOTE in card
         assert reverse("check_roll", args=[table.campaign.pk, check.pk]) in card
-        [gms_card] = [f for f in await drain(gm) if f != facts]
+        [gms_card] = [f for f in gms if f != facts]
         assert "Waiting for ana to roll" in gms_card
-        assert await drain(ben) == [facts]
+        assert bens == [facts]

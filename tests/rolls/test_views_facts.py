@@ -19,7 +19,7 @@ from sparetime import services as sparetime_services
 from tests.conftest import make_user
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask
-from tests.rolls.sockets import TIMEOUT, drain, enter, post, socket, with_clients
+from tests.rolls.sockets import TIMEOUT, before_mark, enter, post, socket, with_clients
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -41,19 +41,16 @@ def pool(pool_table, gm, player, other_player):
 
 
 async def sockets(stack, table, path=""):
-    """The GM's, ana's and ben's sockets, quiet."""
+    """The GM's, ana's and ben's sockets, having read what they heard on opening."""
     opened = {name: await enter(stack, table, name, path=path) for name in USERS}
-    for communicator in opened.values():
-        await drain(communicator, presence=False, quiet=0.3)
+    await heard(opened)
     return opened
 
 
 async def heard(opened):
-    """What each socket heard until it went quiet, presence lists left out."""
-    return {
-        name: await drain(communicator, presence=False, quiet=0.3)
-        for name, communicator in opened.items()
-    }
+    """What each socket heard until now (``before_mark``), presence lists left out."""
+    frames = await before_mark(*opened.values(), presence=False)
+    return dict(zip(opened, frames, strict=True))
 
 
 def facts(*characters):
@@ -272,6 +269,7 @@ async def test_a_removed_member_s_page_outside_the_room_closes(pool, other_playe
         closed = await ben.receive_output(timeout=TIMEOUT)
         assert closed["type"] == "websocket.close"
         await post(pool, "ana", "character_hp", {"hp_current": 2}, pool.ilse.id)
+        # A quiet window: the closed socket left the room's groups, so no mark reaches it.
         assert await ben.receive_nothing()
 
 

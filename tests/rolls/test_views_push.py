@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 from django.urls import reverse
 
 from rolls.models import PRIVATE, Check
-from tests.rolls.sockets import DIE, drain, enter, post, with_clients
+from tests.rolls.sockets import DIE, before_mark, enter, post, with_clients
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -30,8 +30,7 @@ async def test_check_and_private_roll_reach_only_who_may_see_them(table):
         gm = await enter(stack, mana_table, "gm")
         ana = await enter(stack, mana_table, "ana")
         ben = await enter(stack, mana_table, "ben")
-        for communicator in (gm, ana, ben):
-            await drain(communicator, presence=False, quiet=0.3)
+        await before_mark(gm, ana, ben, presence=False)
 
         data = {"character": mana_table.mira.id, "mana_skill": mana_table.gather.id, "target": 3}
         data.update(note="SECRET-NOTE", visibility=PRIVATE)
@@ -39,9 +38,8 @@ async def test_check_and_private_roll_reach_only_who_may_see_them(table):
         assert response.status_code == 200
         check = await database_sync_to_async(Check.objects.get)()
 
-        [to_gm] = await drain(gm, presence=False, quiet=0.3)
-        [to_ana] = await drain(ana, presence=False, quiet=0.3)
-        assert await drain(ben, presence=False, quiet=0.3) == []
+        [to_gm], [to_ana], to_ben = await before_mark(gm, ana, ben, presence=False)
+        assert to_ben == []
         assert to_gm.startswith('<div hx-swap-oob="afterbegin:#checks">')
         assert reverse("check_cancel", args=[mana_table.campaign.id, check.id]) in to_gm
         assert reverse("check_roll", args=[mana_table.campaign.id, check.id]) in to_ana
@@ -52,9 +50,7 @@ async def test_check_and_private_roll_reach_only_who_may_see_them(table):
         response = await post(mana_table, "ana", "check_roll", roll, check.id)
         assert response.status_code == 204  # the card and the entry come on the sockets only
 
-        gm_frames, ana_frames, ben_frames = [
-            await drain(c, presence=False, quiet=0.3) for c in (gm, ana, ben)
-        ]
+        gm_frames, ana_frames, ben_frames = await before_mark(gm, ana, ben, presence=False)
         [ben_entry] = ben_frames  # the stub of the roll, nothing about the check
         assert 'hx-swap-oob="beforeend:#log"' in ben_entry
         assert "rolled privately" in ben_entry
@@ -79,10 +75,8 @@ async def test_a_refused_roll_reaches_nobody(table):
     )()
     async with AsyncExitStack() as stack:
         sockets = [await enter(stack, mana_table, name) for name in ("gm", "ana", "ben")]
-        for communicator in sockets:
-            await drain(communicator, presence=False, quiet=0.3)
+        await before_mark(*sockets, presence=False)
         roll = {"skill": mana_table.gather.id, "color_a": "blue", "color_b": "white", "spend_a": 9}
         response = await post(mana_table, "ana", "check_roll", roll, check.id)
         assert response.status_code == 422
-        for communicator in sockets:
-            assert await drain(communicator, presence=False, quiet=0.3) == []
+        assert await before_mark(*sockets, presence=False) == [[], [], []]

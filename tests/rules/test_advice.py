@@ -5,12 +5,10 @@ from fractions import Fraction
 from itertools import product
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import RulesError, advice, mana, pool
-
-PROPERTIES = settings(database=None, max_examples=100, deadline=None)
 
 
 def brute_mana(dice, difficulty):
@@ -90,7 +88,6 @@ def test_pool_shift_costs_exact():
     assert [c.die for c in advice.pool_shift_costs(0, 2, 4)] == ["d10"]
 
 
-@PROPERTIES
 @given(
     st.integers(0, 12),
     st.integers(0, 12),
@@ -118,7 +115,6 @@ def test_advised_spends_are_payable_best_and_improve(a, b, c, difficulty, trait,
     assert all(chance < 1 for chance in chances[:-1])
 
 
-@PROPERTIES
 @given(st.integers(0, 50), st.integers(0, 50), st.integers(1, 200))
 def test_holding_back_a_die_never_helps(d6, d10, tn):
     if d6 + d10 < 1:

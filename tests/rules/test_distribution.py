@@ -4,12 +4,10 @@ from fractions import Fraction
 from itertools import product
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import RulesError, distribution, mana, pool
-
-PROPERTIES = settings(database=None, max_examples=100, deadline=None)
 
 
 def test_mana_exact():
@@ -42,7 +40,6 @@ def test_bad_input():
         distribution.pool_highest(0, 0, 5)
 
 
-@PROPERTIES
 @given(st.integers(1, 30), st.integers(1, 61))
 def test_mana_sums_to_one_and_agrees_with_the_odds(dice, difficulty):
     exactly = distribution.mana_successes(dice)
@@ -50,7 +47,6 @@ def test_mana_sums_to_one_and_agrees_with_the_odds(dice, difficulty):
     assert sum(exactly[difficulty:]) == mana.success_probability(dice, difficulty)
 
 
-@PROPERTIES
 @given(st.integers(0, 10), st.integers(0, 10), st.integers(2, 60))
 def test_pool_sums_to_one_and_agrees_with_the_odds(d6, d10, tn):
     if d6 + d10 < 1:

@@ -3,12 +3,10 @@
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import luck
-
-PROPERTIES = settings(database=None, max_examples=150, deadline=None)
 
 
 def tally(*rolls):
@@ -49,7 +47,6 @@ def test_a_chance_outside_0_to_1_is_refused():
 chances = st.fractions(min_value=0, max_value=1, max_denominator=1000)
 
 
-@PROPERTIES
 @given(st.booleans(), chances, st.integers(min_value=1, max_value=50))
 def test_a_counted_group_is_its_rolls_one_by_one(success, chance, count):
     grouped = luck.Tally()
@@ -62,7 +59,6 @@ def test_a_count_below_one_is_refused():
         luck.Tally().add(True, Fraction(1, 2), 0)
 
 
-@PROPERTIES
 @given(st.lists(st.tuples(st.booleans(), chances), max_size=40))
 def test_figures_stay_in_bounds_and_the_verdict_mirrors(rolls):
     t = tally(*rolls)
@@ -86,7 +82,6 @@ def test_near_certain_and_near_hopeless_asks():
     assert luck.ask_kind(Fraction(0)) == "near-hopeless" and luck.ask_kind(Fraction(1))
 
 
-@PROPERTIES
 @given(chances)
 def test_an_ask_is_at_most_one_kind_and_mirrors(chance):
     kind = luck.ask_kind(chance)

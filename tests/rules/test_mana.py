@@ -8,14 +8,11 @@ from fractions import Fraction
 from itertools import product
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from rules import MAX_DICE, MAX_TARGET, RulesError, mana
 from tests.rules.scripted_rng import ScriptedRng
-
-PROPERTIES = settings(database=None, max_examples=150, deadline=None)
-
 
 # --- the rules' worked example --------------------------------------------------------------------
 
@@ -162,7 +159,6 @@ def test_seeded_rolls_agree_with_exact_odds():
     assert abs(hits - trials * p) <= 4 * math.sqrt(trials * p * (1 - p))
 
 
-@PROPERTIES
 @given(st.integers(1, MAX_DICE), st.integers(1, 2 * MAX_DICE + 1))
 def test_odds_are_probabilities_falling_with_difficulty(dice, difficulty):
     p = mana.success_probability(dice, difficulty)
@@ -171,7 +167,6 @@ def test_odds_are_probabilities_falling_with_difficulty(dice, difficulty):
     assert mana.success_probability(dice, difficulty + 1) <= p
 
 
-@PROPERTIES
 @given(st.integers(1, MAX_DICE - 1), st.integers(1, MAX_TARGET))
 def test_odds_never_fall_with_more_dice(dice, difficulty):
     assert mana.success_probability(dice + 1, difficulty) >= mana.success_probability(
@@ -188,7 +183,6 @@ spends = st.tuples(
 )
 
 
-@PROPERTIES
 @given(spends)
 def test_more_mana_never_means_fewer_dice(spend):
     a, b, colorless, has_trait, previous = spend

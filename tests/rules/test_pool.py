@@ -8,13 +8,12 @@ from fractions import Fraction
 from itertools import product
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from rules import MAX_DICE, MAX_TARGET, RulesError, pool
 from tests.rules.scripted_rng import ScriptedRng
 
-PROPERTIES = settings(database=None, max_examples=150, deadline=None)
 CAP = pool.MAX_EXPLOSIONS
 
 
@@ -83,7 +82,6 @@ def test_results_are_frozen():
         pool.evaluate([(4,)], [], 3).success = False
 
 
-@PROPERTIES
 @given(
     st.integers(0, 6),
     st.integers(0, 6),
@@ -206,7 +204,6 @@ pools = st.tuples(st.integers(0, MAX_DICE), st.integers(0, MAX_DICE)).filter(
 )
 
 
-@PROPERTIES
 @given(pools, st.integers(1, MAX_TARGET - 1))
 def test_odds_are_probabilities_falling_with_tn(dice, tn):
     p = pool.success_probability(*dice, tn)
@@ -215,7 +212,6 @@ def test_odds_are_probabilities_falling_with_tn(dice, tn):
     assert pool.success_probability(*dice, tn + 1) <= p
 
 
-@PROPERTIES
 @given(pools.filter(lambda dice: sum(dice) < MAX_DICE), st.integers(1, 80))
 def test_odds_never_fall_with_more_dice(dice, tn):
     d6, d10 = dice
