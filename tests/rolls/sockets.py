@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from campaigns.models import ManaSkill
 from config.asgi import application
-from rolls import push
+from core import push
 from sheets.models import ManaPool
 from sheets.services import character_create
 from tests.helpers import HTMX
