@@ -4,6 +4,7 @@ conftest.py)."""
 import random
 import socket
 import subprocess
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -114,3 +115,18 @@ def stop(process):
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def fresh_python(code, env):
+    """What ``code`` prints in a fresh Python process (not under pytest) of the project, with the
+    environment ``env``; fails the test if it fails."""
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout

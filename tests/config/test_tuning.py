@@ -5,7 +5,6 @@ import ast
 import gc
 import inspect
 import os
-import subprocess
 import sys
 import textwrap
 import threading
@@ -23,6 +22,7 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 
 from config import tuning
+from tests.helpers import fresh_python
 
 RECHECK = (
     "config/tuning.py overrides and calls parts of Django's ASGIHandler "
@@ -255,16 +255,7 @@ def interpreter_after(statement):
     after ``statement``."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "DATABASE_URL")}
     code = f"{statement}; import gc, sys; print(sys.getswitchinterval(), gc.get_freeze_count() > 0)"
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=settings.BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.split()
+    return fresh_python(code, env).split()
 
 
 def test_the_asgi_application_opts_in_and_the_settings_do_not():

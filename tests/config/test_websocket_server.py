@@ -7,8 +7,6 @@ Every way of starting daphne gets these options."""
 import asyncio
 import os
 import re
-import subprocess
-import sys
 import urllib.parse
 import urllib.request
 
@@ -17,7 +15,6 @@ import daphne.server
 import websockets
 from autobahn import __version__ as autobahn_version
 from channels.testing import ChannelsLiveServerTestCase
-from django.conf import settings
 from django.urls import reverse
 from websockets.exceptions import ConnectionClosed
 
@@ -28,6 +25,7 @@ from rolls.consumers import BINARY, MALFORMED, MAX_CLIENT_FRAME, TOO_BIG
 from rolls.models import PUBLIC
 from tests.browser import FreshDaphne
 from tests.conftest import make_campaign, make_user
+from tests.helpers import fresh_python
 from tests.rolls.sockets import build_harbor_table
 
 TIMEOUT = 10
@@ -64,16 +62,7 @@ def factory_installed_by(module, settings_module):
     ASGI application ``module`` (as ``daphne``, ``manage.py host`` and runserver do)."""
     code = f"import {module}, daphne.server; print(daphne.server.WebSocketFactory.__qualname__)"
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings_module}
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=settings.BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+    return fresh_python(code, env).strip()
 
 
 def test_every_asgi_application_has_daphne_build_the_socket_factory():
