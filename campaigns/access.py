@@ -6,7 +6,8 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import Http404
 
-from .models import Campaign, Membership
+from .models import Membership
+from .systems import SYSTEMS
 
 
 def campaign_for(request, campaign_id, *, gm=False, system=None):
@@ -19,7 +20,7 @@ def campaign_for(request, campaign_id, *, gm=False, system=None):
         raise Http404("No such campaign.")
     campaign = membership.campaign
     if system is not None and campaign.system != system:
-        raise Http404(f"This campaign does not play {dict(Campaign.SYSTEMS)[system]}.")
+        raise Http404(f"This campaign does not play {SYSTEMS[system].name}.")
     if gm and not membership.is_gm:
         raise PermissionDenied("Only the GM can do that.")
     campaign.viewer = membership

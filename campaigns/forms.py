@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from core.names import check_username, plain_name
 
 from .models import DEFAULT_PALETTE, Campaign, ManaSkill
+from .systems import system_choices
 
 COLORLESS = "colorless"
 MAX_COLORS = 12
@@ -144,7 +145,7 @@ class CampaignFieldsForm(forms.Form):
 class CampaignCreateForm(CampaignFieldsForm):
     """Name, system, and the chosen system's settings; the other system's fields are ignored."""
 
-    system = forms.ChoiceField(choices=Campaign.SYSTEMS, widget=forms.RadioSelect)
+    system = forms.ChoiceField(choices=system_choices, widget=forms.RadioSelect)
     palette = forms.CharField(
         initial=", ".join(DEFAULT_PALETTE),
         help_text=f"Comma-separated, 1 to {MAX_COLORS} colors (colorless is always there).",

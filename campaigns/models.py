@@ -3,6 +3,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from .systems import system_choices
+
 DEFAULT_PALETTE = ["white", "blue", "black", "red", "green"]
 
 
@@ -17,10 +19,9 @@ def default_palette():
 class Campaign(models.Model):
     MANA = "mana"
     POOL = "pool"
-    SYSTEMS = [(MANA, "Mana"), (POOL, "Pool")]
 
     name = models.CharField(max_length=100)
-    system = models.CharField(max_length=4, choices=SYSTEMS)
+    system = models.CharField(max_length=4, choices=system_choices)
     created_at = models.DateTimeField(auto_now_add=True)
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
     # Mana settings: the palette of colors (colorless is always there besides).

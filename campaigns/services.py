@@ -7,6 +7,7 @@ from core import push
 from core.writes import Refused
 
 from .models import Campaign, ManaSkill, Membership
+from .systems import SYSTEMS
 
 #: What follows a Mana campaign's palette change in the apps above campaigns, which it does not
 #: import (pyproject.toml's contracts): each is called in the write's transaction, in order, as
@@ -36,7 +37,7 @@ def campaign_create(
     """A new campaign with ``user`` as its GM. Settings left at None keep the model defaults.
 
     ``skills``: dicts with name, color_a, color_b and (optional) trait, for a Mana campaign."""
-    if system not in dict(Campaign.SYSTEMS):
+    if system not in SYSTEMS:
         raise Refused(f"Unknown system {system!r}.")
     settings = _given(
         palette=palette,

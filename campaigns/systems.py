@@ -11,3 +11,9 @@ SYSTEMS = {}
 def system_of(campaign):
     """The system ``campaign`` plays."""
     return SYSTEMS[campaign.system]
+
+
+def system_choices():
+    """The registered systems as choices, ``[(key, name)]``: ``Campaign.system`` and the create
+    form offer every system registered, with no migration per system."""
+    return [(key, system.name) for key, system in SYSTEMS.items()]
