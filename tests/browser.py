@@ -2,27 +2,34 @@
 serves the app as in production (``BrowserTestCase``).
 
 Without Chromium they skip and say why, except under ``CI=true``: there a missing Chromium fails
-them (``launch``), so that CI never passes without having run them.
+them (``BrowserTestCase.browser``), so that CI never passes without having run them.
 
 They are strict about the console: every page a test opens (in any context of the browser
-``launch`` gave it) is watched, and the test fails at its end, naming them, if any page logged
+``browser()`` gave it) is watched, and the test fails at its end, naming them, if any page logged
 an error to the console, threw an error nobody caught, or broke the Content-Security-Policy."""
 
+import asyncio
 import os
 import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from functools import partial
 
 import pytest
 from asgiref.sync import SyncToAsync
 from channels.layers import channel_layers
 from channels.testing import ChannelsLiveServerTestCase
+from channels.testing.live import make_application
 from daphne.testing import DaphneProcess
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresWrapper
-from django.test import Client
+from django.test import Client, modify_settings
 
 CHROMIUM = shutil.which("chromium")
+#: What the live servers serve: the app with its static files, as channels' own live server.
+APPLICATION = partial(make_application, static_wrapper=ASGIStaticFilesHandler)
 TIMEOUT = 10_000  # ms
 
 #: The binding through which a page reports each violation of the Content-Security-Policy
@@ -113,16 +120,137 @@ class FreshDaphne(DaphneProcess):
         super().run()
 
 
+class Chromium:
+    """The worker's one Chromium, driven by playwright: started by the first browser test that
+    asks for it and stopped when the worker ends (``stop``, from tests/conftest.py), rather
+    than launched again by every test.
+
+    playwright's sync API runs its event loop in this thread and marks it running while the
+    test waits between two calls; a loop marked running stops the ORM (it refuses to run
+    synchronously in one) and every later async test (``asyncio.run`` refuses to start).
+    ``resume`` marks it running again for a test's block, ``pause`` clears the mark after it."""
+
+    playwright = browser = loop = None
+
+    @classmethod
+    def resume(cls):
+        if cls.browser is None:
+            from playwright.sync_api import expect, sync_playwright
+
+            cls.playwright = sync_playwright().start()
+            cls.loop = asyncio.get_running_loop()
+            cls.browser = cls.playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+            )
+            # Assertions wait as long as the pages' own calls do (playwright's default, 5 s,
+            # was too short for a push on a loaded machine running the tests in parallel).
+            expect.set_options(timeout=TIMEOUT)
+        else:
+            asyncio._set_running_loop(cls.loop)
+        return cls.browser
+
+    @staticmethod
+    def pause():
+        asyncio._set_running_loop(None)
+
+    @classmethod
+    def stop(cls):
+        if cls.browser is None:
+            return
+        asyncio._set_running_loop(cls.loop)
+        try:
+            cls.browser.close()
+            cls.playwright.stop()
+        finally:
+            cls.playwright = cls.browser = cls.loop = None
+            cls.pause()
+
+
+class WatchedBrowser:
+    """The worker's Chromium as one test sees it: each context it opens is watched (``watch``)
+    and closed by ``close`` (the test's block ends with it); the browser stays up."""
+
+    def __init__(self, browser, watch):
+        self._browser, self._watch, self._contexts = browser, watch, []
+
+    def new_context(self, **options):
+        context = self._watch(self._browser.new_context(**options))
+        self._contexts.append(context)
+        return context
+
+    def new_page(self, **options):
+        return self.new_context(**options).new_page()
+
+    def close(self):
+        while self._contexts:
+            self._contexts.pop().close()
+
+
+class LiveServer:
+    """The worker's one live server, for every browser test class that changes no setting (it
+    forks with the settings of the moment): started by the first and stopped when the worker
+    ends (``stop``, before the test databases are dropped). Each test's rows are the test's own
+    (a TransactionTestCase flushes them after it); the server reads them through connections
+    of its own."""
+
+    process = None
+
+    @classmethod
+    def port(cls, host, get_application):
+        if cls.process is None:
+            process = FreshDaphne(host, get_application)
+            process.start()
+            while not process.ready.wait(timeout=1):
+                if not process.is_alive():
+                    raise RuntimeError("The live server stopped as it started.")
+            cls.process = process
+        return cls.process.port.value
+
+    @classmethod
+    def stop(cls):
+        if cls.process is not None:
+            cls.process.terminate()
+            cls.process.join()
+            cls.process = None
+
+
 class BrowserTestCase(ChannelsLiveServerTestCase):
     """A live server for Chromium: ``log_in(*users)`` in ``setUp`` (once the test's rows are
-    written), then ``launch(playwright)`` and ``open_page(browser, username, path)``.
+    written), then ``with self.browser() as browser:`` and ``open_page(browser, username,
+    path)``. A worker has one live server and one Chromium for all of them (``LiveServer``,
+    ``Chromium``).
 
-    Read the database after the ``with sync_playwright()`` block, not inside it: there
+    Read the database after the ``with self.browser()`` block, not inside it: there
     playwright's event loop runs in this thread, and Django gives the ORM a connection of that
     loop's own, which nothing closes (on PostgreSQL it kept the test database from being
     dropped at the end of the run)."""
 
     ProtocolServerProcess = FreshDaphne
+
+    @classmethod
+    def setUpClass(cls):
+        """The worker's live server (``LiveServer``), or a server of the class's own when the
+        class changes settings (``override_settings``, ``modify_settings``): the server has the
+        settings it was forked with."""
+        if cls.own_server():
+            super().setUpClass()
+            return
+        super(ChannelsLiveServerTestCase, cls).setUpClass()
+        cls._live_server_modified_settings = modify_settings(ALLOWED_HOSTS={"append": cls.host})
+        cls._live_server_modified_settings.enable()
+        cls.addClassCleanup(cls._live_server_modified_settings.disable)
+        cls._port = LiveServer.port(cls.host, APPLICATION)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.own_server():
+            super().tearDownClass()
+        else:
+            super(ChannelsLiveServerTestCase, cls).tearDownClass()
+
+    @classmethod
+    def own_server(cls):
+        return bool(getattr(cls, "_overridden_settings", None) or cls._modified_settings)
 
     #: What the watched pages reported (``watch``); checked when the test ends.
     console_errors = ()
@@ -138,36 +266,27 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
         os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
         self.addCleanup(os.environ.pop, "DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
-    def launch(self, playwright):
-        """Debian's Chromium, whose every context (``new_context``, ``new_page``) is watched:
-        the test fails at its end if any of its pages logged an error (``check_console``)."""
+    @contextmanager
+    def browser(self):
+        """The worker's Chromium (``Chromium``) for this test: every context it opens here
+        (``new_context``, ``new_page``) is watched, the test failing at its end if any of its
+        pages logged an error (``check_console``), and closed when the block ends."""
         if CHROMIUM is None:
             pytest.fail(
                 "CI=true and no chromium on the PATH: the browser tests must run in CI "
                 "(apt-get install chromium; never `playwright install`)."
             )
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
-        )
-        # Assertions wait as long as the pages' own calls do (playwright's default, 5 s, was
-        # too short for a push on a loaded machine running the tests in parallel).
-        from playwright.sync_api import expect
-
-        expect.set_options(timeout=TIMEOUT)
         if not isinstance(self.console_errors, list):
             self.console_errors = []
             self.addCleanup(self.check_console)
-        new_context = browser.new_context
-
-        def watched_context(**options):
-            return self.watch(new_context(**options))
-
-        def watched_page(**options):
-            return watched_context(**options).new_page()
-
-        browser.new_context = watched_context
-        browser.new_page = watched_page
-        return browser
+        browser = WatchedBrowser(Chromium.resume(), self.watch)
+        try:
+            yield browser
+        finally:
+            try:
+                browser.close()
+            finally:
+                Chromium.pause()
 
     def watch(self, context):
         """Record in ``console_errors`` every console error of ``context``'s pages, every error

@@ -9,7 +9,7 @@ from django.test import override_settings
 from hypothesis import HealthCheck, settings
 
 from campaigns.models import Campaign, Membership
-from tests.browser import in_ci
+from tests.browser import Chromium, LiveServer, in_ci
 from tests.rolls.room_setup import build_mana_table, build_pool_table, record_pushes
 
 PASSWORD = "correct-horse-battery"
@@ -36,6 +36,15 @@ def sync_thread_connections_closed(django_db_setup):
     from django.db import connections
 
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def browser_parts_stopped(django_db_setup):
+    """The worker's Chromium and live server (tests/browser.py), if a test started them, stop
+    before the test database is dropped (the server holds connections to it)."""
+    yield
+    Chromium.stop()
+    LiveServer.stop()
 
 
 @pytest.fixture(autouse=True, scope="session")

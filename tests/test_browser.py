@@ -62,10 +62,7 @@ class TestTheConsoleIsWatched(BrowserTestCase):
         self.log_in(make_user("ana"))
 
     def test_a_console_error_an_uncaught_error_and_a_csp_violation_fail_the_test(self):
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             # Pages of every kind of context: logged in, a context of the test's own, new_page.
             logged_in = self.open_page(browser, "ana", "/")
             own = browser.new_context().new_page()

@@ -32,10 +32,9 @@ class TestManaEvening(Table):
         settled(gm)
 
     def test_an_evening_of_mana(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm, ana, ben = (self.new_page(browser) for _ in range(3))
 
             # Sign-up, the campaign with its skills, the invite, the characters.
@@ -197,10 +196,9 @@ class TestPoolEvening(Table):
             expect(gm.get_by_label(f"Rating of {label}", exact=True)).to_have_value(str(value))
 
     def test_an_evening_of_pool(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm, ana, ben = (self.new_page(browser) for _ in range(3))
 
             invite = self.gm_signs_up_and_creates(

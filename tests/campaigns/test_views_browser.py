@@ -17,10 +17,9 @@ class TestAnInviteInTheBrowser(BrowserTestCase):
         self.log_in(self.gm)
 
     def test_the_gm_copies_the_link_and_a_newcomer_signs_up_and_joins(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/gm/")
             gm.context.grant_permissions(
                 ["clipboard-read", "clipboard-write"], origin=self.live_server_url
@@ -65,10 +64,9 @@ class TestTheCampaignFormInTheBrowser(BrowserTestCase):
         self.log_in(self.gm)
 
     def test_only_the_chosen_systems_settings_show(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             page = self.open_page(browser, "gm", "/campaigns/new/")
             mana, pool = page.locator("#settings-mana"), page.locator("#settings-pool")
             # Nothing chosen yet: neither system's settings.

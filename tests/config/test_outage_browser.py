@@ -23,10 +23,9 @@ class TestTryAgainLaterInTheBrowser(BrowserTestCase):
         self.log_in(self.gm, self.ana)
 
     def test_a_socket_closed_with_try_again_later_is_opened_again(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             ana = self.logged_in_page(browser, "ana")
             sockets = []
 
@@ -60,10 +59,9 @@ class TestDatabaseUnavailableInTheBrowser(BrowserTestCase):
     setUp = TestTryAgainLaterInTheBrowser.setUp
 
     def test_a_write_answered_503_shows_its_sentence(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
             gm.wait_for_selector('#ws-status[data-state="ok"]')
             # The database goes away under the GM's ask (as config.views.server_error answers).

@@ -185,11 +185,8 @@ def one_test_each(check, groups):
 
 
 def no_page_scrolls_sideways_at_375_px(self, pages):
-    from playwright.sync_api import sync_playwright
-
     wide = {}
-    with sync_playwright() as pw:
-        browser = self.launch(pw)
+    with self.browser() as browser:
         for username, path in pages:
             page = self.visit(browser, username, path, viewport=PHONE)
             width = page.evaluate("document.documentElement.scrollWidth")
@@ -209,11 +206,8 @@ class TestPagesOnAPhone(PagesTestCase):
 
 class TestTheRoomOnAPhone(PagesTestCase):
     def test_the_checks_come_first_for_a_player_and_after_a_short_log_for_the_gm(self):
-        from playwright.sync_api import sync_playwright
-
         room = f"/campaigns/{self.pool.id}/room/"
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             boxes = {}
             for username in ("ana", "gm"):
                 page = self.visit(browser, username, room, viewport=PHONE)
@@ -247,11 +241,8 @@ def no_serious_violation(self, pages):
     """In the light theme, then in the dark one: the same page, its system setting switched
     (as a reader's system would switch it; the page follows it, in CSS and in its toggle),
     rather than loaded again with the other setting."""
-    from playwright.sync_api import sync_playwright
-
     found = {}
-    with sync_playwright() as pw:
-        browser = self.launch(pw)
+    with self.browser() as browser:
         for username, path in pages:
             page = self.visit(browser, username, path, color_scheme="light")
             for scheme, color in (("light", LIGHT_BG), ("dark", DARK_BG)):
@@ -276,10 +267,7 @@ def background(page):
 
 class TestThemes(PagesTestCase):
     def test_the_system_setting_chooses_the_theme(self):
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             dark = self.visit(browser, "ana", "/", color_scheme="dark")
             assert background(dark) == DARK_BG
             assert dark.get_attribute("[data-theme-toggle]", "aria-pressed") == "true"
@@ -291,10 +279,9 @@ class TestThemes(PagesTestCase):
 
 class TestTheThemeToggle(PagesTestCase):
     def test_the_toggle_is_remembered_across_a_reload_and_pages(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             page = self.visit(browser, "ana", "/", color_scheme="dark")
             toggle = page.get_by_role("button", name="Dark theme")
             expect(toggle).to_have_attribute("aria-pressed", "true")
@@ -318,10 +305,7 @@ class TestTheThemeToggle(PagesTestCase):
 
 class TestIcons(PagesTestCase):
     def test_the_linked_icons_are_served(self):
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             page = self.visit(browser, "ana", "/")
             for rel, kind in (("icon", "image/svg+xml"), ("apple-touch-icon", "image/png")):
                 href = page.get_attribute(f'link[rel="{rel}"]', "href")
@@ -333,10 +317,9 @@ class TestIcons(PagesTestCase):
 
 class TestTheLogInTheBrowser(PagesTestCase):
     def test_a_new_entry_is_marked_and_said_once_to_screen_readers(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             room = f"/campaigns/{self.pool.id}/room/"
             ana = self.visit(browser, "ana", room)
             gm = self.visit(browser, "gm", room)

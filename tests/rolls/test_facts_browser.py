@@ -58,13 +58,12 @@ class TestManaFacts(FactsCase):
         self.log_in(self.gm, ana, ben)
 
     def test_a_mana_spend_shows_on_the_roller_s_and_the_gm_s_pages_only(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         room = f"/campaigns/{self.campaign.id}/room/"
         sheet = f"/campaigns/{self.campaign.id}/characters/{self.mira.id}/"
         rolled, other = (f"#check-{check.id}" for check in self.checks)
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open(browser, "gm", room)
             ben = self.open(browser, "ben", room)
             ana_sheet = self.open(browser, "ana", sheet)
@@ -111,12 +110,11 @@ class TestTypingThroughFacts(FactsCase):
         self.log_in(gm, ana)
 
     def test_the_gm_s_half_typed_maximum_stays_while_a_roll_spends_mana(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         card = f"#check-{self.check.id}"
         maximum = f"#id_c{self.mira.id}-blue"
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open(browser, "gm", f"/campaigns/{self.campaign.id}/gm/")
             ana = self.open(browser, "ana", f"/campaigns/{self.campaign.id}/room/")
             blue = gm.locator("#gm-mana tr", has=gm.locator(maximum))
@@ -145,11 +143,10 @@ class TestTypingThroughFacts(FactsCase):
         assert (blue_pool.current, blue_pool.maximum) == (4, 7)
 
     def test_a_rename_shows_on_the_player_s_sheet_while_they_write_its_concept(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         sheet = f"/campaigns/{self.campaign.id}/characters/{self.mira.id}/"
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open(browser, "gm", sheet)
             ana = self.open(browser, "ana", sheet)
             ana.get_by_text("Edit name, concept and history").click()
@@ -186,14 +183,13 @@ class TestPoolFacts(FactsCase):
         self.log_in(gm, ana, ben)
 
     def test_ratings_hp_sparetime_and_a_closed_check_show_on_the_others_pages(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         campaign = f"/campaigns/{self.campaign.id}/"
         sheet = f"{campaign}characters/{self.ilse.id}/"
         party = f"#party-{self.ilse.id}"
         card = f"#check-{self.check.id}"
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm_sheet = self.open(browser, "gm", sheet)
             gm_campaign = self.open(browser, "gm", campaign)
             ben = self.open(browser, "ben", f"{campaign}room/")
@@ -244,11 +240,10 @@ class TestDelegationFacts(FactsCase):
         self.log_in(gm, ana, ben)
 
     def test_a_delegation_shows_on_its_player_s_campaign_page_only(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         campaign = f"/campaigns/{self.campaign.id}/"
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             ana = self.open(browser, "ana", campaign)
             ben = self.open(browser, "ben", campaign)
             gm = self.open(browser, "gm", reverse("gm_panel", args=[self.campaign.id]))
@@ -281,12 +276,11 @@ class TestHandOverFacts(FactsCase):
         self.log_in(gm, ana, ben)
 
     def test_an_npc_handed_over_shows_in_the_player_s_room_panel(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         room = f"/campaigns/{self.campaign.id}/room/"
         sheet = f"/campaigns/{self.campaign.id}/characters/{self.npc.id}/"
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             ana = self.open(browser, "ana", room)
             ben = self.open(browser, "ben", room)
             gm = self.open(browser, "gm", sheet)

@@ -63,10 +63,9 @@ class BeingAsked(BrowserTestCase):
 
 class TestTheTabTitleInTheBrowser(BeingAsked):
     def test_the_tab_title_counts_the_checks_asked_in_both_systems(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             for campaign, label in ((self.mana, "Mira (ana)"), (self.pool, "Ilse (ana)")):
                 gm = self.room(browser, "gm", campaign)
                 ana = self.room(browser, "ana", campaign)
@@ -89,10 +88,9 @@ class TestTheTabTitleInTheBrowser(BeingAsked):
 
 class TestTheChimeInTheBrowser(BeingAsked):
     def test_the_chime_plays_once_opted_in_and_the_choice_is_remembered(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.room(browser, "gm", self.mana)
             context = browser.new_context()
             context.add_cookies(

@@ -38,10 +38,9 @@ class TestRoomInTheBrowser(BrowserTestCase):
         return page
 
     def test_a_check_from_ask_to_roll_and_a_reconnect(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open_room(browser, "gm")
             # Ana's page goes through a route that can cut her socket like a server restart.
             ana = self.logged_in_page(browser, "ana")
@@ -155,11 +154,10 @@ class TestContentSecurityPolicyInTheBrowser(BrowserTestCase):
         self.log_in(self.gm, self.ana)
 
     def test_a_roll_in_the_room_breaks_no_rule_of_the_policy(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         room = f"/campaigns/{self.campaign.id}/room/"
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm, ana = (self.open_page(browser, u, room) for u in ("gm", "ana"))
             for page in (gm, ana):
                 page.wait_for_selector('#ws-status[data-state="ok"]')  # the socket: connect-src
@@ -253,10 +251,9 @@ class TestSwapsInTheBrowser(BrowserTestCase):
         return pages
 
     def test_an_ask_a_reattempt_a_private_request_and_a_raise_copy_no_inline_style(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm, ana = self.rooms(browser, self.mana)
 
             # An ask: the GM's form is swapped in again, the card in both rooms. TN 1000: the
@@ -319,10 +316,9 @@ class TestWriteLimitInTheBrowser(BrowserTestCase):
         self.log_in(self.gm)
 
     def test_a_write_over_the_limit_shows_its_sentence(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
             gm.wait_for_selector('#ws-status[data-state="ok"]')
             expect(gm.locator("#notice")).to_be_hidden()
@@ -346,7 +342,7 @@ class TestSecretRollsInTheBrowser(BrowserTestCase):
     open_room = TestRoomInTheBrowser.open_room
 
     def test_a_secret_roll_revealed_reaches_every_page_with_the_new_fingerprint(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         from rolls import services
         from rolls.models import SECRET, LogEntry
@@ -361,8 +357,7 @@ class TestSecretRollsInTheBrowser(BrowserTestCase):
         secret = roll_mana(check, self.gm, skill, (9, 9, 8, 10), intent="Spot the knife")
         commitment = secret.data["commitment"]
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm, ben = self.open_room(browser, "gm"), self.open_room(browser, "ben")
             fingerprint = f"#1 {secret.hash[:12]}"
             for page in (gm, ben):
@@ -398,11 +393,10 @@ class TestGapInTheBrowser(BrowserTestCase):
         self.log_in(self.gm, self.ana)
 
     def test_the_page_reopens_its_socket_on_a_gap(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         room = f"/campaigns/{self.campaign.id}/room/"
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open_page(browser, "gm", room)
             gm.wait_for_selector('#ws-status[data-state="ok"]')
             # Ana's socket goes through a route that loses the first frame of entry 2.

@@ -73,11 +73,10 @@ class TestManaGmHandInTheBrowser(GmHandCase):
             ManaPool.objects.filter(character=character).update(current=5, maximum=5)
 
     def test_an_npc_roll_in_one_step_and_a_group_check(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
         warden = self.campaign.characters.get(name="The Warden")
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm, ana, ben = self.open_rooms(browser)
 
             # A GM-secret NPC roll, with its live odds: one click asks and rolls.
@@ -133,10 +132,9 @@ class TestPoolGmHandInTheBrowser(GmHandCase):
             )
 
     def test_an_npc_roll_in_one_step_and_a_group_check(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm, ana, ben = self.open_rooms(browser)
 
             # Another NPC brings its own ratings into the form.

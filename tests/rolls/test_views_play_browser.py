@@ -61,10 +61,9 @@ class TestManaAtTheTable(PlayTestCase):
         return build_mana_table(*args)
 
     def test_an_asked_skill_binds_and_a_check_is_made_with_the_keyboard(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open_room(browser, "gm")
             ana = self.open_room(browser, "ana")
 
@@ -139,10 +138,9 @@ class TestManaAnySkillAtTheTable(PlayTestCase):
         return build_mana_table(*args)
 
     def test_any_skill_stays_the_players_and_the_select_keeps_the_focus(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open_room(browser, "gm")
             ana = self.open_room(browser, "ana")
             gm.select_option("#ask-character", label="Mira (ana)")
@@ -188,10 +186,9 @@ class TestPoolAtTheTable(PlayTestCase):
         return build_pool_table(*args)
 
     def test_an_asked_attribute_binds_a_shift_is_declined_then_rolled_with_the_keyboard(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open_room(browser, "gm")
             ana = self.open_room(browser, "ana")
 
@@ -268,10 +265,9 @@ class TestPoolAnyAttributeAtTheTable(PlayTestCase):
         return build_pool_table(*args)
 
     def test_the_gm_approves_a_shift_of_any_attribute(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             gm = self.open_room(browser, "gm")
             ana = self.open_room(browser, "ana")
             gm.select_option("#ask-character", label="Ilse (ana)")

@@ -44,10 +44,9 @@ class TestARaiseAnsweredAfterItsPush(RaiseCase):
     and the notice would go nowhere)."""
 
     def test_the_answer_lands_and_the_piece_is_fetched_again_after_it(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             page = self.open_page(browser, "ana", self.sheet)
             settled(page)
             held = []
@@ -83,10 +82,9 @@ class TestAFetchOnItsWayWhenARaiseStarts(RaiseCase):
     is fetched again."""
 
     def test_the_old_piece_is_not_swapped_in_over_the_answer(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             page = self.open_page(browser, "ana", self.sheet)
             settled(page)
             held, gets = [], []
@@ -127,10 +125,9 @@ class TestAFetchOnItsWayWhenARaiseStarts(RaiseCase):
 
 class TestSheetInTheBrowser(RaiseCase):
     def test_a_raise_asks_first_then_shows_on_the_sheet_and_can_be_undone(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             page = self.open_page(browser, "ana", self.sheet)
             endurance = page.locator("#sheet-pool tr", has_text="Endurance")
             expect(endurance).to_contain_text("0d10")
@@ -185,10 +182,9 @@ class TestReversalInTheBrowser(BrowserTestCase):
     setUp = TestSheetInTheBrowser.setUp
 
     def test_the_gm_reverses_a_ledger_row(self):
-        from playwright.sync_api import expect, sync_playwright
+        from playwright.sync_api import expect
 
-        with sync_playwright() as pw:
-            browser = self.launch(pw)
+        with self.browser() as browser:
             page = self.open_page(browser, "gm", self.gm_panel)
             card = page.locator("#gm-sparetime-body")
             expect(card).to_contain_text("Starting grant")
