@@ -32,7 +32,8 @@ def run_without_chromium(ci):
     env["PATH"] = str(ROOT / "no-such-folder")
     if ci is not None:
         env["CI"] = ci
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs"]
+    # One process (-n 0): starting a worker per core costs more than the one test.
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "-n", "0"]
     return subprocess.run(
         [*command, A_BROWSER_TEST], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
