@@ -1,4 +1,8 @@
-"""Forms for signing up, creating a campaign and for the GM panel's settings and mana skills."""
+"""Forms for signing up, creating a campaign and for the GM panel's settings and mana skills.
+
+The campaign forms hold the name and ask the systems (``SYSTEMS``) for the rest; the fields
+and checks below (palette, colors, skills, costs, hit points) are what the systems' packages
+build theirs from (``rolls/systems/<key>/system.py``)."""
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
@@ -7,15 +11,13 @@ from django.core.exceptions import ValidationError
 from core.names import check_username, plain_name
 
 from .models import DEFAULT_PALETTE, Campaign, ManaSkill
-from .systems import system_choices
+from .systems import SYSTEMS, system_choices, system_of
 
 COLORLESS = "colorless"
 MAX_COLORS = 12
 COLOR_MAX_LENGTH = 30
 MAX_COST = 100
 MAX_HP = 1000
-POOL_FIELDS = ("attribute_cost", "skill_cost", "hp_base", "hp_per_endurance")
-MANA_FIELDS = ("palette", "skills")
 
 
 def split_colors(text):
@@ -49,12 +51,75 @@ def check_palette_size(colors):
         raise ValidationError(f"A palette has 1 to {MAX_COLORS} colors.")
 
 
-def cost_field(label):
-    return forms.IntegerField(label=label, min_value=1, max_value=MAX_COST)
+def cost_field(label, **kwargs):
+    return forms.IntegerField(label=label, min_value=1, max_value=MAX_COST, **kwargs)
 
 
-def hp_field(label):
-    return forms.IntegerField(label=label, min_value=0, max_value=MAX_HP)
+def hp_field(label, **kwargs):
+    return forms.IntegerField(label=label, min_value=0, max_value=MAX_HP, **kwargs)
+
+
+class PaletteField(forms.CharField):
+    """Comma-separated new color names -> the list of them (1 to ``MAX_COLORS``)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("initial", ", ".join(DEFAULT_PALETTE))
+        kwargs.setdefault(
+            "help_text",
+            f"Comma-separated, 1 to {MAX_COLORS} colors (colorless is always there).",
+        )
+        super().__init__(**kwargs)
+
+    def clean(self, value):
+        colors = split_colors(super().clean(value))
+        check_palette_size(colors)
+        check_colors(colors)
+        return colors
+
+
+def skills_field():
+    """The create form's mana skills textarea (see ``parse_skills``)."""
+    return forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text=(
+            "One skill per line: name | color | color | trait (optional), e.g. "
+            "“Gather Information | blue | white” or “Jump | red | green | Athletic”. "
+            "You can also add skills later in the GM panel."
+        ),
+    )
+
+
+def color_field(index, color):
+    """The settings' rename field of palette color ``index``, now ``color``."""
+    return forms.CharField(
+        label=f"Color {index + 1}",
+        initial=color,
+        max_length=COLOR_MAX_LENGTH,
+        validators=[plain_name],
+    )
+
+
+def add_colors_field():
+    return forms.CharField(
+        required=False, label="Add colors", help_text="Comma-separated, optional."
+    )
+
+
+def renamed_palette(old, renamed, added):
+    """The palette after renaming ``old``'s colors to ``renamed`` (position for position) and
+    adding ``added``, or ValidationError. Colors are never removed, so every skill and mana pool
+    keeps a color; a new name may not be another current color: no swaps, no chains, no
+    re-adds."""
+    palette = renamed + added
+    check_palette_size(palette)
+    for index, (before, after) in enumerate(zip(old, renamed, strict=True)):
+        others = old[:index] + old[index + 1 :]
+        if after != before:
+            check_colors([after], taken=others)
+    check_colors(added, taken=old)
+    check_colors(palette)
+    return palette
 
 
 class ManaSkillForm(forms.Form):
@@ -131,113 +196,75 @@ def parse_skills(text, palette):
 
 
 class CampaignFieldsForm(forms.Form):
-    """The fields both campaign forms have: the name and the Pool settings."""
+    """What both campaign forms have: the name. The rest is the systems' (``SYSTEMS``)."""
 
     name = forms.CharField(
         max_length=Campaign._meta.get_field("name").max_length, validators=[plain_name]
     )
-    attribute_cost = cost_field("Sparetime per attribute point")
-    skill_cost = cost_field("Sparetime per skill point")
-    hp_base = hp_field("HP base")
-    hp_per_endurance = hp_field("HP per Endurance point")
 
 
 class CampaignCreateForm(CampaignFieldsForm):
-    """Name, system, and the chosen system's settings; the other system's fields are ignored."""
+    """Name, system, and every system's settings (``create_fields()``); the chosen system cleans
+    its own (``clean_create``), the other systems' fields are ignored."""
 
     system = forms.ChoiceField(choices=system_choices, widget=forms.RadioSelect)
-    palette = forms.CharField(
-        initial=", ".join(DEFAULT_PALETTE),
-        help_text=f"Comma-separated, 1 to {MAX_COLORS} colors (colorless is always there).",
-    )
-    skills = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4}),
-        help_text=(
-            "One skill per line: name | color | color | trait (optional), e.g. "
-            "“Gather Information | blue | white” or “Jump | red | green | Athletic”. "
-            "You can also add skills later in the GM panel."
-        ),
-    )
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("initial", {f: Campaign._meta.get_field(f).default for f in POOL_FIELDS})
         super().__init__(*args, **kwargs)
+        self.system_fields = {}
+        for key, system in SYSTEMS.items():
+            fields = system.create_fields()
+            self.fields.update(fields)
+            self.system_fields[key] = list(fields)
 
-    def clean_palette(self):
-        colors = split_colors(self.cleaned_data["palette"])
-        check_palette_size(colors)
-        check_colors(colors)
-        return colors
+    def system_sections(self):
+        """``[(system, its bound fields)]`` for each system with settings: the page's fieldsets."""
+        return [
+            (SYSTEMS[key], [self[name] for name in names])
+            for key, names in self.system_fields.items()
+            if names
+        ]
 
     def clean(self):
         cleaned = super().clean()
-        system = cleaned.get("system")
-        ignored = {Campaign.MANA: POOL_FIELDS, Campaign.POOL: MANA_FIELDS}.get(system, ())
-        for field in ignored:
-            self.errors.pop(field, None)
-            cleaned.pop(field, None)
-        if system == Campaign.MANA and "palette" in cleaned:
-            try:
-                cleaned["skills"] = parse_skills(cleaned.get("skills", ""), cleaned["palette"])
-            except ValidationError as error:
-                self.add_error("skills", error)
+        chosen = cleaned.get("system")
+        if chosen not in self.system_fields:
+            return cleaned
+        for key, names in self.system_fields.items():
+            if key != chosen:
+                for name in names:
+                    self.errors.pop(name, None)
+                    cleaned.pop(name, None)
+        SYSTEMS[chosen].clean_create(self, cleaned)
         return cleaned
 
 
 class CampaignSettingsForm(CampaignFieldsForm):
-    """The GM panel's settings: the name, and the campaign system's settings.
-
-    Mana: one field per palette color (``color_0``...) to rename it, plus ``add_colors``; colors
-    are never removed, so every skill and mana pool keeps a color. ``cleaned_data["palette"]`` is
-    the new palette, position for position (see ``services.campaign_palette_update``)."""
-
-    add_colors = forms.CharField(
-        required=False, label="Add colors", help_text="Comma-separated, optional."
-    )
+    """The GM panel's settings: the name, and the campaign system's settings
+    (``settings_fields(campaign)``, cleaned by its ``clean_settings``; ``changes()`` holds its
+    ``settings_keys``)."""
 
     def __init__(self, *args, campaign, **kwargs):
-        kwargs.setdefault("initial", {f: getattr(campaign, f) for f in ("name", *POOL_FIELDS)})
+        kwargs.setdefault("initial", {"name": campaign.name})
         super().__init__(*args, **kwargs)
         self.campaign = campaign
-        if campaign.is_mana:
-            for field in POOL_FIELDS:
-                del self.fields[field]
-            for index, color in enumerate(campaign.palette):
-                self.fields[f"color_{index}"] = forms.CharField(
-                    label=f"Color {index + 1}",
-                    initial=color,
-                    max_length=COLOR_MAX_LENGTH,
-                    validators=[plain_name],
-                )
-        else:
-            del self.fields["add_colors"]
+        self.system = system_of(campaign)
+        fields = self.system.settings_fields(campaign)
+        self.fields.update(fields)
+        self.system_names = list(fields)
+
+    def system_fields(self):
+        """The system's fields, bound, in order: what its settings template shows."""
+        return [self[name] for name in self.system_names]
 
     def changes(self):
         """The keyword arguments for ``services.campaign_settings_update``."""
-        keys = ("name", "palette") if self.campaign.is_mana else ("name", *POOL_FIELDS)
+        keys = ("name", *self.system.settings_keys)
         return {key: self.cleaned_data[key] for key in keys}
-
-    def color_fields(self):
-        return [self[f"color_{index}"] for index in range(len(self.campaign.palette))]
 
     def clean(self):
         cleaned = super().clean()
-        if not self.campaign.is_mana or self.errors:
-            return cleaned
-        old = self.campaign.palette
-        renamed = [cleaned[f"color_{index}"] for index in range(len(old))]
-        added = split_colors(cleaned.get("add_colors", ""))
-        palette = renamed + added
-        check_palette_size(palette)
-        # A new name may not be another current color: no swaps, no chains, no re-adds.
-        for index, (before, after) in enumerate(zip(old, renamed, strict=True)):
-            others = old[:index] + old[index + 1 :]
-            if after != before:
-                check_colors([after], taken=others)
-        check_colors(added, taken=old)
-        check_colors(palette)
-        cleaned["palette"] = palette
+        self.system.clean_settings(self, cleaned)
         return cleaned
 
 

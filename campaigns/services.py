@@ -61,7 +61,7 @@ def campaign_palette_update(*, campaign, palette):
     length are added colors. Colors are never removed. A renamed color is renamed in every
     ManaSkill of the campaign, and (``PALETTE_FOLLOWERS``: sheets) in every ManaPool; every
     character gets a pool row (0/0) for each
-    palette color it lacks. The caller validates names (see forms.CampaignSettingsForm): a new
+    palette color it lacks. The caller validates names (see forms.renamed_palette): a new
     name must not be another current color."""
     old = list(campaign.palette)
     if len(palette) < len(old):

@@ -15,9 +15,22 @@
 * ``asked(check)``: what the check asks to roll, as text ("" for any: the player chooses);
 * ``proposal(check)``: what a shift awaiting the GM would roll (systems without shifts: None);
 * ``closed_by_gm(check, last_roll)``: whether a done check was closed without a success;
+* the campaign's settings, in the create form and the GM panel's settings form
+  (``campaigns.forms``; field names unique across systems, the create form holds every
+  system's): ``create_fields()`` and ``settings_fields(campaign)``, the form fields by name
+  (``{}``: none); ``clean_create(form, cleaned)`` and ``clean_settings(form, cleaned)``, called
+  from the form's ``clean`` for the chosen (or the campaign's) system, which may change
+  ``cleaned``, ``form.add_error`` or raise ValidationError; ``settings_keys``, what of the
+  cleaned settings ``campaigns.services.campaign_settings_update`` takes (``create_fields()``'
+  cleaned data all go to ``campaign_create``); ``create_template`` and ``settings_template``,
+  the templates of those fields (given them as ``fields``; read only when there are fields):
+  the create page wraps the first in the system's ``fieldset[data-system]``, the second
+  holds its own fieldset;
 * its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields),
   ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
-  (what a log entry says was asked and rolled, and its dice).
+  (what a log entry says was asked and rolled, and its dice), ``_create_fields.html`` and
+  ``_settings_fields.html`` (its campaign settings, named by ``create_template`` and
+  ``settings_template``).
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
 object: ``system.py`` (the object, its roll form and odds), ``services.py`` (its writes: the

@@ -1,10 +1,12 @@
 """The toy third system (tests/systems/coins/), registered by a fixture: what of a campaign's
-life already goes through the system's interface with no edit outside its package. What does
-not yet (the campaign's choices and forms, the views and their gates, the templates, insights)
-is issue 25, item 2's rest."""
+life already goes through the system's interface with no edit outside its package (its
+creation and settings through the real views too). What does not yet (the views and their
+gates, the templates, insights) is issue 25, item 2's rest."""
 
 import pytest
+from django.urls import reverse
 
+from campaigns.models import Campaign
 from campaigns.systems import SYSTEMS, system_of
 from rolls import services
 from rolls.models import Check, LogEntry
@@ -77,3 +79,25 @@ def test_sparetime_is_refused_to_a_coin_campaign(coin_campaign, gm, player):
     hero = character_create(campaign=coin_campaign, owner=player, name="Flip")
     with raises_refused(match="this campaign plays Coins"):
         sparetime_grant(character=hero, amount=3, by=gm)
+
+
+def test_a_coin_campaign_is_created_through_the_create_view(coin_system, as_user, outsider):
+    page = as_user(outsider).get(reverse("campaign_create")).content.decode()
+    assert 'name="system" value="coin"' in page
+    assert 'data-system="coin"' not in page  # no settings of its own: no fieldset
+    response = as_user(outsider).post(
+        reverse("campaign_create"), {"name": "Heads or tails", "system": "coin"}
+    )
+    campaign = Campaign.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("campaign_detail", args=[campaign.id])
+    assert (campaign.name, campaign.system) == ("Heads or tails", "coin")
+    assert campaign.memberships.get().user == outsider
+
+
+def test_a_coin_campaign_is_renamed_in_the_gm_panel(coin_campaign, as_user, gm):
+    url = reverse("campaign_settings", args=[coin_campaign.id])
+    response = as_user(gm).post(url, {"name": "Tails or heads"})
+    assert response.status_code == 302
+    coin_campaign.refresh_from_db()
+    assert coin_campaign.name == "Tails or heads"

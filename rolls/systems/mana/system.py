@@ -6,6 +6,7 @@ from fractions import Fraction
 from django import forms
 from django.core.exceptions import ValidationError
 
+from campaigns import forms as campaign_forms
 from campaigns.models import Campaign, ManaSkill
 from core.push import push_facts
 from core.writes import Refused
@@ -156,6 +157,42 @@ class Mana:
     def closed_by_gm(self, check, last_roll):
         """A done check whose last roll failed was closed by the GM (no re-attempt)."""
         return last_roll is None or not last_roll.data["success"]
+
+    # The campaign's settings: its palette (and, at creation, its first skills).
+    create_template = "rolls/systems/mana/_create_fields.html"
+    settings_template = "rolls/systems/mana/_settings_fields.html"
+    settings_keys = ("palette",)
+
+    def create_fields(self):
+        return {"palette": campaign_forms.PaletteField(), "skills": campaign_forms.skills_field()}
+
+    def clean_create(self, form, cleaned):
+        """The skills typed, parsed against the palette (``campaigns.forms.parse_skills``)."""
+        if "palette" in cleaned:
+            try:
+                cleaned["skills"] = campaign_forms.parse_skills(
+                    cleaned.get("skills", ""), cleaned["palette"]
+                )
+            except ValidationError as error:
+                form.add_error("skills", error)
+
+    def settings_fields(self, campaign):
+        """A field per palette color (``color_0``...) to rename it, and ``add_colors``."""
+        fields = {
+            f"color_{index}": campaign_forms.color_field(index, color)
+            for index, color in enumerate(campaign.palette)
+        }
+        return fields | {"add_colors": campaign_forms.add_colors_field()}
+
+    def clean_settings(self, form, cleaned):
+        """``cleaned["palette"]``: the new palette, position for position (see
+        ``campaigns.services.campaign_palette_update``)."""
+        if form.errors:
+            return
+        old = form.campaign.palette
+        renamed = [cleaned[f"color_{index}"] for index in range(len(old))]
+        added = campaign_forms.split_colors(cleaned.get("add_colors", ""))
+        cleaned["palette"] = campaign_forms.renamed_palette(old, renamed, added)
 
 
 def _odds(check, form, shown, pools):

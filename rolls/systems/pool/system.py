@@ -5,6 +5,7 @@ odds are in ``rules.pool``; this module is the table's side of them."""
 from django import forms
 from django.core.exceptions import ValidationError
 
+from campaigns.forms import cost_field, hp_field
 from campaigns.models import Campaign
 from core.ids import parse_id
 from core.writes import Refused
@@ -53,6 +54,10 @@ class PoolRollForm(forms.Form):
                 ratings = list(Rating.objects.filter(character=character, pk__in=ids).order_by())
         self.fields["attribute"].rows = [r for r in ratings if r.is_attribute]
         self.fields["skill"].rows = [r for r in ratings if not r.is_attribute]
+
+
+#: A Pool campaign's settings (``Campaign`` fields).
+SETTINGS = ("attribute_cost", "skill_cost", "hp_base", "hp_per_endurance")
 
 
 class Pool:
@@ -173,6 +178,35 @@ class Pool:
     def closed_by_gm(self, check, last_roll):
         """A done check without a roll was cancelled by the GM."""
         return last_roll is None
+
+    # The campaign's settings: what sparetime buys and the hit points.
+    create_template = "rolls/systems/pool/_create_fields.html"
+    settings_template = "rolls/systems/pool/_settings_fields.html"
+    settings_keys = SETTINGS
+
+    def create_fields(self):
+        return _settings_fields({f: Campaign._meta.get_field(f).default for f in SETTINGS})
+
+    def clean_create(self, form, cleaned):
+        pass
+
+    def settings_fields(self, campaign):
+        return _settings_fields({f: getattr(campaign, f) for f in SETTINGS})
+
+    def clean_settings(self, form, cleaned):
+        pass
+
+
+def _settings_fields(initial):
+    """The settings' fields, starting from ``initial`` (by field name)."""
+    return {
+        "attribute_cost": cost_field(
+            "Sparetime per attribute point", initial=initial["attribute_cost"]
+        ),
+        "skill_cost": cost_field("Sparetime per skill point", initial=initial["skill_cost"]),
+        "hp_base": hp_field("HP base", initial=initial["hp_base"]),
+        "hp_per_endurance": hp_field("HP per Endurance point", initial=initial["hp_per_endurance"]),
+    }
 
 
 def _sent_number(value):

@@ -106,5 +106,20 @@ class Coins:
     def closed_by_gm(self, check, last_roll):
         return last_roll is None
 
+    # No settings of its own: the campaign forms have only the name for it.
+    settings_keys = ()
+
+    def create_fields(self):
+        return {}
+
+    def clean_create(self, form, cleaned):
+        pass
+
+    def settings_fields(self, campaign):
+        return {}
+
+    def clean_settings(self, form, cleaned):
+        pass
+
 
 SYSTEM = Coins()
