@@ -193,8 +193,9 @@ def panel_page(request, campaign, *, sections=None):
     return render(request, "campaigns/gm_panel.html", context)
 
 
-def _panel_with(request, context, replace):
-    """The GM panel with ``replace``'s HTML in place of the sections it names."""
+def panel_with(request, context, replace):
+    """The GM panel with ``replace``'s HTML in place of the sections it names: the ``page`` of
+    its pieces (here and ``sheets.views``)."""
     return panel_page(request, context["campaign"], sections=replace)
 
 
@@ -204,7 +205,7 @@ def _section(name, template):
         name=name,
         template=f"campaigns/{template}",
         context=_panel_context,
-        page=_panel_with,
+        page=panel_with,
         url="gm_panel",
     )
 
