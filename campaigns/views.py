@@ -2,9 +2,10 @@
 page, the GM panel.
 
 Every write runs through ``core.writes.attempt`` and is answered by
-``core.writes.answer``: a GM panel section answers htmx with itself (422 with the refused
-form); a plain form post goes back to the page it came from, or gets that page again with the
-refused form in place.
+``core.writes.answer``: a GM panel section (a ``core.pieces.Piece``: ``MEMBERS``, ``INVITE``,
+``SETTINGS``, ``MANA_SKILLS``) answers htmx with itself (422 with the refused form); a plain
+form post goes back to the page it came from, or gets that page again with the refused form in
+place.
 """
 
 import math
@@ -20,6 +21,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import push
+from core.pieces import Piece
 from core.writes import answer, attempt
 
 from . import services
@@ -182,26 +184,36 @@ def _panel_context(request, campaign, *, edit_form=None, **overrides):
     return context
 
 
-def _panel_pieces(request, campaign, section, *, notice="", **overrides):
-    """``answer``'s pieces for a write on the GM panel: its ``section`` (a template of
-    ``campaigns/``) for htmx, the panel for a plain post; ``overrides`` (a refused form, an error)
-    go into both."""
-    return {
-        "fragment": lambda: render_to_string(
-            f"campaigns/{section}", _panel_context(request, campaign, **overrides), request=request
-        ),
-        "page": lambda: panel_page(request, campaign, **overrides),
-        "url": reverse("gm_panel", args=[campaign.id]),
-        "notice": notice,
-    }
-
-
-def panel_page(request, campaign, *, sections=None, **overrides):
-    """The GM panel. ``sections`` maps a section the panel loads on its own ("approvals", "mana":
-    ``sheets.views``) to the HTML to show in its place, a refused form with its refusal."""
-    context = _panel_context(request, campaign, **overrides)
+def panel_page(request, campaign, *, sections=None):
+    """The GM panel. ``sections`` maps a section's name (its own: "members", "invite",
+    "settings", "skills"; or one that loads on its own, "approvals", "mana": ``sheets.views``) to
+    the HTML to show in its place, a refused form with its refusal."""
+    context = _panel_context(request, campaign)
     context["sections"] = sections or {}
     return render(request, "campaigns/gm_panel.html", context)
+
+
+def panel_with(request, context, replace):
+    """The GM panel with ``replace``'s HTML in place of the sections it names: the ``page`` of
+    its pieces (here and ``sheets.views``)."""
+    return panel_page(request, context["campaign"], sections=replace)
+
+
+def _section(name, template):
+    """A section of the GM panel, its context the panel's; a plain post goes back to the panel."""
+    return Piece(
+        name=name,
+        template=f"campaigns/{template}",
+        context=_panel_context,
+        page=panel_with,
+        url="gm_panel",
+    )
+
+
+MEMBERS = _section("members", "_members.html")
+INVITE = _section("invite", "_invite.html")
+SETTINGS = _section("settings", "_settings.html")
+MANA_SKILLS = _section("skills", "_mana_skills.html")
 
 
 @login_required
@@ -220,12 +232,10 @@ def campaign_settings(request, campaign_id):
         lambda: services.campaign_settings_update(campaign=campaign, **form.changes()), form=form
     )
     if ok:
-        pieces = _panel_pieces(request, campaign, "_settings.html", notice="Settings saved.")
-    else:
-        if refusal:
-            form.add_error(None, refusal)
-        pieces = _panel_pieces(request, campaign, "_settings.html", settings_form=form)
-    return answer(request, ok=ok, **pieces)
+        return SETTINGS.answer(request, campaign, ok=ok, notice="Settings saved.")
+    if refusal:
+        form.add_error(None, refusal)
+    return SETTINGS.answer(request, campaign, ok=ok, settings_form=form)
 
 
 @login_required
@@ -233,8 +243,7 @@ def campaign_settings(request, campaign_id):
 def invite_renew(request, campaign_id):
     campaign = campaign_for(request, campaign_id, gm=True)
     ok, _ = attempt(campaign.renew_invite)
-    pieces = _panel_pieces(request, campaign, "_invite.html", invite_renewed=True)
-    return answer(request, ok=ok, **pieces)
+    return INVITE.answer(request, campaign, ok=ok, invite_renewed=True)
 
 
 @login_required
@@ -248,12 +257,10 @@ def member_add(request, campaign_id):
     )
     if ok:
         notice = f"{result.user.username} joined {campaign.name} as a player."
-        pieces = _panel_pieces(request, campaign, "_members.html", notice=notice, added=notice)
-    else:
-        if result:
-            form.add_error("username", result)
-        pieces = _panel_pieces(request, campaign, "_members.html", member_add_form=form)
-    return answer(request, ok=ok, **pieces)
+        return MEMBERS.answer(request, campaign, ok=ok, notice=notice, added=notice)
+    if result:
+        form.add_error("username", result)
+    return MEMBERS.answer(request, campaign, ok=ok, member_add_form=form)
 
 
 @login_required
@@ -263,8 +270,7 @@ def member_remove(request, campaign_id, user_id):
     membership = get_object_or_404(Membership, campaign=campaign, user_id=user_id)
     ok, refusal = attempt(lambda: services.membership_remove(membership=membership))
     error = "" if ok else refusal
-    pieces = _panel_pieces(request, campaign, "_members.html", member_error=error)
-    return answer(request, ok=ok, **pieces)
+    return MEMBERS.answer(request, campaign, ok=ok, member_error=error)
 
 
 @login_required
@@ -281,8 +287,7 @@ def mana_skill_add(request, campaign_id):
         lambda: ManaSkill.objects.create(campaign=campaign, **form.cleaned_data), form=form
     )
     refused = {} if ok else {"skill_form": form}
-    pieces = _panel_pieces(request, campaign, "_mana_skills.html", **refused)
-    return answer(request, ok=ok, **pieces)
+    return MANA_SKILLS.answer(request, campaign, ok=ok, **refused)
 
 
 @login_required
@@ -304,8 +309,7 @@ def mana_skill_edit(request, campaign_id, skill_id):
 
     ok, _ = attempt(edit, form=form)
     refused = {} if ok else {"edit_form": form}
-    pieces = _panel_pieces(request, campaign, "_mana_skills.html", **refused)
-    return answer(request, ok=ok, **pieces)
+    return MANA_SKILLS.answer(request, campaign, ok=ok, **refused)
 
 
 @login_required
@@ -314,7 +318,7 @@ def mana_skill_delete(request, campaign_id, skill_id):
     campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
     skill = get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign)
     ok, _ = attempt(skill.delete)
-    return answer(request, ok=ok, **_panel_pieces(request, campaign, "_mana_skills.html"))
+    return MANA_SKILLS.answer(request, campaign, ok=ok)
 
 
 @require_GET

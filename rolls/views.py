@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for
 from core.ids import parse_id
+from core.pieces import Piece
 from core.writes import Refused, answer, attempt
 from sheets.access import character_for
 from sheets.party import party_context
@@ -44,8 +45,10 @@ LOG_PAGE = 50
 
 
 def _answer(request, campaign, *, ok, fragment, piece):
-    """``core.writes.answer`` in the room: a refused plain post gets the room with
-    ``fragment()`` in place of ``piece``."""
+    """``core.writes.answer`` in the room, for the pieces that are not ``core.pieces.Piece``
+    declarations (a player's request forms, a check's card, a reveal in the log: several of a
+    kind, or no template of their own): a refused plain post gets the room with ``fragment()``
+    in place of ``piece``."""
     return answer(
         request,
         ok=ok,
@@ -53,6 +56,17 @@ def _answer(request, campaign, *, ok, fragment, piece):
         page=lambda: _room_page(request, campaign, replace={piece: fragment()}),
         url=reverse("room", args=[campaign.id]),
     )
+
+
+def _room_with(request, context, replace):
+    """The room with ``replace``'s HTML in place of the pieces it names: its pieces' page."""
+    return _room_page(request, context["campaign"], replace=replace)
+
+
+def _room_piece(name, template, context):
+    """A piece of the room (the GM's session, ask and NPC roll forms); a plain post goes back
+    to the room."""
+    return Piece(name=name, template=template, context=context, page=_room_with, url="room")
 
 
 # The room ---------------------------------------------------------------------------------------
@@ -114,9 +128,9 @@ def _room_page(request, campaign, *, replace=None):
         **party_context(campaign),
     }
     if is_gm:
-        context["session_html"] = replace.get("session") or _session_html(request, campaign)
-        context["ask_html"] = replace.get("ask") or _ask_html(request, campaign)
-        context["npc_html"] = replace.get("npc") or _npc_html(request, campaign)
+        context["session_html"] = replace.get("session") or SESSION.html(request, campaign)
+        context["ask_html"] = replace.get("ask") or ASK.html(request, campaign)
+        context["npc_html"] = replace.get("npc") or NPC.html(request, campaign)
     else:
         context["requests_html"] = _requests_html(request, campaign, replace=replace)
     return render(request, "rolls/room.html", context)
@@ -174,7 +188,7 @@ def room_checks(request, campaign_id):
 # Sessions ---------------------------------------------------------------------------------------
 
 
-def _session_html(request, campaign, *, error="", award_form=None, awarded=None):
+def _session_context(request, campaign, *, error="", award_form=None, awarded=None):
     """The GM's session controls; once a Pool session ended and nothing was awarded for it yet,
     the award form, pre-filled with the characters that rolled in it."""
     last = campaign.game_sessions.first()
@@ -193,7 +207,10 @@ def _session_html(request, campaign, *, error="", award_form=None, awarded=None)
         )
     context = {"campaign": campaign, "last": last, "error": error, "awarded": awarded}
     context["award_form"] = award_form
-    return render_to_string("rolls/_session.html", context, request=request)
+    return context
+
+
+SESSION = _room_piece("session", "rolls/_session.html", _session_context)
 
 
 def _session_change(request, campaign_id, service):
@@ -204,13 +221,7 @@ def _session_change(request, campaign_id, service):
         push.push_entry_on_commit(entry)
 
     ok, error = attempt(write)
-    return _answer(
-        request,
-        campaign,
-        ok=ok,
-        fragment=lambda: _session_html(request, campaign, error=error if not ok else ""),
-        piece="session",
-    )
+    return SESSION.answer(request, campaign, ok=ok, error=error if not ok else "")
 
 
 @login_required
@@ -229,29 +240,27 @@ def session_award_answer(request, campaign, *, ok, result, form):
     """The answer to an award posted from the session panel (to
     ``sparetime.views.sparetime_award``): the panel with what was awarded, or with the refused
     form."""
-
-    def fragment():
-        if ok:
-            return _session_html(request, campaign, awarded=result)
-        return _session_html(request, campaign, error=result, award_form=form)
-
-    return _answer(request, campaign, ok=ok, fragment=fragment, piece="session")
+    if ok:
+        return SESSION.answer(request, campaign, ok=ok, awarded=result)
+    return SESSION.answer(request, campaign, ok=ok, error=result, award_form=form)
 
 
 # Asking for checks ------------------------------------------------------------------------------
 
 
-def _ask_html(request, campaign, *, form=None, error="", created=0):
-    """The GM's ask form: ``form`` a refused one, or one holding the last ask's choices;
-    ``created``: how many checks the last ask created."""
-    context = {
+def _ask_context(request, campaign, *, form=None, remembered=None, error="", created=0):
+    """The GM's ask form: ``form`` a refused one, or a new one holding ``remembered`` (the last
+    ask's choices); ``created``: how many checks the last ask created."""
+    return {
         "campaign": campaign,
         "system": system_of(campaign),
-        "form": form or AskForm(campaign=campaign, auto_id="ask-%s"),
+        "form": form or AskForm(campaign=campaign, auto_id="ask-%s", initial=remembered),
         "error": error,
         "created": created,
     }
-    return render_to_string("rolls/_ask.html", context, request=request)
+
+
+ASK = _room_piece("ask", "rolls/_ask.html", _ask_context)
 
 
 def _own_characters(request, campaign):
@@ -324,14 +333,10 @@ def check_ask(request, campaign_id):
         return len(asked)
 
     ok, result = attempt(write, form=form, once_by=request.user)
-
-    def fragment():
-        if ok:
-            again = AskForm(campaign=campaign, auto_id="ask-%s", initial=form.remembered())
-            return _ask_html(request, campaign, form=again, created=result or 1)
-        return _ask_html(request, campaign, form=form, error=result)
-
-    return _answer(request, campaign, ok=ok, fragment=fragment, piece="ask")
+    if ok:
+        remembered = form.remembered()
+        return ASK.answer(request, campaign, ok=ok, remembered=remembered, created=result or 1)
+    return ASK.answer(request, campaign, ok=ok, form=form, error=result)
 
 
 # Rolling for an NPC in one step ------------------------------------------------------------------
@@ -365,7 +370,7 @@ def _no_number(system):
     return {"error": f"Set the {system.number} (a whole number from 1)."}
 
 
-def _npc_html(request, campaign, *, values=None, error="", rolled=False, form_only=False):
+def _npc_context(request, campaign, *, values=None, error="", rolled=False):
     """The GM's NPC roll form, filled with ``values`` (what was typed or posted: the choices
     that still apply to the chosen NPC are kept), with a refusal or the news of a roll."""
     values = values or {}
@@ -394,8 +399,11 @@ def _npc_html(request, campaign, *, values=None, error="", rolled=False, form_on
         context["roll"] = system.roll_context(probe, changed=values)
         if typed is None and "odds" in context["roll"]:
             context["roll"]["odds"] = _no_number(system)
-    template = "rolls/_npc_form.html" if form_only else "rolls/_npc_roll.html"
-    return render_to_string(template, context, request=request)
+    return context
+
+
+#: The NPC roll card; its form alone (``rolls/_npc_form.html``) is what ``npc_form`` answers.
+NPC = _room_piece("npc", "rolls/_npc_roll.html", _npc_context)
 
 
 @login_required
@@ -403,7 +411,9 @@ def _npc_html(request, campaign, *, values=None, error="", rolled=False, form_on
 def npc_form(request, campaign_id):
     """The NPC roll form again after the GM picked another NPC, skill or attribute."""
     campaign = campaign_for(request, campaign_id, gm=True)
-    return HttpResponse(_npc_html(request, campaign, values=request.GET, form_only=True))
+    return render(
+        request, "rolls/_npc_form.html", _npc_context(request, campaign, values=request.GET)
+    )
 
 
 @login_required
@@ -459,10 +469,7 @@ def npc_roll(request, campaign_id):
     if not ok and not error:
         error = first_error(form)
 
-    def fragment():
-        return _npc_html(request, campaign, values=request.POST, error=error, rolled=ok)
-
-    return _answer(request, campaign, ok=ok, fragment=fragment, piece="npc")
+    return NPC.answer(request, campaign, ok=ok, values=request.POST, error=error, rolled=ok)
 
 
 @login_required

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns.access import campaign_for, can_edit, sees_private
 from campaigns.models import Campaign
-from campaigns.views import members_of, panel_page
+from campaigns.views import members_of, panel_with
 from core.pieces import Piece
 from core.push import with_facts
 from core.writes import answer, attempt
@@ -335,11 +335,6 @@ def skill_propose(request, campaign_id, character_id):
 # The GM's fragments ---------------------------------------------------------------------------
 
 
-def _panel_with(request, context, replace):
-    """The GM panel with ``replace``'s HTML in place of the sections it names."""
-    return panel_page(request, context["campaign"], sections=replace)
-
-
 def _gm_access(system):
     return lambda request, campaign_id: (
         campaign_for(request, campaign_id, gm=True, system=system),
@@ -362,7 +357,7 @@ APPROVALS = Piece(
     name="approvals",
     template="sheets/_gm_approvals.html",
     context=_approvals_context,
-    page=_panel_with,
+    page=panel_with,
     url="gm_panel",
     access=_gm_access(POOL),
     fragment_only=True,
@@ -429,7 +424,7 @@ GM_MANA = Piece(
     name="mana",
     template="sheets/_gm_mana.html",
     context=_mana_context,
-    page=_panel_with,
+    page=panel_with,
     url="gm_panel",
     access=_gm_access(MANA),
     fragment_only=True,

@@ -119,3 +119,12 @@ def test_the_service_prefers_the_exact_name(pool_campaign):
 def test_the_service_refuses_a_blank_name(pool_campaign):
     with unchanged(), raises_refused(match="Name the user to add."):
         services.membership_add(campaign=pool_campaign, username="  ")
+
+
+def test_a_refused_plain_post_shows_the_panel_with_each_section_once(as_user, pool_campaign, gm):
+    """The refused section (``campaigns.views.MEMBERS``) stands in place of its include."""
+    response = as_user(gm).post(add(pool_campaign), {"username": "nobody"})
+    html = response.content.decode()
+    for section in ("gm-members", "gm-invite", "gm-settings"):
+        assert html.count(f'id="{section}"') == 1
+    assert html.count("There is no user called “nobody”.") == 1
