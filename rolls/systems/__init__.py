@@ -26,11 +26,16 @@
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
   holds its own fieldset;
+* what it adds to the GM panel (``campaigns.views.panel_page``): ``panel_cards``, the
+  ``(name, template)`` of its sections beside the panel's own, and ``panel_sections``, those
+  below (``()``: none), each included in order, or replaced by ``sections[name]`` (a refused
+  plain post's section); ``panel_context(request, campaign, overrides)``, what its sections
+  need of the panel's context (``overrides``: a write's answer's, e.g. a refused form);
 * its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields),
   ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
   (what a log entry says was asked and rolled, and its dice), ``_create_fields.html`` and
   ``_settings_fields.html`` (its campaign settings, named by ``create_template`` and
-  ``settings_template``).
+  ``settings_template``), ``_panel_*.html`` (its GM panel sections that load on their own).
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
 object: ``system.py`` (the object, its roll form and odds), ``services.py`` (its writes: the

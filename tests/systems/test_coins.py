@@ -101,3 +101,12 @@ def test_a_coin_campaign_is_renamed_in_the_gm_panel(coin_campaign, as_user, gm):
     assert response.status_code == 302
     coin_campaign.refresh_from_db()
     assert coin_campaign.name == "Tails or heads"
+
+
+def test_a_coin_campaign_s_gm_panel_has_only_the_shared_sections(coin_campaign, as_user, gm):
+    response = as_user(gm).get(reverse("gm_panel", args=[coin_campaign.id]))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert 'id="gm-members"' in page and 'id="gm-settings"' in page
+    others = ("skills", "approvals", "mana", "sparetime")  # Mana's and Pool's
+    assert not any(f'id="gm-{name}"' in page for name in others)

@@ -179,6 +179,17 @@ class Pool:
         """A done check without a roll was cancelled by the GM."""
         return last_roll is None
 
+    # What it adds to the GM panel: the custom-skill approvals and the sparetime ledger, below
+    # the panel's own cards; they load on their own, so the panel's context has nothing of theirs.
+    panel_cards = ()
+    panel_sections = (
+        ("approvals", "rolls/systems/pool/_panel_approvals.html"),
+        ("gm-sparetime", "rolls/systems/pool/_panel_sparetime.html"),
+    )
+
+    def panel_context(self, request, campaign, overrides):
+        return {}
+
     # The campaign's settings: what sparetime buys and the hit points.
     create_template = "rolls/systems/pool/_create_fields.html"
     settings_template = "rolls/systems/pool/_settings_fields.html"

@@ -106,6 +106,13 @@ class Coins:
     def closed_by_gm(self, check, last_roll):
         return last_roll is None
 
+    # Nothing of its own on the GM panel.
+    panel_cards = ()
+    panel_sections = ()
+
+    def panel_context(self, request, campaign, overrides):
+        return {}
+
     # No settings of its own: the campaign forms have only the name for it.
     settings_keys = ()
 
