@@ -174,9 +174,9 @@ def _panel_context(request, campaign, **overrides):
     return context
 
 
-def _placed(declared, sections):
-    """[(name, template, html)] of the sections a system declares, ``html`` what replaces one
-    (or "")."""
+def placed(declared, sections):
+    """[(name, template, html)] of the sections a system declares (here and ``sheets.views``),
+    ``html`` what replaces one (or "")."""
     return [(name, template, sections.get(name, "")) for name, template in declared]
 
 
@@ -188,8 +188,8 @@ def panel_page(request, campaign, *, sections=None):
     sections = sections or {}
     context = _panel_context(request, campaign)
     context["sections"] = sections
-    context["system_cards"] = _placed(context["system"].panel_cards, sections)
-    context["system_sections"] = _placed(context["system"].panel_sections, sections)
+    context["system_cards"] = placed(context["system"].panel_cards, sections)
+    context["system_sections"] = placed(context["system"].panel_sections, sections)
     return render(request, "campaigns/gm_panel.html", context)
 
 

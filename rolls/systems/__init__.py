@@ -26,6 +26,13 @@
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
   holds its own fieldset;
+* what it adds to a character: ``sheet``, its module (``sheet.py``): ``character_fields`` and
+  ``character_fill`` (a new character's), ``party_characters`` and ``party_row`` (the party's
+  rows), ``section_context(campaign, character, section, private=)`` (the context of its sheet
+  sections: ``section`` one's, or None for the whole sheet); ``sheet_sections``, the
+  ``(name, template)`` of its sections on the sheet page after the header, included in order
+  (or replaced by ``replace[name]``; a section that is a ``sheets.views.SECTIONS`` piece also
+  answers ``?section=<name>``);
 * what it adds to the GM panel (``campaigns.views.panel_page``): ``panel_cards``, the
   ``(name, template)`` of its sections beside the panel's own, and ``panel_sections``, those
   below (``()``: none), each included in order, or replaced by ``sections[name]`` (a refused
@@ -35,7 +42,8 @@
   ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
   (what a log entry says was asked and rolled, and its dice), ``_create_fields.html`` and
   ``_settings_fields.html`` (its campaign settings, named by ``create_template`` and
-  ``settings_template``), ``_panel_*.html`` (its GM panel sections that load on their own).
+  ``settings_template``), ``_panel_*.html`` and ``_sheet_*.html`` (its GM panel and sheet
+  sections that load on their own).
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
 object: ``system.py`` (the object, its roll form and odds), ``services.py`` (its writes: the

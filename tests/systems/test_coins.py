@@ -110,3 +110,15 @@ def test_a_coin_campaign_s_gm_panel_has_only_the_shared_sections(coin_campaign, 
     assert 'id="gm-members"' in page and 'id="gm-settings"' in page
     others = ("skills", "approvals", "mana", "sparetime")  # Mana's and Pool's
     assert not any(f'id="gm-{name}"' in page for name in others)
+
+
+def test_a_coin_character_s_sheet_shows_its_header_alone(coin_campaign, as_user, gm, player):
+    hero = character_create(campaign=coin_campaign, owner=player, name="Flip")
+    url = reverse("character_detail", args=[coin_campaign.id, hero.id])
+    for user in (gm, player):
+        response = as_user(user).get(url)
+        page = response.content.decode()
+        assert response.status_code == 200
+        assert "Flip" in page and 'id="sheet-pool"' not in page and 'id="sheet-mana"' not in page
+    header = as_user(player).get(url, {"section": "header"}, HTTP_HX_REQUEST="true")
+    assert header.status_code == 200 and 'id="sheet-header"' in header.content.decode()

@@ -158,6 +158,10 @@ class Mana:
         """A done check whose last roll failed was closed by the GM (no re-attempt)."""
         return last_roll is None or not last_roll.data["success"]
 
+    # What it adds to a character's sheet, after its header (its context:
+    # ``sheet.section_context``).
+    sheet_sections = (("mana", "sheets/_sheet_mana.html"),)
+
     # What it adds to the GM panel: the campaign's skills beside the panel's own cards
     # (``campaigns.views.MANA_SKILLS``), the mana pools below (``sheets.views.GM_MANA``, loading
     # on its own).

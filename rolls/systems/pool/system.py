@@ -179,6 +179,13 @@ class Pool:
         """A done check without a roll was cancelled by the GM."""
         return last_roll is None
 
+    # What it adds to a character's sheet, after its header: its section (its context:
+    # ``sheet.section_context``) and the character's sparetime, loading on its own.
+    sheet_sections = (
+        ("pool", "sheets/_sheet_pool.html"),
+        ("sparetime", "rolls/systems/pool/_sheet_sparetime.html"),
+    )
+
     # What it adds to the GM panel: the custom-skill approvals and the sparetime ledger, below
     # the panel's own cards; they load on their own, so the panel's context has nothing of theirs.
     panel_cards = ()

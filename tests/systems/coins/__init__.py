@@ -72,6 +72,10 @@ class Sheet:
     def party_row(campaign, character, private):
         return {}
 
+    @staticmethod
+    def section_context(campaign, character, section, *, private):
+        return {}
+
 
 class Coins:
     key = "coin"
@@ -106,7 +110,8 @@ class Coins:
     def closed_by_gm(self, check, last_roll):
         return last_roll is None
 
-    # Nothing of its own on the GM panel.
+    # Nothing of its own on the sheet or the GM panel.
+    sheet_sections = ()
     panel_cards = ()
     panel_sections = ()
 
