@@ -33,6 +33,9 @@
   ``(name, template)`` of its sections on the sheet page after the header, included in order
   (or replaced by ``replace[name]``; a section that is a ``sheets.views.SECTIONS`` piece also
   answers ``?section=<name>``);
+* ``party_head`` and ``party_cells``: the templates of its party columns, the headers and a
+  row's cells (given ``row``, the party row, and ``c``, its character; "": none); and
+  ``campaign_sections``, the templates of its sections on the campaign page (``()``: none);
 * what it adds to the GM panel (``campaigns.views.panel_page``): ``panel_cards``, the
   ``(name, template)`` of its sections beside the panel's own, and ``panel_sections``, those
   below (``()``: none), each included in order, or replaced by ``sections[name]`` (a refused
@@ -42,8 +45,9 @@
   ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
   (what a log entry says was asked and rolled, and its dice), ``_create_fields.html`` and
   ``_settings_fields.html`` (its campaign settings, named by ``create_template`` and
-  ``settings_template``), ``_panel_*.html`` and ``_sheet_*.html`` (its GM panel and sheet
-  sections that load on their own).
+  ``settings_template``), ``_panel_*.html``, ``_sheet_*.html`` and ``_campaign_*.html`` (its
+  GM panel, sheet and campaign page sections that load on their own), ``_party_head.html`` and
+  ``_party_cells.html``.
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
 object: ``system.py`` (the object, its roll form and odds), ``services.py`` (its writes: the

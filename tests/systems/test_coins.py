@@ -122,3 +122,14 @@ def test_a_coin_character_s_sheet_shows_its_header_alone(coin_campaign, as_user,
         assert "Flip" in page and 'id="sheet-pool"' not in page and 'id="sheet-mana"' not in page
     header = as_user(player).get(url, {"section": "header"}, HTTP_HX_REQUEST="true")
     assert header.status_code == 200 and 'id="sheet-header"' in header.content.decode()
+
+
+def test_a_coin_campaign_s_page_and_party_show_names_alone(coin_campaign, as_user, gm, player):
+    character_create(campaign=coin_campaign, owner=player, name="Flip")
+    for user in (gm, player):
+        for name in ("campaign_detail", "party"):
+            response = as_user(user).get(reverse(name, args=[coin_campaign.id]))
+            page = response.content.decode()
+            assert response.status_code == 200
+            assert "Flip" in page and "party-hp" not in page and "party-mana" not in page
+            assert 'id="delegation"' not in page

@@ -162,6 +162,11 @@ class Mana:
     # ``sheet.section_context``).
     sheet_sections = (("mana", "sheets/_sheet_mana.html"),)
 
+    # Its party column (its values: ``sheet.party_row``); nothing on the campaign page.
+    party_head = "rolls/systems/mana/_party_head.html"
+    party_cells = "rolls/systems/mana/_party_cells.html"
+    campaign_sections = ()
+
     # What it adds to the GM panel: the campaign's skills beside the panel's own cards
     # (``campaigns.views.MANA_SKILLS``), the mana pools below (``sheets.views.GM_MANA``, loading
     # on its own).

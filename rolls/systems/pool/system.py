@@ -186,6 +186,12 @@ class Pool:
         ("sparetime", "rolls/systems/pool/_sheet_sparetime.html"),
     )
 
+    # Its party columns (their values: ``sheet.party_row``) and the campaign page's section: a
+    # player's sparetime delegation.
+    party_head = "rolls/systems/pool/_party_head.html"
+    party_cells = "rolls/systems/pool/_party_cells.html"
+    campaign_sections = ("rolls/systems/pool/_campaign_delegation.html",)
+
     # What it adds to the GM panel: the custom-skill approvals and the sparetime ledger, below
     # the panel's own cards; they load on their own, so the panel's context has nothing of theirs.
     panel_cards = ()

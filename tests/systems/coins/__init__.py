@@ -110,6 +110,10 @@ class Coins:
     def closed_by_gm(self, check, last_roll):
         return last_roll is None
 
+    # Nothing of its own in the party or on the campaign page.
+    party_head = party_cells = ""
+    campaign_sections = ()
+
     # Nothing of its own on the sheet or the GM panel.
     sheet_sections = ()
     panel_cards = ()
