@@ -1,5 +1,5 @@
 """Campaigns: signing up and logging out, the home page, creating and joining a campaign, its
-page, the GM panel.
+page, the GM panel (its own sections, and those the campaign's system names: ``panel_page``).
 
 Every write runs through ``core.writes.attempt`` and is answered by
 ``core.writes.answer``: a GM panel section (a ``core.pieces.Piece``: ``MEMBERS``, ``INVITE``,

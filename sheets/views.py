@@ -1,8 +1,9 @@
 """Character sheets: creation, the sheet page and its htmx sections, and the GM's fragments for
 custom-skill approvals and mana pools.
 
-The sheet page is made of sections (``_sheet_header.html``, ``_sheet_pool.html``,
-``_sheet_mana.html``). Every write runs through ``core.writes.attempt`` and is answered by
+The sheet page is made of sections: the header (``_sheet_header.html``) and those the campaign's
+system names (its ``sheet_sections``: ``_sheet_pool.html``, ``_sheet_mana.html``; their context
+its ``sheet.section_context``). Every write runs through ``core.writes.attempt`` and is answered by
 ``core.writes.answer``: htmx gets the section re-rendered (422 and the refusal when refused,
 nothing changed), a plain form post a redirect to the sheet (or the sheet with the refusal,
 200). The GM's fragments answer htmx with themselves, and a plain post with the GM panel.

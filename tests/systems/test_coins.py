@@ -1,7 +1,8 @@
 """The toy third system (tests/systems/coins/), registered by a fixture: what of a campaign's
 life already goes through the system's interface with no edit outside its package (its
-creation and settings through the real views too). What does not yet (the views and their
-gates, the templates, insights) is issue 25, item 2's rest."""
+creation and settings, its GM panel, sheet, party and campaign page through the real views
+too: what a system adds to those it declares, and the coin declares nothing). What does not yet
+(the views' gates, insights) is issue 25, item 2's rest."""
 
 import pytest
 from django.urls import reverse
