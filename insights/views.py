@@ -28,7 +28,7 @@ def odds_calculator(request):
     result = calculate(system, request.GET)
     if request.htmx:
         return render(request, "insights/_calc_result.html", {"result": result})
-    context = {"calc": {"system": system, "result": result, system: request.GET}}
+    context = {"calc": {"system": system, "result": result, "values": request.GET}}
     return render(request, "campaigns/rules.html", context)
 
 

@@ -14,7 +14,7 @@ from sheets.party import party_rows
 from sheets.services import character_create
 from sparetime.services import sparetime_grant
 from tests.conftest import make_campaign
-from tests.helpers import raises_refused
+from tests.helpers import HTMX, raises_refused
 from tests.systems import coins
 
 
@@ -101,3 +101,12 @@ def test_a_coin_campaign_is_renamed_in_the_gm_panel(coin_campaign, as_user, gm):
     assert response.status_code == 302
     coin_campaign.refresh_from_db()
     assert coin_campaign.name == "Tails or heads"
+
+
+@pytest.mark.django_db
+def test_the_rules_page_offers_no_coin_calculator(coin_system, client):
+    html = client.get(reverse("rules")).content.decode()
+    assert 'name="system" value="mana"' in html and 'name="system" value="pool"' in html
+    assert 'value="coin"' not in html
+    answer = client.get(reverse("odds_calculator"), {"system": "coin"}, **HTMX).content.decode()
+    assert "Choose the Mana or the Pool calculator." in answer

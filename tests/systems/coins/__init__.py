@@ -82,6 +82,8 @@ class Coins:
     card_related = ()
     sparetime = False
     sheet = Sheet
+    #: No odds calculator on the rules page.
+    calculator = None
 
     def suggestions(self):
         return ()
