@@ -36,7 +36,9 @@
   (dice, faces, result), as the log export writes them);
 * its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields),
   ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
-  (what a log entry says was asked and rolled, and its dice), ``_create_fields.html`` and
+  (what a log entry says was asked and rolled, and its dice), ``_summary_outcome.html`` (a
+  roll's outcome in a session's summary), ``_calculator.html`` (its odds calculator, named by
+  ``calculator_template``), ``_create_fields.html`` and
   ``_settings_fields.html`` (its campaign settings, named by ``create_template`` and
   ``settings_template``).
 
