@@ -3,7 +3,6 @@ luck against the exact chances every roll stored (``rules.luck``), and the log t
 home. Only what the viewer may see counts: the visibility filter below is ``models.entitled``
 as a query."""
 
-from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -12,7 +11,7 @@ from django.db.models import Count, Q, Sum
 
 from campaigns.models import GameSession
 from rolls.models import PRIVATE, PUBLIC, LogEntry, entitled
-from rules import distribution, pool
+from rolls.systems import SYSTEMS, system_of
 from rules.luck import Tally, ask_kind
 from sheets.models import Character
 from sparetime.models import SparetimeEntry
@@ -143,44 +142,22 @@ def _bins(counts, chances, last, tail):
     return bins
 
 
-def _mana_distribution(dice, counts):
-    exactly = distribution.mana_successes(dice)
-    tails = [sum(exactly[k:]) for k in range(len(exactly))]
-    small = next((k for k, t in enumerate(tails) if t < TAIL), len(exactly) - 1)
-    last = min(len(exactly) - 1, MAX_BINS, max(max(counts), small, 1))
-    bins = _bins(counts, list(enumerate(exactly)), last, tails[last])
-    return Distribution(f"{dice}d10", "successes", sum(counts.values()), bins)
-
-
-def _pool_distribution(d6, d10, counts):
-    small = next(
-        (t for t in range(2, MAX_BINS) if pool.success_probability(d6, d10, t) < TAIL), MAX_BINS
-    )
-    last = min(MAX_BINS, max(max(counts), small))
-    exactly, above = distribution.pool_highest(d6, d10, last - 1)
-    dice = " + ".join(f"{n}{die}" for n, die in ((d6, "d6"), (d10, "d10")) if n)
-    bins = _bins(counts, list(enumerate(exactly, start=1)), last, above)
-    return Distribution(dice, "highest total", sum(counts.values()), bins)
-
-
 def distributions(campaign, viewer_id):
     """For the pools rolled most often (GROUPS_SHOWN of them), what the rolls the viewer may see
-    showed against the exact distribution: Mana successes per number of dice, Pool highest
-    totals per d6 + d10 pool. One query."""
+    showed against the exact distribution, as the campaign's system groups and counts them
+    (Mana: successes per number of dice; Pool: highest totals per d6 + d10 pool). One query."""
+    system = system_of(campaign)
     rolls = visible_entries(campaign, viewer_id).filter(kind=LogEntry.ROLL)
-    groups = {}
-    if campaign.is_mana:
-        for dice, shown in rolls.values_list("data__dice", "data__successes").iterator():
-            if dice and shown is not None:
-                groups.setdefault(dice, Counter())[shown] += 1
-    else:
-        for d6, d10, shown in rolls.values_list("data__d6", "data__d10", "data__highest"):
-            if shown is not None:
-                groups.setdefault((len(d6), len(d10)), Counter())[shown] += 1
+    groups = system.rolled_groups(rolls)
     ranked = sorted(groups.items(), key=lambda group: (-sum(group[1].values()), group[0]))
-    if campaign.is_mana:
-        return [_mana_distribution(dice, counts) for dice, counts in ranked[:GROUPS_SHOWN]]
-    return [_pool_distribution(*dice, counts) for dice, counts in ranked[:GROUPS_SHOWN]]
+    shown = []
+    for pool, counts in ranked[:GROUPS_SHOWN]:
+        title, what, chances, last, beyond = system.exact_distribution(
+            pool, counts, max_bins=MAX_BINS, tail=TAIL
+        )
+        bins = _bins(counts, chances, last, beyond)
+        shown.append(Distribution(title, what, sum(counts.values()), bins))
+    return shown
 
 
 # Difficulty tuning (the GM's) -------------------------------------------------------------------
@@ -333,21 +310,15 @@ COLUMNS = [
 
 
 def _about(data):
-    if data.get("system") == "pool":
-        skill = f" + {data['skill']} {data['skill_value']}" if data.get("skill") else ""
-        return f"{data.get('attribute', '')} {data.get('attribute_value', '')}{skill}"
-    return data.get("skill", "")
+    """What a roll was about, as its system writes it ("": a system no longer played)."""
+    system = SYSTEMS.get(data.get("system"))
+    return system.export_about(data) if system else ""
 
 
 def _rolled(data):
-    """(dice, faces, result) of a roll's stored data, as text."""
-    if data.get("system") == "pool":
-        d6, d10 = data.get("d6", []), data.get("d10", [])
-        dice = " + ".join(f"{len(c)}{die}" for c, die in ((d6, "d6"), (d10, "d10")) if c)
-        chains = ["+".join(map(str, chain)) for chain in d6 + d10]
-        return dice, " ".join(chains), f"highest {data.get('highest')}"
-    faces = " ".join(map(str, data.get("faces", [])))
-    return f"{data.get('dice')}d10", faces, f"{data.get('successes')} successes"
+    """(dice, faces, result) of a roll's stored data, as text, as its system writes them."""
+    system = SYSTEMS.get(data.get("system"))
+    return system.export_rolled(data) if system else ("", "", "")
 
 
 def log_export(campaign, viewer_id):

@@ -28,7 +28,7 @@ def odds_calculator(request):
     result = calculate(system, request.GET)
     if request.htmx:
         return render(request, "insights/_calc_result.html", {"result": result})
-    context = {"calc": {"system": system, "result": result, system: request.GET}}
+    context = {"calc": {"system": system, "result": result, "values": request.GET}}
     return render(request, "campaigns/rules.html", context)
 
 
@@ -45,6 +45,7 @@ def campaign_luck(request, campaign_id):
     ]
     context = {
         "campaign": campaign,
+        "system": system_of(campaign),
         "luck": luck,
         "chart": charts.luck_by_session(luck.sessions),
         "distributions": shown,
@@ -124,5 +125,10 @@ def session_summary(request, campaign_id, number):
     campaign = campaign_for(request, campaign_id)
     session = get_object_or_404(GameSession, campaign=campaign, number=number)
     summary = insights.session_summary(campaign, session, request.user.pk)
-    context = {"campaign": campaign, "summary": summary, "is_gm": campaign.viewer.is_gm}
+    context = {
+        "campaign": campaign,
+        "system": system_of(campaign),
+        "summary": summary,
+        "is_gm": campaign.viewer.is_gm,
+    }
     return render(request, "insights/session.html", context)

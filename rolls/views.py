@@ -465,10 +465,8 @@ def npc_roll(request, campaign_id):
             push_check(check, entry=entry, swap="new")
         return entry
 
-    ok, error = attempt(write, form=form, once_by=request.user)
-    if not ok and not error:
-        error = first_error(form)
-
+    ok, refusal = attempt(write, form=form, once_by=request.user)
+    error = "" if ok else refusal or first_error(form)
     return NPC.answer(request, campaign, ok=ok, values=request.POST, error=error, rolled=ok)
 
 

@@ -41,16 +41,27 @@
   below (``()``: none), each included in order, or replaced by ``sections[name]`` (a refused
   plain post's section); ``panel_context(request, campaign, overrides)``, what its sections
   need of the panel's context (``overrides``: a write's answer's, e.g. a refused form);
+* what the insight pages (``insights``) ask of it: ``calculator``, the rules page's odds
+  calculator (a form of numbers whose ``odds()`` gives {"dice", "chance"}; None: none) and
+  ``calculator_template`` (its form, given the values typed as ``v`` and their ``result``);
+  ``distribution_caption``, ``rolled_groups(rolls)`` ({pool: Counter of what the roll entries
+  showed}; ``{}``: no distributions on the luck page) and ``exact_distribution(pool, counts,
+  max_bins=, tail=)`` ((title, what, [(value, exact chance)], last, chance of ``last`` or
+  more)); ``export_about(data)`` and ``export_rolled(data)`` (what a roll was about, and its
+  (dice, faces, result), as the log export writes them);
 * its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields),
   ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
-  (what a log entry says was asked and rolled, and its dice), ``_create_fields.html`` and
+  (what a log entry says was asked and rolled, and its dice), ``_summary_outcome.html`` (a
+  roll's outcome in a session's summary), ``_calculator.html`` (its odds calculator, named by
+  ``calculator_template``), ``_create_fields.html`` and
   ``_settings_fields.html`` (its campaign settings, named by ``create_template`` and
   ``settings_template``), ``_panel_*.html``, ``_sheet_*.html`` and ``_campaign_*.html`` (its
   GM panel, sheet and campaign page sections that load on their own), ``_party_head.html`` and
   ``_party_cells.html``.
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
-object: ``system.py`` (the object, its roll form and odds), ``services.py`` (its writes: the
+object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` and ``report.py``
+(what the insight pages ask of it), ``services.py`` (its writes: the
 roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, suggestion=, mana_skill=)``, the fields a new check stores;
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting

@@ -17,6 +17,24 @@ from tests.rolls.room_setup import ask, url
 from tests.rules.scripted_rng import ScriptedRng
 
 
+def copy_entry(entry, count):
+    """``count`` copies of ``entry``, at the next sequence numbers: one INSERT ... SELECT over
+    a counting query, on SQLite and PostgreSQL alike (100,000 rows in a second or two, where
+    bulk_create sent 50 batches of parameters)."""
+    quote = connection.ops.quote_name
+    columns = [f.column for f in LogEntry._meta.concrete_fields if f.column not in ("id", "seq")]
+    names = ", ".join(quote(c) for c in columns)
+    copied = ", ".join(f"t.{quote(c)}" for c in columns)
+    table = quote(LogEntry._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %s) "
+            f"INSERT INTO {table} ({names}, {quote('seq')}) "
+            f"SELECT {copied}, t.{quote('seq')} + n.i FROM {table} t, n WHERE t.id = %s",
+            [count, entry.pk],
+        )
+
+
 def grow_log(mana_table, count):
     """Append ``count`` public rolls to the log in bulk (the hash chain is not what is measured)."""
     mana_table.campaign.refresh_from_db()
@@ -39,21 +57,16 @@ def grow_log(mana_table, count):
         "intent": "",
         "note": "",
     }
-    LogEntry.objects.bulk_create(
-        (
-            LogEntry(
-                campaign=mana_table.campaign,
-                seq=last + i,
-                actor=mana_table.player,
-                character=mana_table.ilse,
-                data=data,
-                prev_hash="0" * 64,
-                hash="0" * 64,
-            )
-            for i in range(1, count + 1)
-        ),
-        batch_size=2000,
+    first = LogEntry.objects.create(
+        campaign=mana_table.campaign,
+        seq=last + 1,
+        actor=mana_table.player,
+        character=mana_table.ilse,
+        data=data,
+        prev_hash="0" * 64,
+        hash="0" * 64,
     )
+    copy_entry(first, count - 1)
     mana_table.campaign.last_seq = last + count
     mana_table.campaign.save(update_fields=["last_seq"])
 

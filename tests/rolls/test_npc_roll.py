@@ -179,6 +179,7 @@ def test_the_gm_rolls_for_an_npc_from_the_room(
     html = response.content.decode()
     # The form comes back holding what was posted, with a new one-time token.
     assert 'id="npc-roll"' in html and "Rolled" in html
+    assert 'class="error"' not in html  # a roll that went through shows no refusal
     assert 'name="target" id="npc-target"' in html and 'value="2"' in html
     assert 'value="At the gate"' in html and 'value="Spot the thief"' in html
     assert f'<option value="{t.gather.id}" selected>' in html

@@ -24,6 +24,25 @@ WATCH_FREE = """() => {
 }"""
 
 
+#: Counts the facts pushes the page's socket brings from now on (``window.factsHeard``): read
+#: after site.js has handled each (its listener came first), fetching or deferring the pieces.
+HEAR_FACTS = """() => {
+  window.factsHeard = 0;
+  document.addEventListener("htmx:wsAfterMessage", (event) => {
+    if (/<!--facts /.test(event.detail.message)) window.factsHeard += 1;
+  });
+}"""
+
+
+def wait_until(page, done):
+    """Wait (10 s at most) until ``done()``, letting playwright hand in the page's events."""
+    for _ in range(100):
+        if done():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("waited 10 s in vain")
+
+
 class RaiseCase(BrowserTestCase):
     """Ana's Ilse, with 3 sparetime, in a Pool campaign; the GM and Ana logged in."""
 
@@ -57,14 +76,14 @@ class TestARaiseAnsweredAfterItsPush(RaiseCase):
             page.route("**/sparetime/spend/", hold)
             fetched = []
             page.on("request", lambda r: "/sparetime/" in r.url and fetched.append(r.method))
+            page.evaluate(HEAR_FACTS)
             page.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)").click()
             page.get_by_role("button", name="Confirm raise").click()
-            for _ in range(50):
-                if held:
-                    break
-                page.wait_for_timeout(100)
+            wait_until(page, lambda: held)
             [(route, answer)] = held
-            page.wait_for_timeout(1000)  # the facts push arrives meanwhile
+            # The raise's facts push (sent on its commit, before its answer) is in, and handled.
+            page.wait_for_function("() => window.factsHeard > 0")
+            page.evaluate("() => true")  # a round trip: a fetch it made would be seen by now
             assert fetched == ["GET", "POST"]  # the raise's question, the raise: no fetch yet
             route.fulfill(response=answer)
             expect(page.get_by_role("status")).to_have_text("Endurance raised to 1.")
@@ -98,23 +117,20 @@ class TestAFetchOnItsWayWhenARaiseStarts(RaiseCase):
             page.route(f"**/characters/{self.ilse.id}/sparetime/", hold_the_first_fetch)
             page.on("requestfinished", lambda r: "/sparetime/" in r.url and gets.append(r.method))
             page.evaluate(f"htmx.trigger(document.body, 'facts-{self.ilse.id}')")  # a push came
-            for _ in range(50):
-                if held:
-                    break
-                page.wait_for_timeout(100)
+            wait_until(page, lambda: held)
+            raised_at = len(gets)
             page.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)").click()
             page.get_by_role("button", name="Confirm raise").click()
             expect(page.get_by_role("status")).to_have_text("Endurance raised to 1.")
             expect(page.locator("#sparetime .sparetime-free")).to_have_text("2")
-            page.wait_for_timeout(500)  # the raise's own facts push comes meanwhile
+            # The raise's own facts push comes meanwhile: its fetch of the piece is done.
+            wait_until(page, lambda: gets[raised_at:].count("GET") >= 1)
             fetched_before = len(gets)
             page.evaluate(WATCH_FREE)
             [(route, before)] = held
             route.fulfill(response=before)  # shows 3 sparetime and no notice
-            for _ in range(50):
-                if len(gets) > fetched_before + 1:  # the old one, then the piece fetched again
-                    break
-                page.wait_for_timeout(100)
+            # The old one, then the piece fetched again.
+            wait_until(page, lambda: len(gets) > fetched_before + 1)
             settled(page)
             assert gets[fetched_before:] == ["GET", "GET"]
             assert page.evaluate("window.freeShown") == []  # the old piece never showed

@@ -1,8 +1,13 @@
 """The toy third system (tests/systems/coins/), registered by a fixture: what of a campaign's
 life already goes through the system's interface with no edit outside its package (its
-creation and settings, its GM panel, sheet, party and campaign page through the real views
-too: what a system adds to those it declares, and the coin declares nothing). What does not yet
-(the views' gates, insights) is issue 25, item 2's rest."""
+creation and settings, its GM panel, sheet, party and campaign page, its calculator (none),
+luck page, session summary and log export through the real views too: what a system adds to
+those it declares). What does not yet (the room's views and their gates, its templates) is
+issue 25, item 2's rest."""
+
+import copy
+import json
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -15,13 +20,16 @@ from sheets.party import party_rows
 from sheets.services import character_create
 from sparetime.services import sparetime_grant
 from tests.conftest import make_campaign
-from tests.helpers import raises_refused
+from tests.helpers import HTMX, raises_refused
 from tests.systems import coins
 
 
 @pytest.fixture
-def coin_system(monkeypatch):
+def coin_system(monkeypatch, settings):
     monkeypatch.setitem(SYSTEMS, coins.SYSTEM.key, coins.SYSTEM)
+    engine = copy.deepcopy(settings.TEMPLATES[0])
+    engine["DIRS"] = [*engine["DIRS"], Path(coins.__file__).parent / "templates"]
+    settings.TEMPLATES = [engine]
     return coins.SYSTEM
 
 
@@ -134,3 +142,53 @@ def test_a_coin_campaign_s_page_and_party_show_names_alone(coin_campaign, as_use
             assert response.status_code == 200
             assert "Flip" in page and "party-hp" not in page and "party-mana" not in page
             assert 'id="delegation"' not in page
+
+
+@pytest.mark.django_db
+def test_the_rules_page_offers_no_coin_calculator(coin_system, client):
+    html = client.get(reverse("rules")).content.decode()
+    assert 'name="system" value="mana"' in html and 'name="system" value="pool"' in html
+    assert 'value="coin"' not in html
+    answer = client.get(reverse("odds_calculator"), {"system": "coin"}, **HTMX).content.decode()
+    assert "Choose the Mana or the Pool calculator." in answer
+
+
+@pytest.fixture
+def coin_flips(coin_campaign, gm, player):
+    """Session 1 of the coin campaign: Flip's two flips of 3 coins against 2 heads needed."""
+    hero = character_create(campaign=coin_campaign, owner=player, name="Flip")
+    services.session_start(campaign=coin_campaign, by=gm)
+    entries = []
+    for _ in range(2):
+        check = services.check_ask(campaign=coin_campaign, character=hero, by=gm, target=2)
+        entries.append(coins.SYSTEM.roll(check, by=player, data={"coins": 3}))
+    return entries
+
+
+def test_the_luck_page_of_a_coin_campaign(coin_campaign, coin_flips, as_user, player):
+    url = reverse("campaign_luck", args=[coin_campaign.id])
+    html = as_user(player).get(url).content.decode()
+    heads = sum(entry.data["success"] for entry in coin_flips)
+    assert f"<b>{heads}</b> successes in 2 rolls,\n1.00 ± 0.71 expected" in html
+    assert "Heads per number of coins" in html
+    assert "<caption>3 coins, 2 rolls</caption>" in html
+
+
+def test_the_session_summary_of_a_coin_campaign(coin_campaign, coin_flips, as_user, player):
+    url = reverse("session_summary", args=[coin_campaign.id, 1])
+    html = as_user(player).get(url).content.decode()
+    assert html.count("<td>3 coins</td>") == 2
+    for entry in coin_flips:
+        assert f"{entry.data['heads']} heads vs 2: " in html
+    assert "Sparetime awarded" not in html  # a coin campaign has none
+
+
+def test_the_log_of_a_coin_campaign_to_take_home(coin_campaign, coin_flips, as_user, player):
+    url = reverse("log_json", args=[coin_campaign.id])
+    log = json.loads(as_user(player).get(url).content)
+    assert log["system"] == "coin"
+    rolls = [row for row in log["entries"] if row["kind"] == LogEntry.ROLL]
+    assert [(row["system"], row["dice"]) for row in rolls] == [("coin", "3 coins")] * 2
+    assert [row["result"] for row in rolls] == [f"{e.data['heads']} heads" for e in coin_flips]
+    csv = as_user(player).get(reverse("log_csv", args=[coin_campaign.id])).content.decode()
+    assert csv.count(",coin,") == 2 and "3 coins" in csv

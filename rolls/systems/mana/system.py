@@ -15,7 +15,8 @@ from sheets.models import COLORLESS, ManaPool
 
 from ...forms import INTENT_MAX, CountField, choice, chosen, first_error
 from ...models import LogEntry
-from . import services, sheet
+from . import report, services, sheet
+from .calculator import ManaCalculatorForm
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
 ADVICE_ROWS = 8
@@ -70,6 +71,24 @@ class Mana:
     any_choice = "any skill"
     about_field = "mana_skill"
     card_related = ("mana_skill",)
+    #: The rules page's odds calculator (``insights``): its form and its template (given the
+    #: values typed as ``v`` and the chance they have as ``result``).
+    calculator = ManaCalculatorForm
+    calculator_template = "rolls/systems/mana/_calculator.html"
+    #: What the luck page's distributions of the dice show (``rolled_groups``).
+    distribution_caption = "Successes per number of dice"
+
+    def rolled_groups(self, rolls):
+        return report.rolled_groups(rolls)
+
+    def exact_distribution(self, pool, counts, *, max_bins, tail):
+        return report.exact_distribution(pool, counts, max_bins=max_bins, tail=tail)
+
+    def export_about(self, data):
+        return report.export_about(data)
+
+    def export_rolled(self, data):
+        return report.export_rolled(data)
 
     def suggestions(self):
         return ()

@@ -14,7 +14,8 @@ from rules import sheet as pool_sheet
 from sheets.models import Rating
 
 from ...forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error
-from . import services, sheet
+from . import report, services, sheet
+from .calculator import PoolCalculatorForm
 
 
 class RowField(forms.Field):
@@ -71,6 +72,24 @@ class Pool:
     any_choice = "any attribute"
     about_field = "suggestion"
     card_related = ("attribute", "skill")
+    #: The rules page's odds calculator (``insights``): its form and its template (given the
+    #: values typed as ``v`` and the chance they have as ``result``).
+    calculator = PoolCalculatorForm
+    calculator_template = "rolls/systems/pool/_calculator.html"
+    #: What the luck page's distributions of the dice show (``rolled_groups``).
+    distribution_caption = "The highest total per pool"
+
+    def rolled_groups(self, rolls):
+        return report.rolled_groups(rolls)
+
+    def exact_distribution(self, pool, counts, *, max_bins, tail):
+        return report.exact_distribution(pool, counts, max_bins=max_bins, tail=tail)
+
+    def export_about(self, data):
+        return report.export_about(data)
+
+    def export_rolled(self, data):
+        return report.export_rolled(data)
 
     def suggestions(self):
         """Every attribute and listed skill of the sheet, offered while typing a suggestion."""

@@ -1,9 +1,12 @@
 """A toy rule system defined only in the tests, "coin": flip N coins, succeed with at least
 ``target`` heads. It proves what a third system needs outside its package (issue 25, item 2);
 tests/systems/test_coins.py registers it (``SYSTEM``) and plays what already goes through the
-system's interface. Its key has four letters: ``Campaign.system`` holds at most four."""
+system's interface. Its key has four letters: ``Campaign.system`` holds at most four. Its
+templates are in ``templates/`` here (``rolls/systems/coin/``), which the fixture adds to the
+template directories, as an installed app's would be found."""
 
 import secrets
+from collections import Counter
 from fractions import Fraction
 from math import comb
 
@@ -86,6 +89,27 @@ class Coins:
     card_related = ()
     sparetime = False
     sheet = Sheet
+    #: No odds calculator on the rules page.
+    calculator = None
+    distribution_caption = "Heads per number of coins"
+
+    def rolled_groups(self, rolls):
+        groups = {}
+        for coins, heads in rolls.values_list("data__coins", "data__heads"):
+            groups.setdefault(coins, Counter())[heads] += 1
+        return groups
+
+    def exact_distribution(self, coins, counts, *, max_bins, tail):
+        last = min(coins, max_bins)
+        chances = [(k, Fraction(comb(coins, k), 2**coins)) for k in range(last)]
+        return f"{coins} coins", "heads", chances, last, chance(coins, last)
+
+    def export_about(self, data):
+        return ""
+
+    def export_rolled(self, data):
+        faces = " ".join(map(str, data["faces"]))
+        return f"{data['coins']} coins", faces, f"{data['heads']} heads"
 
     def suggestions(self):
         return ()
