@@ -1,5 +1,5 @@
 """Campaigns: signing up and logging out, the home page, creating and joining a campaign, its
-page, the GM panel.
+page, the GM panel (its own sections, and those the campaign's system names: ``panel_page``).
 
 Every write runs through ``core.writes.attempt`` and is answered by
 ``core.writes.answer``: a GM panel section (a ``core.pieces.Piece``: ``MEMBERS``, ``INVITE``,
@@ -34,6 +34,7 @@ from .forms import (
     SignupForm,
 )
 from .models import Campaign, ManaSkill, Membership
+from .systems import system_of
 
 
 def _safe_next(request):
@@ -155,41 +156,40 @@ def members_of(campaign):
     return campaign.memberships.select_related("user").order_by("role", "user__username")
 
 
-def _skill_rows(campaign, bound=None):
-    """[(skill, its edit form)]; ``bound`` replaces the form of the skill being edited."""
-    rows = []
-    for skill in campaign.mana_skills.all():
-        form = ManaSkillForm(
-            initial={f: getattr(skill, f) for f in ("name", "color_a", "color_b", "trait")},
-            palette=campaign.palette,
-            prefix=f"skill-{skill.id}",
-        )
-        rows.append((skill, bound if bound and bound.prefix == form.prefix else form))
-    return rows
-
-
-def _panel_context(request, campaign, *, edit_form=None, **overrides):
+def _panel_context(request, campaign, **overrides):
+    """The panel's context: the shared sections' and what the campaign's system adds for its
+    own (``panel_context``; ``overrides`` are what a write's answer shows, e.g. a refused form)."""
     invite = reverse("campaign_join", args=[campaign.invite_token])
+    system = system_of(campaign)
     context = {
         "campaign": campaign,
+        "system": system,
         "members": members_of(campaign),
         "invite_url": request.build_absolute_uri(invite),
         "settings_form": CampaignSettingsForm(campaign=campaign),
         "member_add_form": MemberAddForm(),
+        **system.panel_context(request, campaign, overrides),
     }
-    if campaign.is_mana:
-        context["skill_rows"] = _skill_rows(campaign, edit_form)
-        context["skill_form"] = ManaSkillForm(palette=campaign.palette, prefix="new-skill")
     context.update(overrides)
     return context
 
 
+def placed(declared, sections):
+    """[(name, template, html)] of the sections a system declares (here and ``sheets.views``),
+    ``html`` what replaces one (or "")."""
+    return [(name, template, sections.get(name, "")) for name, template in declared]
+
+
 def panel_page(request, campaign, *, sections=None):
-    """The GM panel. ``sections`` maps a section's name (its own: "members", "invite",
-    "settings", "skills"; or one that loads on its own, "approvals", "mana": ``sheets.views``) to
-    the HTML to show in its place, a refused form with its refusal."""
+    """The GM panel: its own sections ("members", "invite", "settings") and the campaign's
+    system's (``panel_cards`` beside them, ``panel_sections`` below, e.g. "skills", "approvals",
+    "mana": ``sheets.views``). ``sections`` maps a section's name to the HTML to show in its
+    place, a refused form with its refusal."""
+    sections = sections or {}
     context = _panel_context(request, campaign)
-    context["sections"] = sections or {}
+    context["sections"] = sections
+    context["system_cards"] = placed(context["system"].panel_cards, sections)
+    context["system_sections"] = placed(context["system"].panel_sections, sections)
     return render(request, "campaigns/gm_panel.html", context)
 
 

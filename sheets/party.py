@@ -26,4 +26,10 @@ def party_rows(campaign):
 
 
 def party_context(campaign):
-    return {"campaign": campaign, "party": party_rows(campaign), "gm_id": campaign.gm_id()}
+    """The party's context; its columns are the system's (``party_head``, ``party_cells``)."""
+    return {
+        "campaign": campaign,
+        "system": system_of(campaign),
+        "party": party_rows(campaign),
+        "gm_id": campaign.gm_id(),
+    }

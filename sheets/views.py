@@ -1,8 +1,9 @@
 """Character sheets: creation, the sheet page and its htmx sections, and the GM's fragments for
 custom-skill approvals and mana pools.
 
-The sheet page is made of sections (``_sheet_header.html``, ``_sheet_pool.html``,
-``_sheet_mana.html``). Every write runs through ``core.writes.attempt`` and is answered by
+The sheet page is made of sections: the header (``_sheet_header.html``) and those the campaign's
+system names (its ``sheet_sections``: ``_sheet_pool.html``, ``_sheet_mana.html``; their context
+its ``sheet.section_context``). Every write runs through ``core.writes.attempt`` and is answered by
 ``core.writes.answer``: htmx gets the section re-rendered (422 and the refusal when refused,
 nothing changed), a plain form post a redirect to the sheet (or the sheet with the refusal,
 200). The GM's fragments answer htmx with themselves, and a plain post with the GM panel.
@@ -23,11 +24,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns.access import campaign_for, can_edit, sees_private
 from campaigns.models import Campaign
-from campaigns.views import members_of, panel_with
+from campaigns.systems import system_of
+from campaigns.views import members_of, panel_with, placed
 from core.pieces import Piece
 from core.push import with_facts
 from core.writes import answer, attempt
-from rules import sheet as pool_sheet
 
 from . import services
 from .access import character_for
@@ -51,39 +52,6 @@ POOL, MANA = Campaign.POOL, Campaign.MANA
 # The sheet's sections -------------------------------------------------------------------------
 
 
-def _skill_order(seed_skills):
-    """Sort key: the rules' skills in the rules' order, then taken and custom ones by name."""
-    position = {skill: i for i, skill in enumerate(seed_skills)}
-    return lambda r: (position.get(r.skill, len(position)), r.skill.casefold())
-
-
-def _pool_attributes(ratings):
-    """[{"name", "rating", "skills", "templates"}] per attribute, in the rules' order."""
-    rows, skills = {}, {attribute: [] for attribute in pool_sheet.ATTRIBUTES}
-    for rating in ratings:
-        if rating.is_attribute:
-            rows[rating.attribute] = rating
-        else:
-            skills[rating.attribute].append(rating)
-    return [
-        {
-            "name": attribute,
-            "rating": rows.get(attribute),
-            "skills": sorted(skills[attribute], key=_skill_order(seed)),
-            "templates": [
-                {
-                    "template": t,
-                    "blank": pool_sheet.template_blank(t),
-                    "label": pool_sheet.template_label(t),
-                    "example": pool_sheet.template_example(t),
-                }
-                for t in pool_sheet.templates(attribute)
-            ],
-        }
-        for attribute, seed in pool_sheet.ATTRIBUTES.items()
-    ]
-
-
 def _mana_pools(campaign, pools):
     """One pool per color of the campaign, in palette order; a color without a row shows 0/0."""
     by_color = {pool.color: pool for pool in pools}
@@ -94,6 +62,7 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
     """The context of one section, or of the whole page when ``section`` is None."""
     context = {
         "campaign": campaign,
+        "system": system_of(campaign),
         "character": character,
         "is_gm": campaign.viewer.is_gm,
         "can_edit": can_edit(campaign, character),
@@ -106,16 +75,12 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
             context["hand_over_form"] = HandOverForm(
                 campaign=campaign, auto_id=f"hand-over-{character.pk}-%s"
             )
-    if section in (None, "pool") and campaign.is_pool:
-        context["attributes"] = _pool_attributes(character.ratings.all())
-        context["hp_max"] = character.hp_max
-    if section in (None, "mana") and campaign.is_mana:
-        context["mana_skills"] = [
-            (skill, character.has_trait(skill.trait)) for skill in campaign.mana_skills.all()
-        ]
-        if context["sees_private"]:
-            context["mana_pools"] = _mana_pools(campaign, character.mana.all())
-        context["traits_form"] = TraitsForm(initial={"traits": ", ".join(character.traits)})
+    # The campaign's system's sections (its ``sheet_sections``; their context its sheet's).
+    context.update(
+        context["system"].sheet.section_context(
+            campaign, character, section, private=context["sees_private"]
+        )
+    )
     context.update(overrides)
     return context
 
@@ -123,7 +88,15 @@ def _sheet_context(request, campaign, character, *, section=None, **overrides):
 def _sheet_page(request, context, replace):
     """The sheet page, with ``replace``'s HTML in place of the sections it names."""
     page = _sheet_context(request, context["campaign"], context["character"])
-    return render(request, "sheets/detail.html", {**page, "replace": replace})
+    return _render_sheet(request, page, replace)
+
+
+def _render_sheet(request, context, replace=None):
+    """The sheet page of ``context`` (the whole sheet's), ``replace`` as in ``_sheet_page``."""
+    replace = replace or {}
+    sections = placed(context["system"].sheet_sections, replace)
+    context = {**context, "replace": replace, "system_sections": sections}
+    return render(request, "sheets/detail.html", context)
 
 
 #: The sheet's sections: their GET is ``character_detail`` with ``?section=<name>``.
@@ -137,6 +110,11 @@ SECTIONS = {
     )
     for name in ("header", "pool", "mana")
 }
+
+
+def _sheet_names(campaign):
+    """The sections the sheet of ``campaign``'s characters has: the header, its system's."""
+    return {"header", *(name for name, _template in system_of(campaign).sheet_sections)}
 
 
 def _error_text(form):
@@ -200,9 +178,9 @@ def character_detail(request, campaign_id, character_id):
     """The sheet page; htmx may ask for one section with ``?section=header|pool|mana``."""
     campaign, character = character_for(request, campaign_id, character_id)
     section = request.GET.get("section")
-    if request.htmx and section in ("header", "pool" if campaign.is_pool else "mana"):
+    if request.htmx and section in SECTIONS and section in _sheet_names(campaign):
         return SECTIONS[section].get(request, campaign, character)
-    return render(request, "sheets/detail.html", _sheet_context(request, campaign, character))
+    return _render_sheet(request, _sheet_context(request, campaign, character))
 
 
 @login_required

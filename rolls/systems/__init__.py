@@ -26,6 +26,21 @@
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
   holds its own fieldset;
+* what it adds to a character: ``sheet``, its module (``sheet.py``): ``character_fields`` and
+  ``character_fill`` (a new character's), ``party_characters`` and ``party_row`` (the party's
+  rows), ``section_context(campaign, character, section, private=)`` (the context of its sheet
+  sections: ``section`` one's, or None for the whole sheet); ``sheet_sections``, the
+  ``(name, template)`` of its sections on the sheet page after the header, included in order
+  (or replaced by ``replace[name]``; a section that is a ``sheets.views.SECTIONS`` piece also
+  answers ``?section=<name>``);
+* ``party_head`` and ``party_cells``: the templates of its party columns, the headers and a
+  row's cells (given ``row``, the party row, and ``c``, its character; "": none); and
+  ``campaign_sections``, the templates of its sections on the campaign page (``()``: none);
+* what it adds to the GM panel (``campaigns.views.panel_page``): ``panel_cards``, the
+  ``(name, template)`` of its sections beside the panel's own, and ``panel_sections``, those
+  below (``()``: none), each included in order, or replaced by ``sections[name]`` (a refused
+  plain post's section); ``panel_context(request, campaign, overrides)``, what its sections
+  need of the panel's context (``overrides``: a write's answer's, e.g. a refused form);
 * what the insight pages (``insights``) ask of it: ``calculator``, the rules page's odds
   calculator (a form of numbers whose ``odds()`` gives {"dice", "chance"}; None: none) and
   ``calculator_template`` (its form, given the values typed as ``v`` and their ``result``);
@@ -40,7 +55,9 @@
   roll's outcome in a session's summary), ``_calculator.html`` (its odds calculator, named by
   ``calculator_template``), ``_create_fields.html`` and
   ``_settings_fields.html`` (its campaign settings, named by ``create_template`` and
-  ``settings_template``).
+  ``settings_template``), ``_panel_*.html``, ``_sheet_*.html`` and ``_campaign_*.html`` (its
+  GM panel, sheet and campaign page sections that load on their own), ``_party_head.html`` and
+  ``_party_cells.html``.
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
 object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` and ``report.py``

@@ -1,8 +1,9 @@
 """The toy third system (tests/systems/coins/), registered by a fixture: what of a campaign's
 life already goes through the system's interface with no edit outside its package (its
-creation and settings, its calculator (none), luck page, session summary and log export
-through the real views too). What does not yet (the room's views and their gates, its
-templates) is issue 25, item 2's rest."""
+creation and settings, its GM panel, sheet, party and campaign page, its calculator (none),
+luck page, session summary and log export through the real views too: what a system adds to
+those it declares). What does not yet (the room's views and their gates, its templates) is
+issue 25, item 2's rest."""
 
 import copy
 import json
@@ -109,6 +110,38 @@ def test_a_coin_campaign_is_renamed_in_the_gm_panel(coin_campaign, as_user, gm):
     assert response.status_code == 302
     coin_campaign.refresh_from_db()
     assert coin_campaign.name == "Tails or heads"
+
+
+def test_a_coin_campaign_s_gm_panel_has_only_the_shared_sections(coin_campaign, as_user, gm):
+    response = as_user(gm).get(reverse("gm_panel", args=[coin_campaign.id]))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert 'id="gm-members"' in page and 'id="gm-settings"' in page
+    others = ("skills", "approvals", "mana", "sparetime")  # Mana's and Pool's
+    assert not any(f'id="gm-{name}"' in page for name in others)
+
+
+def test_a_coin_character_s_sheet_shows_its_header_alone(coin_campaign, as_user, gm, player):
+    hero = character_create(campaign=coin_campaign, owner=player, name="Flip")
+    url = reverse("character_detail", args=[coin_campaign.id, hero.id])
+    for user in (gm, player):
+        response = as_user(user).get(url)
+        page = response.content.decode()
+        assert response.status_code == 200
+        assert "Flip" in page and 'id="sheet-pool"' not in page and 'id="sheet-mana"' not in page
+    header = as_user(player).get(url, {"section": "header"}, HTTP_HX_REQUEST="true")
+    assert header.status_code == 200 and 'id="sheet-header"' in header.content.decode()
+
+
+def test_a_coin_campaign_s_page_and_party_show_names_alone(coin_campaign, as_user, gm, player):
+    character_create(campaign=coin_campaign, owner=player, name="Flip")
+    for user in (gm, player):
+        for name in ("campaign_detail", "party"):
+            response = as_user(user).get(reverse(name, args=[coin_campaign.id]))
+            page = response.content.decode()
+            assert response.status_code == 200
+            assert "Flip" in page and "party-hp" not in page and "party-mana" not in page
+            assert 'id="delegation"' not in page
 
 
 @pytest.mark.django_db

@@ -1,9 +1,11 @@
 """What Mana adds to a character: an empty mana pool per color of the palette and colorless,
-and its party column (the pools, for those who see its private side). Called by sheets through
-the campaign's system (``campaigns.systems``)."""
+its sheet section's context (the pools, traits and the campaign's skills) and its party column
+(the pools, for those who see its private side). Called by sheets through the campaign's system
+(``campaigns.systems``)."""
 
 from django.db.models import Prefetch
 
+from sheets.forms import TraitsForm
 from sheets.models import ManaPool
 from sheets.services import mana_colors
 
@@ -29,5 +31,26 @@ def party_row(campaign, character, private):
     ``private``)."""
     if not private:
         return {}
+    return {"mana": _pools(campaign, character)}
+
+
+def section_context(campaign, character, section, *, private):
+    """The context of the sheet's "mana" section (``section``: it, or None for the whole
+    sheet); its pools only if ``private``."""
+    if section not in (None, "mana"):
+        return {}
+    context = {
+        "mana_skills": [
+            (skill, character.has_trait(skill.trait)) for skill in campaign.mana_skills.all()
+        ],
+        "traits_form": TraitsForm(initial={"traits": ", ".join(character.traits)}),
+    }
+    if private:
+        context["mana_pools"] = _pools(campaign, character)
+    return context
+
+
+def _pools(campaign, character):
+    """One pool per color of the campaign, in palette order; a color without a row shows 0/0."""
     pools = {pool.color: pool for pool in character.mana.all()}
-    return {"mana": [pools.get(c) or ManaPool(color=c) for c in mana_colors(campaign)]}
+    return [pools.get(c) or ManaPool(color=c) for c in mana_colors(campaign)]

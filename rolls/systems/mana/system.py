@@ -177,6 +177,27 @@ class Mana:
         """A done check whose last roll failed was closed by the GM (no re-attempt)."""
         return last_roll is None or not last_roll.data["success"]
 
+    # What it adds to a character's sheet, after its header (its context:
+    # ``sheet.section_context``).
+    sheet_sections = (("mana", "sheets/_sheet_mana.html"),)
+
+    # Its party column (its values: ``sheet.party_row``); nothing on the campaign page.
+    party_head = "rolls/systems/mana/_party_head.html"
+    party_cells = "rolls/systems/mana/_party_cells.html"
+    campaign_sections = ()
+
+    # What it adds to the GM panel: the campaign's skills beside the panel's own cards
+    # (``campaigns.views.MANA_SKILLS``), the mana pools below (``sheets.views.GM_MANA``, loading
+    # on its own).
+    panel_cards = (("skills", "campaigns/_mana_skills.html"),)
+    panel_sections = (("mana", "rolls/systems/mana/_panel_mana.html"),)
+
+    def panel_context(self, request, campaign, overrides):
+        """The skills' rows and the new skill's form; ``overrides["edit_form"]`` is the refused
+        form of the skill being edited."""
+        new = campaign_forms.ManaSkillForm(palette=campaign.palette, prefix="new-skill")
+        return {"skill_rows": _skill_rows(campaign, overrides.get("edit_form")), "skill_form": new}
+
     # The campaign's settings: its palette (and, at creation, its first skills).
     create_template = "rolls/systems/mana/_create_fields.html"
     settings_template = "rolls/systems/mana/_settings_fields.html"
@@ -212,6 +233,19 @@ class Mana:
         renamed = [cleaned[f"color_{index}"] for index in range(len(old))]
         added = campaign_forms.split_colors(cleaned.get("add_colors", ""))
         cleaned["palette"] = campaign_forms.renamed_palette(old, renamed, added)
+
+
+def _skill_rows(campaign, bound=None):
+    """[(skill, its edit form)]; ``bound`` replaces the form of the skill being edited."""
+    rows = []
+    for skill in campaign.mana_skills.all():
+        form = campaign_forms.ManaSkillForm(
+            initial={f: getattr(skill, f) for f in ("name", "color_a", "color_b", "trait")},
+            palette=campaign.palette,
+            prefix=f"skill-{skill.id}",
+        )
+        rows.append((skill, bound if bound and bound.prefix == form.prefix else form))
+    return rows
 
 
 def _odds(check, form, shown, pools):

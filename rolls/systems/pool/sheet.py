@@ -1,6 +1,7 @@
 """What Pool adds to a character: its sheet's first rows (every attribute and fixed skill at 0,
-full HP) and its party columns (HP for everyone; free sparetime for those who see its private
-side). Called by sheets through the campaign's system (``campaigns.systems``)."""
+full HP), its sheet section's context (HP, the attributes and their skills) and its party
+columns (HP for everyone; free sparetime for those who see its private side). Called by sheets
+through the campaign's system (``campaigns.systems``)."""
 
 from django.db.models import IntegerField, OuterRef, Subquery
 
@@ -42,3 +43,44 @@ def party_row(campaign, character, private):
         "hp_max": campaign.hp_max_for(character.endurance_value or 0),
         "sparetime": (character.sum_sparetime or 0) if private else None,
     }
+
+
+def section_context(campaign, character, section, *, private):
+    """The context of the sheet's "pool" section (``section``: it, or None for the whole sheet;
+    "sparetime" loads on its own)."""
+    if section not in (None, "pool"):
+        return {}
+    return {"attributes": _pool_attributes(character.ratings.all()), "hp_max": character.hp_max}
+
+
+def _skill_order(seed_skills):
+    """Sort key: the rules' skills in the rules' order, then taken and custom ones by name."""
+    position = {skill: i for i, skill in enumerate(seed_skills)}
+    return lambda r: (position.get(r.skill, len(position)), r.skill.casefold())
+
+
+def _pool_attributes(ratings):
+    """[{"name", "rating", "skills", "templates"}] per attribute, in the rules' order."""
+    rows, skills = {}, {attribute: [] for attribute in pool_sheet.ATTRIBUTES}
+    for rating in ratings:
+        if rating.is_attribute:
+            rows[rating.attribute] = rating
+        else:
+            skills[rating.attribute].append(rating)
+    return [
+        {
+            "name": attribute,
+            "rating": rows.get(attribute),
+            "skills": sorted(skills[attribute], key=_skill_order(seed)),
+            "templates": [
+                {
+                    "template": t,
+                    "blank": pool_sheet.template_blank(t),
+                    "label": pool_sheet.template_label(t),
+                    "example": pool_sheet.template_example(t),
+                }
+                for t in pool_sheet.templates(attribute)
+            ],
+        }
+        for attribute, seed in pool_sheet.ATTRIBUTES.items()
+    ]

@@ -198,6 +198,30 @@ class Pool:
         """A done check without a roll was cancelled by the GM."""
         return last_roll is None
 
+    # What it adds to a character's sheet, after its header: its section (its context:
+    # ``sheet.section_context``) and the character's sparetime, loading on its own.
+    sheet_sections = (
+        ("pool", "sheets/_sheet_pool.html"),
+        ("sparetime", "rolls/systems/pool/_sheet_sparetime.html"),
+    )
+
+    # Its party columns (their values: ``sheet.party_row``) and the campaign page's section: a
+    # player's sparetime delegation.
+    party_head = "rolls/systems/pool/_party_head.html"
+    party_cells = "rolls/systems/pool/_party_cells.html"
+    campaign_sections = ("rolls/systems/pool/_campaign_delegation.html",)
+
+    # What it adds to the GM panel: the custom-skill approvals and the sparetime ledger, below
+    # the panel's own cards; they load on their own, so the panel's context has nothing of theirs.
+    panel_cards = ()
+    panel_sections = (
+        ("approvals", "rolls/systems/pool/_panel_approvals.html"),
+        ("gm-sparetime", "rolls/systems/pool/_panel_sparetime.html"),
+    )
+
+    def panel_context(self, request, campaign, overrides):
+        return {}
+
     # The campaign's settings: what sparetime buys and the hit points.
     create_template = "rolls/systems/pool/_create_fields.html"
     settings_template = "rolls/systems/pool/_settings_fields.html"

@@ -75,6 +75,10 @@ class Sheet:
     def party_row(campaign, character, private):
         return {}
 
+    @staticmethod
+    def section_context(campaign, character, section, *, private):
+        return {}
+
 
 class Coins:
     key = "coin"
@@ -129,6 +133,18 @@ class Coins:
 
     def closed_by_gm(self, check, last_roll):
         return last_roll is None
+
+    # Nothing of its own in the party or on the campaign page.
+    party_head = party_cells = ""
+    campaign_sections = ()
+
+    # Nothing of its own on the sheet or the GM panel.
+    sheet_sections = ()
+    panel_cards = ()
+    panel_sections = ()
+
+    def panel_context(self, request, campaign, overrides):
+        return {}
 
     # No settings of its own: the campaign forms have only the name for it.
     settings_keys = ()
