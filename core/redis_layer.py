@@ -20,6 +20,7 @@ channels_redis (4.3.0, pinned) drops a push in two places, and says so at most a
   consumer is gone without leaving its groups), silently. Here the buffer logs the drop.
 """
 
+import asyncio
 import logging
 import random
 import threading
@@ -127,6 +128,8 @@ class RoomRedisChannelLayer(RedisChannelLayer):
         self.one_script = self.fits_one_script()
         self.blocking_lock = threading.Lock()
         self.blocking_group_send = None
+        #: The blocking pop of each key under way (``pop``), its receive maybe gone.
+        self.pops = {}
 
     async def receive_single(self, channel):
         """The next message of ``channel`` (a process's queue, or a plain channel) and the
@@ -135,11 +138,9 @@ class RoomRedisChannelLayer(RedisChannelLayer):
         channels_redis makes three (four with the restore of the queue's backup before each
         pop): the blocking pop, then the popped message copied to a backup queue, then that
         copy removed once handed on, so that a receive cancelled between the pop and the hand-on
-        puts the message back. The copy cannot cover the pop itself: a receive cancelled while
-        the pop's reply is on its way loses that message either way (redis-py drops the
-        connection, and the reply with it). Here nothing is awaited between the reply and the
-        hand-on, so there is no later moment for a cancellation to lose it, and no copy to
-        make."""
+        puts the message back. Here a cancelled receive leaves its pop to the next receive
+        (``pop``), and nothing is awaited between the reply and the hand-on, so there is no
+        moment for a cancellation to lose it, and no copy to make."""
         assert self.require_valid_channel_name(channel, receive=True), "Channel name invalid"
         if "!" in channel:
             assert channel.endswith("!")
@@ -150,7 +151,30 @@ class RoomRedisChannelLayer(RedisChannelLayer):
         key = self.prefix + channel
         popped = None
         while popped is None:
-            popped = await connection.bzpopmin(key, timeout=self.brpop_timeout)
+            popped = await self.pop(connection, key)
+        return self.unpack(channel, popped)
+
+    async def pop(self, connection, key):
+        """One blocking pop of ``key``: its reply, None after ``brpop_timeout``.
+
+        The pop runs as a task of its own, which a receive only waits for: a cancelled receive
+        ends at once, and the pop goes on, for the next receive of ``key`` to wait for or take
+        (``pops``): no second pop at the same time, no reply lost. Cancelled with the receive,
+        the pop could go on regardless: redis-py wraps its socket writes in Python 3.11's
+        wait_for, which swallows a cancellation that comes as the write completes, and the
+        receive then waited in the pop (``brpop_timeout``), again and again."""
+        pop = self.pops.get(key)
+        if pop is None or pop.get_loop() is not asyncio.get_running_loop():
+            pop = asyncio.ensure_future(connection.bzpopmin(key, timeout=self.brpop_timeout))
+            if "!" in key:  # a process's queue, which one receive at a time pops
+                self.pops[key] = pop
+        await asyncio.wait([pop])
+        if self.pops.get(key) is pop:
+            del self.pops[key]
+        return pop.result()
+
+    def unpack(self, channel, popped):
+        """The channel (or channels) a popped message is for, and the message."""
         message = self.deserialize(popped[1])
         if "__asgi_channel__" in message:
             channel = message.pop("__asgi_channel__")

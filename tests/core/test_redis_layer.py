@@ -15,6 +15,9 @@ from asgiref.sync import async_to_sync
 
 from core.redis_layer import ReceiveBuffer, ReceiveBuffers, RoomRedisChannelLayer
 
+#: How long a cancelled receive may take to end (a swallowed cancellation takes a minute).
+TIMEOUT = 10
+
 needs_redis = pytest.mark.skipif(
     not os.environ.get("REDIS_URL"), reason="needs Redis: set REDIS_URL=redis://..."
 )
@@ -239,3 +242,32 @@ def test_one_script_serves_one_redis_server_without_encryption_only():
     assert not RoomRedisChannelLayer(hosts=[url, "redis://127.0.0.1:6380/0"]).one_script
     assert not RoomRedisChannelLayer(hosts=[url], symmetric_encryption_keys=["k"]).one_script
     assert not RoomRedisChannelLayer(hosts=[url], channel_capacity={"x*": 5}).one_script
+
+
+@needs_redis
+@pytest.mark.asyncio
+@pytest.mark.parametrize("turns", range(12))
+async def test_a_receive_cancelled_as_it_takes_over_the_blocking_pop_ends_at_once(turns):
+    """A process's sockets share one blocking pop: when the socket holding it leaves, the next
+    takes it over, and may leave too at any moment of that. Its receive ends when cancelled,
+    whatever the moment (``turns`` of the event loop after the first left): Python 3.11's
+    wait_for, which redis-py wraps its socket writes in, swallows a cancellation that comes as
+    the write completes, and the receive went on into a pop of ``brpop_timeout`` (here a
+    minute), again and again."""
+    # A pop of a minute, and replies awaited for longer (as config/settings.py has it).
+    host = {"address": os.environ["REDIS_URL"], "socket_timeout": 120}
+    layer = RoomRedisChannelLayer(hosts=[host], prefix=f"rollroom-test-{uuid.uuid4().hex}")
+    layer.brpop_timeout = 60
+    receives = [asyncio.ensure_future(layer.receive(await layer.new_channel())) for _ in range(3)]
+    await blocked_in_redis()
+    for receive in receives:
+        receive.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(receive), TIMEOUT)
+        for _ in range(turns):
+            await asyncio.sleep(0)
+    # The pop they left goes on: a message for the process ends it, kept for the next receive.
+    channel = await layer.new_channel()
+    await layer.send(channel, {"type": "room.push", "n": 1})
+    assert await layer.receive(channel) == {"type": "room.push", "n": 1}
+    await layer.flush()
