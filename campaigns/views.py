@@ -275,8 +275,8 @@ def member_remove(request, campaign_id, user_id):
 
 @login_required
 @require_POST
-def mana_skill_add(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
+def mana_skill_add(request, campaign_id, system):
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     form = ManaSkillForm(
         request.POST,
         palette=campaign.palette,
@@ -292,8 +292,8 @@ def mana_skill_add(request, campaign_id):
 
 @login_required
 @require_POST
-def mana_skill_edit(request, campaign_id, skill_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
+def mana_skill_edit(request, campaign_id, skill_id, system):
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     skill = get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign)
     form = ManaSkillForm(
         request.POST,
@@ -314,8 +314,8 @@ def mana_skill_edit(request, campaign_id, skill_id):
 
 @login_required
 @require_POST
-def mana_skill_delete(request, campaign_id, skill_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
+def mana_skill_delete(request, campaign_id, skill_id, system):
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     skill = get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign)
     ok, _ = attempt(skill.delete)
     return MANA_SKILLS.answer(request, campaign, ok=ok)

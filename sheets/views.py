@@ -250,8 +250,8 @@ def character_hp(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def character_traits(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
+def character_traits(request, campaign_id, character_id, system):
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=system)
     form = TraitsForm(request.POST)
     return _section_write(
         request,
@@ -313,10 +313,9 @@ def skill_propose(request, campaign_id, character_id):
 # The GM's fragments ---------------------------------------------------------------------------
 
 
-def _gm_access(system):
-    return lambda request, campaign_id: (
-        campaign_for(request, campaign_id, gm=True, system=system),
-    )
+def _gm_access(request, campaign_id, system):
+    """A GM fragment's ``found``: its system's URLs give ``system`` (``config/urls.py``)."""
+    return (campaign_for(request, campaign_id, gm=True, system=system),)
 
 
 # GM: custom-skill approvals -------------------------------------------------------------------
@@ -337,7 +336,7 @@ APPROVALS = Piece(
     context=_approvals_context,
     page=panel_with,
     url="gm_panel",
-    access=_gm_access(POOL),
+    access=lambda request, campaign_id: _gm_access(request, campaign_id, POOL),
     fragment_only=True,
 )
 gm_approvals = APPROVALS.view()
@@ -404,7 +403,7 @@ GM_MANA = Piece(
     context=_mana_context,
     page=panel_with,
     url="gm_panel",
-    access=_gm_access(MANA),
+    access=_gm_access,
     fragment_only=True,
 )
 gm_mana = GM_MANA.view()
@@ -412,8 +411,8 @@ gm_mana = GM_MANA.view()
 
 @login_required
 @require_POST
-def mana_maxima(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
+def mana_maxima(request, campaign_id, character_id, system):
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=system)
     pools = _mana_pools(campaign, character.mana.all())
     form = _maxima_form(character, pools, request.POST)
     ok, refusal = attempt(
@@ -433,8 +432,8 @@ def mana_maxima(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def mana_refill_one(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
+def mana_refill_one(request, campaign_id, character_id, system):
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=system)
     ok, _ = attempt(
         with_facts(
             lambda: services.mana_refill(campaign=campaign, character=character),
@@ -448,8 +447,8 @@ def mana_refill_one(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def mana_refill_all(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=MANA)
+def mana_refill_all(request, campaign_id, system):
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     ok, _ = attempt(
         with_facts(
             lambda: services.mana_refill(campaign=campaign),

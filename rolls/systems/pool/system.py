@@ -68,6 +68,8 @@ class Pool:
     sparetime = True
     #: What it adds to a character's sheet and the party (``sheet.py``).
     sheet = sheet
+    #: No URLs of its own yet (``config/urls.py``).
+    urls = None
     number = "TN"
     any_choice = "any attribute"
     about_field = "suggestion"
