@@ -23,7 +23,6 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("campaigns.urls")),
     path("", include("sheets.urls")),
-    path("", include("sparetime.urls")),
     *system_urls(),
     path("", include("rolls.urls")),
     path("", include("insights.urls")),

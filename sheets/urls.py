@@ -14,11 +14,4 @@ urlpatterns = [
     path(SHEET, views.character_detail, name="character_detail"),
     path(SHEET + "edit/", views.character_edit, name="character_edit"),
     path(SHEET + "hand-over/", views.character_hand_over, name="character_hand_over"),
-    path(SHEET + "hp/", views.character_hp, name="character_hp"),
-    path(SHEET + "ratings/<id:rating_id>/", views.rating_set, name="rating_set"),
-    path(SHEET + "skills/take/", views.skill_take, name="skill_take"),
-    path(SHEET + "skills/propose/", views.skill_propose, name="skill_propose"),
-    path(GM + "approvals/", views.gm_approvals, name="gm_approvals"),
-    path(GM + "approvals/<id:rating_id>/approve/", views.skill_approve, name="skill_approve"),
-    path(GM + "approvals/<id:rating_id>/decline/", views.skill_decline, name="skill_decline"),
 ]
