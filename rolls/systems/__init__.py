@@ -65,10 +65,10 @@
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
 object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` and ``report.py``
-(what the insight pages ask of it), ``urls.py`` (its pages' URLs, the views where they are
-kept: ``campaigns.views``, ``sheets.views``; Pool's include ``sparetime.urls``, the sparetime
-app's pages, routed only there), ``services.py`` (its writes: the
-roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
+(what the insight pages ask of it), ``urls.py`` (its pages' URLs; their views in its
+``views.py``, Mana's campaign skills, or where they are kept: ``sheets.views``; Pool's include
+``sparetime.urls``, the sparetime app's pages, routed only there), ``services.py`` (its writes:
+the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, suggestion=, mana_skill=)``, the fields a new check stores;
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting
 ``ROLL_SYSTEMS`` names the packages; ``rolls`` registers them at its ``ready()`` into

@@ -4,19 +4,20 @@
 
 from django.urls import path
 
-from campaigns import views as campaign_views
 from sheets import views as sheet_views
+
+from . import views
 
 CAMPAIGN = "campaigns/<id:campaign_id>/"
 SHEET = CAMPAIGN + "characters/<id:character_id>/"
 GM = CAMPAIGN + "gm/"
 
 urlpatterns = [
-    path(GM + "skills/", campaign_views.mana_skill_add, name="mana_skill_add"),
-    path(GM + "skills/<id:skill_id>/", campaign_views.mana_skill_edit, name="mana_skill_edit"),
+    path(GM + "skills/", views.mana_skill_add, name="mana_skill_add"),
+    path(GM + "skills/<id:skill_id>/", views.mana_skill_edit, name="mana_skill_edit"),
     path(
         GM + "skills/<id:skill_id>/delete/",
-        campaign_views.mana_skill_delete,
+        views.mana_skill_delete,
         name="mana_skill_delete",
     ),
     path(SHEET + "traits/", sheet_views.character_traits, name="character_traits"),
