@@ -15,7 +15,4 @@ urlpatterns = [
     path(GM + "invite/renew/", views.invite_renew, name="invite_renew"),
     path(GM + "members/add/", views.member_add, name="member_add"),
     path(GM + "members/<id:user_id>/remove/", views.member_remove, name="member_remove"),
-    path(GM + "skills/", views.mana_skill_add, name="mana_skill_add"),
-    path(GM + "skills/<id:skill_id>/", views.mana_skill_edit, name="mana_skill_edit"),
-    path(GM + "skills/<id:skill_id>/delete/", views.mana_skill_delete, name="mana_skill_delete"),
 ]

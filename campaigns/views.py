@@ -29,11 +29,10 @@ from .access import campaign_for
 from .forms import (
     CampaignCreateForm,
     CampaignSettingsForm,
-    ManaSkillForm,
     MemberAddForm,
     SignupForm,
 )
-from .models import Campaign, ManaSkill, Membership
+from .models import Campaign, Membership
 from .systems import system_of
 
 
@@ -271,54 +270,6 @@ def member_remove(request, campaign_id, user_id):
     ok, refusal = attempt(lambda: services.membership_remove(membership=membership))
     error = "" if ok else refusal
     return MEMBERS.answer(request, campaign, ok=ok, member_error=error)
-
-
-@login_required
-@require_POST
-def mana_skill_add(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
-    form = ManaSkillForm(
-        request.POST,
-        palette=campaign.palette,
-        taken=campaign.mana_skills.values_list("name", flat=True),
-        prefix="new-skill",
-    )
-    ok, _skill = attempt(
-        lambda: ManaSkill.objects.create(campaign=campaign, **form.cleaned_data), form=form
-    )
-    refused = {} if ok else {"skill_form": form}
-    return MANA_SKILLS.answer(request, campaign, ok=ok, **refused)
-
-
-@login_required
-@require_POST
-def mana_skill_edit(request, campaign_id, skill_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
-    skill = get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign)
-    form = ManaSkillForm(
-        request.POST,
-        palette=campaign.palette,
-        taken=campaign.mana_skills.exclude(pk=skill.pk).values_list("name", flat=True),
-        prefix=f"skill-{skill.id}",
-    )
-
-    def edit():
-        for field, value in form.cleaned_data.items():
-            setattr(skill, field, value)
-        skill.save()
-
-    ok, _ = attempt(edit, form=form)
-    refused = {} if ok else {"edit_form": form}
-    return MANA_SKILLS.answer(request, campaign, ok=ok, **refused)
-
-
-@login_required
-@require_POST
-def mana_skill_delete(request, campaign_id, skill_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=Campaign.MANA)
-    skill = get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign)
-    ok, _ = attempt(skill.delete)
-    return MANA_SKILLS.answer(request, campaign, ok=ok)
 
 
 @require_GET

@@ -1,7 +1,20 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from campaigns.systems import SYSTEMS
 from campaigns.views import logout
+
+
+def system_urls():
+    """Each registered system's URLs (its ``urls``, a module path; None: none), every view of
+    them given ``system``, the system's key: the gate passed on to ``campaign_for`` (404 in a
+    campaign of another system), declared here once."""
+    return [
+        path("", include(system.urls), {"system": system.key})
+        for system in SYSTEMS.values()
+        if system.urls
+    ]
+
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -10,7 +23,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("campaigns.urls")),
     path("", include("sheets.urls")),
-    path("", include("sparetime.urls")),
+    *system_urls(),
     path("", include("rolls.urls")),
     path("", include("insights.urls")),
 ]

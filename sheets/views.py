@@ -23,7 +23,6 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.access import campaign_for, can_edit, sees_private
-from campaigns.models import Campaign
 from campaigns.systems import system_of
 from campaigns.views import members_of, panel_with, placed
 from core.pieces import Piece
@@ -45,9 +44,6 @@ from .forms import (
 )
 from .models import ManaPool, Rating
 from .party import party_context
-
-POOL, MANA = Campaign.POOL, Campaign.MANA
-
 
 # The sheet's sections -------------------------------------------------------------------------
 
@@ -235,8 +231,10 @@ def character_hand_over(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def character_hp(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
+def character_hp(request, campaign_id, character_id, system):
+    campaign, character = character_for(
+        request, campaign_id, character_id, edit=True, system=system
+    )
     form = HpForm(request.POST, hp_max=character.hp_max)
     return _section_write(
         request,
@@ -250,8 +248,8 @@ def character_hp(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def character_traits(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
+def character_traits(request, campaign_id, character_id, system):
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=system)
     form = TraitsForm(request.POST)
     return _section_write(
         request,
@@ -265,8 +263,8 @@ def character_traits(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def rating_set(request, campaign_id, character_id, rating_id):
-    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=POOL)
+def rating_set(request, campaign_id, character_id, rating_id, system):
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=system)
     rating = get_object_or_404(Rating, pk=rating_id, character=character)
     rating.character = character
     form = RatingForm(request.POST)
@@ -282,8 +280,10 @@ def rating_set(request, campaign_id, character_id, rating_id):
 
 @login_required
 @require_POST
-def skill_take(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
+def skill_take(request, campaign_id, character_id, system):
+    campaign, character = character_for(
+        request, campaign_id, character_id, edit=True, system=system
+    )
     form = TemplateSkillForm(request.POST)
     return _section_write(
         request,
@@ -297,8 +297,10 @@ def skill_take(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def skill_propose(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
+def skill_propose(request, campaign_id, character_id, system):
+    campaign, character = character_for(
+        request, campaign_id, character_id, edit=True, system=system
+    )
     form = SkillProposalForm(request.POST)
     return _section_write(
         request,
@@ -313,10 +315,9 @@ def skill_propose(request, campaign_id, character_id):
 # The GM's fragments ---------------------------------------------------------------------------
 
 
-def _gm_access(system):
-    return lambda request, campaign_id: (
-        campaign_for(request, campaign_id, gm=True, system=system),
-    )
+def _gm_access(request, campaign_id, system):
+    """A GM fragment's ``found``: its system's URLs give ``system`` (``config/urls.py``)."""
+    return (campaign_for(request, campaign_id, gm=True, system=system),)
 
 
 # GM: custom-skill approvals -------------------------------------------------------------------
@@ -337,14 +338,14 @@ APPROVALS = Piece(
     context=_approvals_context,
     page=panel_with,
     url="gm_panel",
-    access=_gm_access(POOL),
+    access=_gm_access,
     fragment_only=True,
 )
 gm_approvals = APPROVALS.view()
 
 
-def _decide(request, campaign_id, rating_id, *, approve):
-    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+def _decide(request, campaign_id, rating_id, *, approve, system):
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     rating = get_object_or_404(
         Rating.objects.select_related("character"),
         pk=rating_id,
@@ -363,14 +364,14 @@ def _decide(request, campaign_id, rating_id, *, approve):
 
 @login_required
 @require_POST
-def skill_approve(request, campaign_id, rating_id):
-    return _decide(request, campaign_id, rating_id, approve=True)
+def skill_approve(request, campaign_id, rating_id, system):
+    return _decide(request, campaign_id, rating_id, approve=True, system=system)
 
 
 @login_required
 @require_POST
-def skill_decline(request, campaign_id, rating_id):
-    return _decide(request, campaign_id, rating_id, approve=False)
+def skill_decline(request, campaign_id, rating_id, system):
+    return _decide(request, campaign_id, rating_id, approve=False, system=system)
 
 
 # GM: mana pools -------------------------------------------------------------------------------
@@ -404,7 +405,7 @@ GM_MANA = Piece(
     context=_mana_context,
     page=panel_with,
     url="gm_panel",
-    access=_gm_access(MANA),
+    access=_gm_access,
     fragment_only=True,
 )
 gm_mana = GM_MANA.view()
@@ -412,8 +413,8 @@ gm_mana = GM_MANA.view()
 
 @login_required
 @require_POST
-def mana_maxima(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
+def mana_maxima(request, campaign_id, character_id, system):
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=system)
     pools = _mana_pools(campaign, character.mana.all())
     form = _maxima_form(character, pools, request.POST)
     ok, refusal = attempt(
@@ -433,8 +434,8 @@ def mana_maxima(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def mana_refill_one(request, campaign_id, character_id):
-    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=MANA)
+def mana_refill_one(request, campaign_id, character_id, system):
+    campaign, character = character_for(request, campaign_id, character_id, gm=True, system=system)
     ok, _ = attempt(
         with_facts(
             lambda: services.mana_refill(campaign=campaign, character=character),
@@ -448,8 +449,8 @@ def mana_refill_one(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def mana_refill_all(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=MANA)
+def mana_refill_all(request, campaign_id, system):
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     ok, _ = attempt(
         with_facts(
             lambda: services.mana_refill(campaign=campaign),

@@ -1,5 +1,7 @@
 """Sparetime views: a character's balances and raises, the GM's grants, awards and delegations,
-and a player's hand-outs.
+and a player's hand-outs. Sparetime is the Pool system's: its URLs (``urls.py``) are included
+by the Pool system's (``rolls/systems/pool/urls.py``), which give every view ``system``, passed
+to the access check: 404 in a campaign of another system.
 
 A GET answers htmx with its fragment and a browser without htmx with the page around it
 (``sparetime/page.html``). A write is answered by ``core.writes.answer``: htmx gets its
@@ -28,7 +30,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for, can_edit
-from campaigns.models import Campaign, Membership
+from campaigns.models import Membership
 from core.pieces import Piece
 from core.push import with_facts
 from core.writes import attempt
@@ -47,8 +49,6 @@ from .forms import (
 )
 from .models import SparetimeEntry
 
-#: Sparetime is the Pool system's: its pages are 404 in a Mana campaign.
-POOL = Campaign.POOL
 #: The ledger tables show at most this many rows (latest first), with the total count.
 LEDGER_CAP = 200
 PAGE = "sparetime/page.html"
@@ -135,8 +135,8 @@ CHARACTER = Piece(
     context=_character_context,
     page=_page,
     url="character_sparetime",
-    access=lambda request, campaign_id, character_id: character_for(
-        request, campaign_id, character_id, private=True, system=POOL
+    access=lambda request, campaign_id, character_id, system: character_for(
+        request, campaign_id, character_id, private=True, system=system
     ),
 )
 character_sparetime = CHARACTER.view()
@@ -160,9 +160,11 @@ def _character_write(request, campaign, character, form, write, notice):
 
 @login_required
 @require_POST
-def sparetime_spend(request, campaign_id, character_id):
+def sparetime_spend(request, campaign_id, character_id, system):
     """The character's player or the GM raises one of its ratings by a point."""
-    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
+    campaign, character = character_for(
+        request, campaign_id, character_id, edit=True, system=system
+    )
     form = SpendForm(character, request.POST)
 
     def notice(entry):
@@ -212,11 +214,13 @@ RAISE = Piece(
 
 @login_required
 @require_GET
-def sparetime_raise(request, campaign_id, character_id):
+def sparetime_raise(request, campaign_id, character_id, system):
     """A Raise button's confirmation: the raise, its cost and the balance it leaves, with
     [Confirm raise] (the spend's form) and [Keep]. htmx's Keep asks again with ``keep`` and gets
     the button back."""
-    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
+    campaign, character = character_for(
+        request, campaign_id, character_id, edit=True, system=system
+    )
     form = SpendForm(character, request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("Name a rating of this character to raise.")
@@ -232,9 +236,11 @@ def sparetime_raise(request, campaign_id, character_id):
 
 @login_required
 @require_POST
-def sparetime_undo(request, campaign_id, character_id):
+def sparetime_undo(request, campaign_id, character_id, system):
     """The character's player or the GM undoes its last raise (``services.sparetime_undo``)."""
-    campaign, character = character_for(request, campaign_id, character_id, edit=True, system=POOL)
+    campaign, character = character_for(
+        request, campaign_id, character_id, edit=True, system=system
+    )
     form = UndoForm(character, request.POST)
 
     def notice(_undo):
@@ -290,7 +296,9 @@ GM = Piece(
     context=_gm_context,
     page=_page,
     url="gm_sparetime",
-    access=lambda request, campaign_id: (campaign_for(request, campaign_id, gm=True, system=POOL),),
+    access=lambda request, campaign_id, system: (
+        campaign_for(request, campaign_id, gm=True, system=system),
+    ),
 )
 gm_sparetime = GM.view()
 
@@ -306,8 +314,8 @@ def _gm_answer(request, campaign, *, ok, result, refused, notice):
 
 @login_required
 @require_POST
-def sparetime_grant(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+def sparetime_grant(request, campaign_id, system):
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     form = GrantForm(campaign, request.POST)
     ok, entry = attempt(
         with_facts(
@@ -335,10 +343,10 @@ def sparetime_grant(request, campaign_id):
 
 @login_required
 @require_POST
-def sparetime_award(request, campaign_id):
+def sparetime_award(request, campaign_id, system):
     """The GM awards sparetime to the characters ticked. The room's session panel posts its
     award here too, with ``from=room``, and is answered with that panel."""
-    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     form = AwardForm(campaign, request.POST)
     ok, entries = attempt(
         with_facts(
@@ -366,8 +374,8 @@ def sparetime_award(request, campaign_id):
 
 @login_required
 @require_POST
-def sparetime_delegate(request, campaign_id):
-    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+def sparetime_delegate(request, campaign_id, system):
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     form = DelegateForm(campaign, request.POST)
     ok, entry = attempt(
         with_facts(
@@ -444,10 +452,10 @@ REVERSAL = Piece(
 
 @login_required
 @require_GET
-def sparetime_reversal(request, campaign_id):
+def sparetime_reversal(request, campaign_id, system):
     """The GM's Reverse button on a ledger row: what reversing it does, a note, [Confirm
     reversal] and [Keep]. htmx's Keep asks again with ``keep`` and gets the button back."""
-    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     form = ReverseForm(campaign, request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("Name a ledger entry of this campaign.")
@@ -458,9 +466,9 @@ def sparetime_reversal(request, campaign_id):
 
 @login_required
 @require_POST
-def sparetime_reverse(request, campaign_id):
+def sparetime_reverse(request, campaign_id, system):
     """The GM reverses a ledger row with a counter-entry (``services.sparetime_reverse``)."""
-    campaign = campaign_for(request, campaign_id, gm=True, system=POOL)
+    campaign = campaign_for(request, campaign_id, gm=True, system=system)
     form = ReverseForm(campaign, request.POST)
     ok, reversal = attempt(
         with_facts(
@@ -506,16 +514,18 @@ DELEGATION = Piece(
     context=_delegation_context,
     page=_page,
     url="sparetime_delegation",
-    access=lambda request, campaign_id: (campaign_for(request, campaign_id, system=POOL),),
+    access=lambda request, campaign_id, system: (
+        campaign_for(request, campaign_id, system=system),
+    ),
 )
 sparetime_delegation = DELEGATION.view()
 
 
 @login_required
 @require_POST
-def sparetime_handout(request, campaign_id):
+def sparetime_handout(request, campaign_id, system):
     """A player hands some of their delegation out to another player's character."""
-    campaign = campaign_for(request, campaign_id, system=POOL)
+    campaign = campaign_for(request, campaign_id, system=system)
     form = HandoutForm(campaign, request.user, request.POST)
     ok, entry = attempt(
         with_facts(

@@ -49,6 +49,10 @@
   max_bins=, tail=)`` ((title, what, [(value, exact chance)], last, chance of ``last`` or
   more)); ``export_about(data)`` and ``export_rolled(data)`` (what a roll was about, and its
   (dice, faces, result), as the log export writes them);
+* ``urls``: the module path of its URL patterns (``urls.py``; None: none), which
+  ``config/urls.py`` includes giving each of their views ``system``, its key, for the view to
+  pass to ``campaign_for``/``character_for``: 404 in a campaign of another system, the one gate
+  of a system's pages (their views never name the system);
 * its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields),
   ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
   (what a log entry says was asked and rolled, and its dice), ``_summary_outcome.html`` (a
@@ -61,8 +65,10 @@
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
 object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` and ``report.py``
-(what the insight pages ask of it), ``services.py`` (its writes: the
-roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
+(what the insight pages ask of it), ``urls.py`` (its pages' URLs; their views in its
+``views.py``, Mana's campaign skills, or where they are kept: ``sheets.views``; Pool's include
+``sparetime.urls``, the sparetime app's pages, routed only there), ``services.py`` (its writes:
+the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, suggestion=, mana_skill=)``, the fields a new check stores;
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting
 ``ROLL_SYSTEMS`` names the packages; ``rolls`` registers them at its ``ready()`` into

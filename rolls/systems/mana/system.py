@@ -67,6 +67,8 @@ class Mana:
     name = "Mana"
     sparetime = False
     sheet = sheet
+    #: Its URLs (``config/urls.py`` includes them, gated to its campaigns).
+    urls = "rolls.systems.mana.urls"
     number = "difficulty"
     any_choice = "any skill"
     about_field = "mana_skill"

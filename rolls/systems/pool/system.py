@@ -68,6 +68,9 @@ class Pool:
     sparetime = True
     #: What it adds to a character's sheet and the party (``sheet.py``).
     sheet = sheet
+    #: Its URLs, the sparetime ledger's among them (``config/urls.py`` includes them, gated to
+    #: its campaigns).
+    urls = "rolls.systems.pool.urls"
     number = "TN"
     any_choice = "any attribute"
     about_field = "suggestion"

@@ -89,6 +89,8 @@ class Coins:
     card_related = ()
     sparetime = False
     sheet = Sheet
+    #: No URLs of its own.
+    urls = None
     #: No odds calculator on the rules page.
     calculator = None
     distribution_caption = "Heads per number of coins"
