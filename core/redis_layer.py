@@ -116,6 +116,13 @@ class ReceiveBuffers(dict):
         return buffer
 
 
+def retrieved(task):
+    """Mark a pop's failure seen: a pop left by its receive may fail with nobody waiting (no
+    "exception never retrieved" then); a receive waiting for it still gets the error."""
+    if not task.cancelled():
+        task.exception()
+
+
 class RoomRedisChannelLayer(RedisChannelLayer):
     """channels_redis's layer, warning of each push dropped (one warning per push for as long
     as a channel stays full), with one round trip to Redis per group send instead of four
@@ -164,14 +171,23 @@ class RoomRedisChannelLayer(RedisChannelLayer):
         wait_for, which swallows a cancellation that comes as the write completes, and the
         receive then waited in the pop (``brpop_timeout``), again and again."""
         pop = self.pops.get(key)
-        if pop is None or pop.get_loop() is not asyncio.get_running_loop():
+        if not self.usable(pop):
             pop = asyncio.ensure_future(connection.bzpopmin(key, timeout=self.brpop_timeout))
+            pop.add_done_callback(retrieved)
             if "!" in key:  # a process's queue, which one receive at a time pops
                 self.pops[key] = pop
         await asyncio.wait([pop])
         if self.pops.get(key) is pop:
             del self.pops[key]
         return pop.result()
+
+    @staticmethod
+    def usable(pop):
+        """Whether a pop left by a receive is the next receive's: of this event loop, and not
+        failed (Redis went away meanwhile: the next receive pops anew)."""
+        if pop is None or pop.get_loop() is not asyncio.get_running_loop():
+            return False
+        return not pop.done() or (not pop.cancelled() and pop.exception() is None)
 
     def unpack(self, channel, popped):
         """The channel (or channels) a popped message is for, and the message."""
