@@ -80,17 +80,11 @@ class Mana:
     #: What the luck page's distributions of the dice show (``rolled_groups``).
     distribution_caption = "Successes per number of dice"
 
-    def rolled_groups(self, rolls):
-        return report.rolled_groups(rolls)
-
-    def exact_distribution(self, pool, counts, *, max_bins, tail):
-        return report.exact_distribution(pool, counts, max_bins=max_bins, tail=tail)
-
-    def export_about(self, data):
-        return report.export_about(data)
-
-    def export_rolled(self, data):
-        return report.export_rolled(data)
+    # The luck page's distributions and the export's words: this system's ``report``.
+    rolled_groups = staticmethod(report.rolled_groups)
+    exact_distribution = staticmethod(report.exact_distribution)
+    export_about = staticmethod(report.export_about)
+    export_rolled = staticmethod(report.export_rolled)
 
     def suggestions(self):
         return ()
