@@ -89,6 +89,16 @@ def settled(page):
     )
 
 
+def wait_until(page, done):
+    """Wait (10 s at most) until ``done()``, a fact the test's own handlers record (a route
+    held, a request seen), letting playwright hand in the page's events meanwhile."""
+    for _ in range(100):
+        if done():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("waited 10 s in vain")
+
+
 class FreshDaphne(DaphneProcess):
     """The live server, forked from this test process: it starts with asgiref's sync thread
     and the channel layer of its own (the parent's, after async tests, would hang it). It keeps

@@ -10,7 +10,7 @@ from django.test import override_settings
 from campaigns.models import Campaign, ManaSkill
 from sheets.models import ManaPool
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase, settled
+from tests.browser import BROWSER, BrowserTestCase, settled, wait_until
 from tests.conftest import make_campaign, make_user
 
 pytestmark = BROWSER
@@ -425,10 +425,7 @@ class TestGapInTheBrowser(BrowserTestCase):
             settled(gm)
             gm.click("#session button")  # entry 2, lost on its way to Ana's page
             expect(gm.locator("#log article.entry")).to_have_count(2)
-            for _ in range(50):  # the push reaches Ana's route after the GM's own answer
-                if lost:
-                    break
-                ana.wait_for_timeout(100)
+            wait_until(ana, lambda: lost)  # the push reaches Ana's route after the GM's answer
             assert len(lost) == 1 and "Session 1 ended" in str(lost[0])
             expect(ana.locator("#log article.entry")).to_have_count(1)
             settled(gm)

@@ -6,7 +6,7 @@ from campaigns.models import Campaign
 from sheets.services import character_create
 from sparetime.models import SparetimeEntry
 from sparetime.services import free_sparetime, sparetime_grant
-from tests.browser import BROWSER, BrowserTestCase, settled
+from tests.browser import BROWSER, BrowserTestCase, settled, wait_until
 from tests.conftest import make_campaign, make_user
 
 pytestmark = BROWSER
@@ -32,15 +32,6 @@ HEAR_FACTS = """() => {
     if (/<!--facts /.test(event.detail.message)) window.factsHeard += 1;
   });
 }"""
-
-
-def wait_until(page, done):
-    """Wait (10 s at most) until ``done()``, letting playwright hand in the page's events."""
-    for _ in range(100):
-        if done():
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError("waited 10 s in vain")
 
 
 class RaiseCase(BrowserTestCase):
