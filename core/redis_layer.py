@@ -116,6 +116,23 @@ class ReceiveBuffers(dict):
         return buffer
 
 
+async def blocking_pop(connection, key, timeout):
+    """``connection``'s BZPOPMIN of ``key``, run as a task of its own that ends when it is
+    cancelled (the loop closing: ``asyncio.run`` and each test's loop cancel what is left).
+    redis-py's pop may swallow a cancellation (Python 3.11's wait_for around its socket writes)
+    and then wait out its ``timeout`` for the reply: it is cancelled again until it ends."""
+    pop = asyncio.ensure_future(connection.bzpopmin(key, timeout=timeout))
+    pop.add_done_callback(retrieved)
+    try:
+        await asyncio.wait([pop])
+    except asyncio.CancelledError:
+        while not pop.done():
+            pop.cancel()
+            await asyncio.wait([pop], timeout=0.05)
+        raise
+    return pop.result()
+
+
 def retrieved(task):
     """Mark a pop's failure seen: a pop left by its receive may fail with nobody waiting (no
     "exception never retrieved" then); a receive waiting for it still gets the error."""
@@ -172,7 +189,7 @@ class RoomRedisChannelLayer(RedisChannelLayer):
         receive then waited in the pop (``brpop_timeout``), again and again."""
         pop = self.pops.get(key)
         if not self.usable(pop):
-            pop = asyncio.ensure_future(connection.bzpopmin(key, timeout=self.brpop_timeout))
+            pop = asyncio.ensure_future(blocking_pop(connection, key, self.brpop_timeout))
             pop.add_done_callback(retrieved)
             if "!" in key:  # a process's queue, which one receive at a time pops
                 self.pops[key] = pop

@@ -5,6 +5,7 @@ itself on Redis, skipped unless REDIS_URL is set."""
 import asyncio
 import logging
 import os
+import threading
 import time
 import uuid
 
@@ -271,3 +272,38 @@ async def test_a_receive_cancelled_as_it_takes_over_the_blocking_pop_ends_at_onc
     await layer.send(channel, {"type": "room.push", "n": 1})
     assert await layer.receive(channel) == {"type": "room.push", "n": 1}
     await layer.flush()
+
+
+@needs_redis
+@pytest.mark.parametrize("turns", range(12))
+def test_an_event_loop_closing_with_a_pop_left_by_its_receive_closes_at_once(turns):
+    """A socket that leaves leaves its pop to the next receive of its process; when the event
+    loop ends instead (``asyncio.run``, each test's own loop), the pop is cancelled with what
+    else is left and ends: redis-py may swallow that cancellation (Python 3.11's wait_for around
+    its socket writes), and the pop then waited out ``brpop_timeout`` (here a minute) before the
+    loop could close; it is cancelled again until it ends."""
+    host = {"address": os.environ["REDIS_URL"], "socket_timeout": 120}
+    layer = RoomRedisChannelLayer(hosts=[host], prefix=f"rollroom-test-{uuid.uuid4().hex}")
+    layer.brpop_timeout = 60
+
+    async def a_socket_comes_and_goes():
+        receive = asyncio.ensure_future(layer.receive(await layer.new_channel()))
+        while not layer.pops:  # the receive's pop has started
+            await asyncio.sleep(0)
+        for _ in range(turns):  # and is connecting, sending, or blocked in Redis
+            await asyncio.sleep(0)
+        receive.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await receive
+        assert layer.pops  # left for the next receive of the process: none comes
+
+    closed = threading.Event()
+
+    def run():
+        asyncio.run(a_socket_comes_and_goes())
+        closed.set()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert closed.wait(TIMEOUT), "the loop waited for the pop's reply"
+    thread.join(TIMEOUT)
