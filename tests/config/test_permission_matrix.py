@@ -408,8 +408,7 @@ def http_routes():
 # The tables --------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def world(db):
+def build_world():
     """A Pool and a Mana campaign with the same GM, player and another player; an outsider."""
     gm, ana, ben, zed = (make_user(n) for n in ("gm", "ana", "ben", "zed"))
     pool = build_pool_table(
@@ -441,6 +440,24 @@ def world(db):
     pool.skill = None
     users = {"non-member": zed, "player": ana, "another player": ben, "GM": gm}
     return SimpleNamespace(tables={"pool": pool, "mana": mana}, users=users)
+
+
+@pytest.fixture
+def world(db):
+    """The world of one test (``build_world``)."""
+    return build_world()
+
+
+@pytest.fixture(scope="class")
+def class_world(django_db_setup, django_db_blocker):
+    """The world built once for a class's tests, in a transaction rolled back after the last of
+    them. Each of their requests runs in a transaction rolled back too (``ask_route``), so each
+    sees the world as it was built. Its tests ask for ``db`` as well (a transaction of their
+    own inside this one); a class of them holds no transactional test (``transaction=True``:
+    its sockets' threads would not see an uncommitted world)."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield build_world()
+        transaction.set_rollback(True)
 
 
 def kwargs_for(route, table):
@@ -515,18 +532,19 @@ def test_a_route_without_an_entry_is_named(monkeypatch):
     ]
 
 
-@pytest.mark.parametrize("route", list(MATRIX))
-def test_each_role_gets_the_expected_answer(world, route):
-    name = http_routes()[route]
-    system, get_row, post_row = MATRIX[route]
-    wrong = []
-    for method, row in (("GET", get_row), ("POST", post_row)):
-        for role, expected in zip(ROLES, answers(row), strict=True):
-            response = ask_route(world, name, route, system, role, method)
-            if not matches(response, expected):
-                got = f"{response.status_code} {response.get('Location', '')}".strip()
-                wrong.append(f"{method} as {role}: expected {expected}, got {got}")
-    assert not wrong, "\n".join(wrong)
+class TestEveryRoute:
+    @pytest.mark.parametrize("route", list(MATRIX))
+    def test_each_role_gets_the_expected_answer(self, class_world, db, route):
+        name = http_routes()[route]
+        system, get_row, post_row = MATRIX[route]
+        wrong = []
+        for method, row in (("GET", get_row), ("POST", post_row)):
+            for role, expected in zip(ROLES, answers(row), strict=True):
+                response = ask_route(class_world, name, route, system, role, method)
+                if not matches(response, expected):
+                    got = f"{response.status_code} {response.get('Location', '')}".strip()
+                    wrong.append(f"{method} as {role}: expected {expected}, got {got}")
+        assert not wrong, "\n".join(wrong)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -35,8 +35,9 @@ from tests.config.test_permission_matrix import (
 )
 from tests.helpers import HTMX
 
-#: The permission matrix's campaigns: a Pool and a Mana one, with everything a route names.
-world = test_permission_matrix.world
+#: The permission matrix's campaigns: a Pool and a Mana one, with everything a route names,
+#: built once for a class of tests.
+class_world = test_permission_matrix.class_world
 
 #: Each id a URL names -> the column it is looked up in (a foreign key's column is its target's).
 COLUMNS = {
@@ -83,11 +84,16 @@ def system_of_route(route):
     return MATRIX[route][0] if route in MATRIX else "pool"
 
 
-def ask(world, path, role, method):
-    client = Client(raise_request_exception=False)
+def clients(world):
+    """A client for each role the walks ask as: the GM's signed in once for the test."""
+    gm = Client(raise_request_exception=False)
+    gm.force_login(world.users["GM"])
+    return {"GM": gm, "anonymous": Client(raise_request_exception=False)}
+
+
+def ask(client, path, method):
+    """``client``'s answer to ``method`` on ``path``, in a transaction rolled back."""
     with transaction.atomic():
-        if role != "anonymous":
-            client.force_login(world.users[role])
         if method == "GET":
             response = client.get(path)
         else:
@@ -140,20 +146,6 @@ def test_the_converter_takes_ids_only():
 # Walking every route -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("route", "name"), id_routes())
-def test_a_number_beyond_any_id_or_no_number_matches_no_route(world, route, name):
-    table = world.tables[system_of_route(route)]
-    wrong = []
-    for value in NOT_IDS:
-        path = path_with(route, table, name, value)
-        for role in ("GM", "anonymous"):
-            for method in ("GET", "POST"):
-                status = ask(world, path, role, method).status_code
-                if status != 404:
-                    wrong.append(f"{method} {path} as {role}: {status}")
-    assert not wrong, "\n".join(wrong)
-
-
 #: Routes where an id in range that names nothing is not a 404 for the GM, and why.
 NOT_FOUND_ANSWERS = {
     # Revealing a log entry the campaign does not have is refused like revealing one that is not
@@ -162,26 +154,44 @@ NOT_FOUND_ANSWERS = {
 }
 
 
-@pytest.mark.parametrize(("route", "name"), id_routes())
-def test_the_biggest_id_is_looked_up_and_found_nowhere(world, route, name):
-    """MAX_ID matches the route: the GM gets a 404 where the route takes the method (405 where
-    it does not, as for any id), anonymous the login page or the page anyone may see, as the
-    permission matrix says for the route's real ids."""
-    system = system_of_route(route)
-    table = world.tables[system]
-    path = path_with(route, table, name, MAX_ID)
-    _, get_row, post_row = MATRIX[route]
-    wrong = []
-    for method, row in (("GET", get_row), ("POST", post_row)):
-        anonymous, gm = answers(row)[0], answers(row)[ROLES.index("GM")]
-        found_nowhere = NOT_FOUND_ANSWERS.get((route, name), "404")
-        expected = {"anonymous": anonymous, "GM": gm if gm == "405" else found_nowhere}
-        for role, answer in expected.items():
-            response = ask(world, path, role, method)
-            if not matches(response, answer):
-                got = f"{response.status_code} {response.get('Location', '')}".strip()
-                wrong.append(f"{method} {path} as {role}: expected {answer}, got {got}")
-    assert not wrong, "\n".join(wrong)
+class TestEveryRoute:
+    @pytest.mark.parametrize(("route", "name"), id_routes())
+    def test_a_number_beyond_any_id_or_no_number_matches_no_route(
+        self, class_world, db, route, name
+    ):
+        table = class_world.tables[system_of_route(route)]
+        asking = clients(class_world)
+        wrong = []
+        for value in NOT_IDS:
+            path = path_with(route, table, name, value)
+            for role in ("GM", "anonymous"):
+                for method in ("GET", "POST"):
+                    status = ask(asking[role], path, method).status_code
+                    if status != 404:
+                        wrong.append(f"{method} {path} as {role}: {status}")
+        assert not wrong, "\n".join(wrong)
+
+    @pytest.mark.parametrize(("route", "name"), id_routes())
+    def test_the_biggest_id_is_looked_up_and_found_nowhere(self, class_world, db, route, name):
+        """MAX_ID matches the route: the GM gets a 404 where the route takes the method (405
+        where it does not, as for any id), anonymous the login page or the page anyone may see,
+        as the permission matrix says for the route's real ids."""
+        system = system_of_route(route)
+        table = class_world.tables[system]
+        path = path_with(route, table, name, MAX_ID)
+        _, get_row, post_row = MATRIX[route]
+        asking = clients(class_world)
+        wrong = []
+        for method, row in (("GET", get_row), ("POST", post_row)):
+            anonymous, gm = answers(row)[0], answers(row)[ROLES.index("GM")]
+            found_nowhere = NOT_FOUND_ANSWERS.get((route, name), "404")
+            expected = {"anonymous": anonymous, "GM": gm if gm == "405" else found_nowhere}
+            for role, answer in expected.items():
+                response = ask(asking[role], path, method)
+                if not matches(response, answer):
+                    got = f"{response.status_code} {response.get('Location', '')}".strip()
+                    wrong.append(f"{method} {path} as {role}: expected {answer}, got {got}")
+        assert not wrong, "\n".join(wrong)
 
 
 # The websocket routes ------------------------------------------------------------------------
