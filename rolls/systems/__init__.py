@@ -72,14 +72,16 @@ the roll; ``rolls.services`` keeps what every system shares and asks the system 
 ``check_fields(character, suggestion=, mana_skill=)``, the fields a new check stores;
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting
 ``ROLL_SYSTEMS`` names the packages; ``rolls`` registers them at its ``ready()`` into
-``campaigns.systems.SYSTEMS``, the registry the floors below rolls read too.
+``campaigns.systems.SYSTEMS``, the registry the floors below rolls read too (``register_all``).
+A system's templates are found as the template engine finds any (Pool's and Mana's in
+``templates/``).
 """
 
 from importlib import import_module
 
 from campaigns.systems import SYSTEMS, system_of
 
-__all__ = ["SYSTEMS", "register", "system_of"]
+__all__ = ["SYSTEMS", "register", "register_all", "system_of"]
 
 
 def register(path):
@@ -87,3 +89,11 @@ def register(path):
     system = import_module(path).SYSTEM
     SYSTEMS[system.key] = system
     return system
+
+
+def register_all():
+    """Register every package the setting ``ROLL_SYSTEMS`` names (``rolls`` at its
+    ``ready()``; a test that changed the setting, again)."""
+    from django.conf import settings
+
+    return [register(path) for path in settings.ROLL_SYSTEMS]
