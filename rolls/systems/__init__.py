@@ -7,13 +7,17 @@
   that says what a check is about);
 * ``card_related``: what a check's card reads along (``select_related``);
 * ``suggestions()``: names offered while typing what a check is about;
-* ``roll_context(check, form=None, changed=None)``: the roll form of an open check, its choices
-  and its live odds; ``roll_form(check, data)``: the bound form; ``odds(check, form)``: the odds
-  of what the form holds, or why it would be refused;
+* ``roll_context(check, form=None, changed=None)``: the roll form of an open check (``form``;
+  none when there is nothing to roll, which its ``_roll_fields.html`` says), its choices and its
+  live odds (``odds``); ``roll_form(check, data)``: the bound form (an ``intent`` field among
+  its fields); ``odds(check, form)``: the odds of what the form holds (``{"dice", "chance"}``),
+  or why it would be refused (``{"error"}``);
 * ``roll(check, by, data)``: the roll itself (the ``rolls.services`` write), from the form's
   cleaned data; it refuses anything but what the check asks for, when it asks for something;
 * ``asked(check)``: what the check asks to roll, as text ("" for any: the player chooses);
 * ``proposal(check)``: what a shift awaiting the GM would roll (systems without shifts: None);
+  ``answer_shift(check=, approve=, reason=)``: the GM's answer to it, the write (None: no
+  shifts); the card of a check awaiting it is its ``_shift.html`` (given ``proposal``);
 * ``closed_by_gm(check, last_roll)``: whether a done check was closed without a success;
 * the campaign's settings, in the create form and the GM panel's settings form
   (``campaigns.forms``; field names unique across systems, the create form holds every
@@ -53,8 +57,11 @@
   ``config/urls.py`` includes giving each of their views ``system``, its key, for the view to
   pass to ``campaign_for``/``character_for``: 404 in a campaign of another system, the one gate
   of a system's pages (their views never name the system);
-* its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields),
-  ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
+* its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields,
+  given the form as ``f``, its odds' URL as ``odds_url`` and the odds' output as
+  ``#odds-{{ check.id }}``), ``_odds.html`` (what its odds show after the chance: Mana's pools
+  and advisor, Pool's shift costs; given ``odds``), ``_outcome.html`` (a roll's outcome on the
+  card), ``_entry_about.html`` and ``_entry.html``
   (what a log entry says was asked and rolled, and its dice), ``_summary_outcome.html`` (a
   roll's outcome in a session's summary), ``_calculator.html`` (its odds calculator, named by
   ``calculator_template``), ``_create_fields.html`` and

@@ -166,6 +166,9 @@ class Mana:
     def asked(self, check):
         return check.mana_skill.name if check.mana_skill else ""
 
+    #: No shifts: nothing for the GM to answer.
+    answer_shift = None
+
     def proposal(self, check):
         return None
 

@@ -181,6 +181,9 @@ class Pool:
     def asked(self, check):
         return services.pool_asked(check)
 
+    #: The GM's answer to a shift (``rolls.views.check_answer_shift``).
+    answer_shift = staticmethod(services.check_answer_shift)
+
     def proposal(self, check):
         """What the shift awaiting the GM would roll, and its chance."""
         return _preview(
