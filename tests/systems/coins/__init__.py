@@ -6,15 +6,16 @@ play a campaign of it. Its key has four letters: ``Campaign.system`` holds at mo
 templates are in ``templates/`` here (``rolls/systems/coin/``), which the fixture adds to the
 template directories, as Pool's and Mana's are found in the project's ``templates/``."""
 
-import secrets
 from collections import Counter
 from fractions import Fraction
 from math import comb
 
+from django import forms
 from django.db import transaction
 
 from core.writes import Refused
 from rolls import services as shared
+from rolls.forms import INTENT_MAX, first_error
 from rolls.models import Check, LogEntry
 
 #: The most coins one flip may use.
@@ -27,14 +28,16 @@ def chance(coins, target):
 
 
 @transaction.atomic(savepoint=False)
-def check_flip(*, check, by, coins, intent=""):
-    """Flip ``coins`` coins for ``check`` (its target: the heads needed) and log the flip."""
+def check_flip(*, check, by, coins, intent="", rng=None):
+    """Flip ``coins`` coins for ``check`` (its target: the heads needed) and log the flip; a
+    face is 1 (heads) or 0 (tails), from ``rng`` or the dice source every system rolls with."""
     if check.character.owner_id != by.pk:
         raise Refused("Only the character's player flips for this check.")
     if isinstance(coins, bool) or not isinstance(coins, int) or not 1 <= coins <= MAX_COINS:
         raise Refused(f"Flip from 1 to {MAX_COINS} coins.")
     shared.check_claim(check, Check.DONE, intent=intent)
-    faces = [secrets.randbelow(2) for _ in range(coins)]
+    rng = rng or shared._rng()
+    faces = [rng.randint(0, 1) for _ in range(coins)]
     heads = sum(faces)
     return shared.log_append(
         campaign=check.campaign,
@@ -55,6 +58,13 @@ def check_flip(*, check, by, coins, intent=""):
             "note": check.note,
         },
     )
+
+
+class CoinRollForm(forms.Form):
+    """A flip: how many coins, and what the character tries."""
+
+    coins = forms.IntegerField(label="Coins", min_value=1, max_value=MAX_COINS)
+    intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
 
 
 class Sheet:
@@ -117,6 +127,24 @@ class Coins:
     def suggestions(self):
         return ()
 
+    def roll_form(self, check, data):
+        return CoinRollForm(data, auto_id=f"roll-{check.pk}-%s")
+
+    def roll_context(self, check, *, form=None, changed=None):
+        """One coin to start with (or what was typed); any number of coins is offered."""
+        if form is None:
+            changed = changed or {}
+            data = {"coins": changed.get("coins", 1), "intent": changed.get("intent", check.intent)}
+            form = self.roll_form(check, data)
+        return {"form": form, "odds": self.odds(check, form)}
+
+    def odds(self, check, form):
+        if not form.is_valid():
+            return {"error": first_error(form)}
+        coins = form.cleaned_data["coins"]
+        dice = f"{coins} coin{'s' if coins > 1 else ''}"
+        return {"dice": dice, "chance": chance(coins, check.target)}
+
     def check_fields(self, character, *, suggestion, mana_skill=None):
         return {"suggestion": suggestion}
 
@@ -130,6 +158,9 @@ class Coins:
 
     def asked(self, check):
         return check.suggestion
+
+    #: No shifts: nothing for the GM to answer.
+    answer_shift = None
 
     def proposal(self, check):
         return None
