@@ -183,3 +183,11 @@ def test_the_log_of_a_coin_campaign_to_take_home(coin_campaign, coin_flips, as_u
     assert [row["result"] for row in rolls] == [f"{e.data['heads']} heads" for e in coin_flips]
     csv = as_user(player).get(reverse("log_csv", args=[coin_campaign.id])).content.decode()
     assert csv.count(",coin,") == 2 and "3 coins" in csv
+
+
+def test_the_tuning_page_of_a_coin_campaign(coin_campaign, coin_flips, as_user, gm, player):
+    url = reverse("tuning", args=[coin_campaign.id])
+    html = as_user(gm).get(url).content.decode()
+    assert "For every heads needed you asked for" in html
+    assert '<tr><th scope="row">2</th><td>2</td>' in html
+    assert as_user(player).get(url).status_code == 403

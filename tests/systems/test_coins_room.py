@@ -95,6 +95,37 @@ def test_an_outsider_gets_404_for_a_coin_room(coin_table, as_user, outsider):
     assert as_user(outsider).get(url("room", coin_table)).status_code == 404
 
 
+def test_a_coin_room_s_live_checks_and_requests_again(coin_table, as_user, player):
+    check = ask(coin_table, coin_table.flip)
+    client = as_user(player)
+    checks = page(client, "room_checks", coin_table)
+    assert f'<article id="check-{check.id}"' in checks and 'name="coins"' in checks
+    requests = page(client, "room_requests", coin_table)
+    assert 'id="request-' in requests and 'name="suggestion"' in requests
+
+
+def test_the_gm_plays_a_session_of_a_coin_campaign(coin_table, as_user, gm, player):
+    client = as_user(gm)
+    started = client.post(url("session_start", coin_table), **HTMX).content.decode()
+    assert "Session 1 is running since" in started
+    ended = client.post(url("session_end", coin_table), **HTMX).content.decode()
+    assert "Session 1 ended" in ended
+    assert "Sparetime for session" not in ended  # a coin campaign awards none
+    with unchanged():
+        assert as_user(player).post(url("session_start", coin_table)).status_code == 403
+
+
+def test_the_gm_closes_a_coin_check(coin_table, as_user, gm, player):
+    check = ask(coin_table, coin_table.flip)
+    path = url("check_cancel", coin_table, check.id)
+    with unchanged():
+        assert as_user(player).post(path, **HTMX).status_code == 403
+    assert as_user(gm).post(path, **HTMX).status_code == 204
+    check.refresh_from_db()
+    assert check.status == Check.DONE
+    assert f'id="check-{check.id}"' not in page(as_user(player), "room", coin_table)
+
+
 # Asking and requesting --------------------------------------------------------------------------
 
 
