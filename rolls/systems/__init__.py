@@ -3,8 +3,9 @@
 ``system_of(campaign)`` returns the system of ``campaign``: an object with
 
 * ``key`` (``Campaign.system``), ``number`` (what a check's target is called), ``any_choice``
-  (what an open choice is called) and ``about_field`` (the field of the ask and request forms
-  that says what a check is about);
+  (what an open choice is called) and ``about_field`` (the name of the field of the ask and
+  request forms that says what a check is about), ``about_form_field(campaign)`` (that field:
+  ``rolls.forms.suggestion_field()`` for a typed suggestion);
 * ``card_related``: what a check's card reads along (``select_related``);
 * ``suggestions()``: names offered while typing what a check is about;
 * ``roll_context(check, form=None, changed=None)``: the roll form of an open check (``form``;
@@ -76,7 +77,8 @@ object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` an
 ``views.py``, Mana's campaign skills, or where they are kept: ``sheets.views``; Pool's include
 ``sparetime.urls``, the sparetime app's pages, routed only there), ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
-``check_fields(character, suggestion=, mana_skill=)``, the fields a new check stores;
+``check_fields(character, **about)``, the fields a new check stores, given what it is about
+(``rolls.services.check_ask``'s ``about``: ``{about_field: value}``);
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting
 ``ROLL_SYSTEMS`` names the packages; ``rolls`` registers them at its ``ready()`` into
 ``campaigns.systems.SYSTEMS``, the registry the floors below rolls read too (``register_all``).

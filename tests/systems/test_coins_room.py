@@ -81,6 +81,7 @@ def test_the_room_shows_a_coin_check_to_the_gm_and_its_player(coin_table, as_use
     assert f'<article id="check-{check.id}"' in gms and "Waiting for ana to roll." in gms
     assert f'name="coins" id="roll-{check.id}-coins"' not in gms
     assert 'id="ask"' in gms and 'name="suggestion"' in gms and "Heads needed" in gms
+    assert "What for" in gms  # the coin's own field of what a check is about
     assert 'id="npc-roll"' in gms and 'name="coins" id="roll-npc-coins"' in gms
     assert '<span class="tag">Coins</span>' in gms
 

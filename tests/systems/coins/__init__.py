@@ -15,7 +15,7 @@ from django.db import transaction
 
 from core.writes import Refused
 from rolls import services as shared
-from rolls.forms import INTENT_MAX, first_error
+from rolls.forms import INTENT_MAX, first_error, suggestion_field
 from rolls.models import Check, LogEntry
 
 #: The most coins one flip may use.
@@ -145,7 +145,10 @@ class Coins:
         dice = f"{coins} coin{'s' if coins > 1 else ''}"
         return {"dice": dice, "chance": chance(coins, check.target)}
 
-    def check_fields(self, character, *, suggestion, mana_skill=None):
+    def about_form_field(self, campaign):
+        return suggestion_field("What for")
+
+    def check_fields(self, character, *, suggestion=""):
         return {"suggestion": suggestion}
 
     def npc_asked(self, data):
