@@ -1,6 +1,6 @@
 """A toy rule system defined only in the tests, "coin": flip N coins, succeed with at least
-``target`` heads. It proves what a third system needs outside its package (issue 25, item 2);
-The fixture ``coin_system`` (tests/systems/conftest.py) names this package in the setting
+``target`` heads. It proves that a third system needs nothing outside its package (issue 25,
+item 2). The fixture ``coin_system`` (tests/systems/conftest.py) names this package in the setting
 ``ROLL_SYSTEMS`` and registers it from there; tests/systems/test_coins.py and test_coins_room.py
 play a campaign of it. Its key has four letters: ``Campaign.system`` holds at most four. Its
 templates are in ``templates/`` here (``rolls/systems/coin/``), which the fixture adds to the
