@@ -7,7 +7,6 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 
 from django import forms
 
-from campaigns.models import ManaSkill
 from core.ids import IdsChoiceField
 from core.names import plain_name
 from core.writes import OnceField
@@ -60,36 +59,33 @@ def choice(queryset, message, **kwargs):
     )
 
 
-class _CheckAboutForm(forms.Form):
-    """What a check is about: a Mana skill, or for Pool a free text (an attribute or skill)."""
+def suggestion_field(label="Attribute / skill"):
+    """What a check is about as free text, offered the system's ``suggestions`` while typing:
+    the ``about_form_field`` of a system whose ``about_field`` is ``suggestion``."""
+    field = forms.CharField(
+        label=label, max_length=SUGGESTION_MAX, required=False, validators=[plain_name]
+    )
+    field.widget.attrs["list"] = "suggestions"
+    return field
 
-    mana_skill = choice(
-        ManaSkill.objects.none(),
-        "Choose one of this campaign's skills.",
-        required=False,
-        empty_label="— any skill —",
-        label="Skill",
-    )
-    suggestion = forms.CharField(
-        label="Attribute / skill",
-        max_length=SUGGESTION_MAX,
-        required=False,
-        validators=[plain_name],
-    )
+
+class _CheckAboutForm(forms.Form):
+    """What a check is about (the system's field: ``about_form_field``, e.g. a Mana skill, or
+    for Pool a free text, an attribute or skill) and a note."""
+
+    #: Where the system's field goes: replaced by it, under its name (``about_field``).
+    about_here = forms.Field(required=False)
     note = forms.CharField(label="Note", max_length=NOTE_MAX, required=False)
 
     def __init__(self, data=None, *, campaign, **kwargs):
         from .systems import system_of
 
         super().__init__(data, **kwargs)
-        self.about_name = system_of(campaign).about_field
-        for name in ("mana_skill", "suggestion"):
-            if name != self.about_name:
-                del self.fields[name]
-        if "mana_skill" in self.fields:
-            self.fields["mana_skill"].queryset = campaign.mana_skills.all()
-        else:
-            self.fields["suggestion"].widget.attrs["list"] = "suggestions"
+        system = system_of(campaign)
+        self.about_name = system.about_field
+        fields = self.fields.items()
+        self.fields = {self.about_name if n == "about_here" else n: f for n, f in fields}
+        self.fields[self.about_name] = system.about_form_field(campaign)
 
     @property
     def about_field(self):
@@ -100,8 +96,7 @@ class _CheckAboutForm(forms.Form):
         """The keyword arguments of ``check_ask`` / ``check_request`` this form fixes."""
         data = self.cleaned_data
         return {
-            "mana_skill": data.get("mana_skill"),
-            "suggestion": data.get("suggestion", ""),
+            self.about_name: data.get(self.about_name),
             "note": data["note"],
             "visibility": data["visibility"],
         }
@@ -133,10 +128,10 @@ class AskForm(_CheckAboutForm):
     visibility = forms.ChoiceField(label="Visibility", choices=VISIBILITIES, initial=PUBLIC)
     once = OnceField()  # a double submit asks once
 
-    field_order = ["character", "mana_skill", "suggestion", "target", "note", "visibility"]
+    field_order = ["character", "about_here", "target", "note", "visibility"]
 
     #: What the form shows again after an ask (the GM often asks the same again).
-    REMEMBERED = ("character", "mana_skill", "suggestion", "target", "visibility")
+    REMEMBERED = ("character", "target", "visibility")
 
     def __init__(self, data=None, *, campaign, **kwargs):
         super().__init__(data, campaign=campaign, **kwargs)
@@ -158,7 +153,7 @@ class AskForm(_CheckAboutForm):
         data = self.cleaned_data
         return {
             name: [c.pk for c in data[name]] if name == "character" else data[name]
-            for name in self.REMEMBERED
+            for name in (*self.REMEMBERED, self.about_name)
             if name in data
         }
 

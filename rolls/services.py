@@ -255,12 +255,11 @@ def _check_target(target):
 
 
 @transaction.atomic(savepoint=False)
-def check_ask(
-    *, campaign, character, by, target, suggestion="", mana_skill=None, note="", visibility=PUBLIC
-):
-    """The GM asks ``character`` for a check with its difficulty or TN. What it is about binds
-    the roll, as the campaign's system says (``check_fields``: the skill, or what the suggestion
-    names of the sheet)."""
+def check_ask(*, campaign, character, by, target, note="", visibility=PUBLIC, **about):
+    """The GM asks ``character`` for a check with its difficulty or TN. What it is about
+    (``about``: the system's ``about_field``, e.g. Pool's ``suggestion``, Mana's ``mana_skill``)
+    binds the roll, as the campaign's system says (``check_fields``: the skill, or what the
+    suggestion names of the sheet)."""
     check = Check.objects.create(
         campaign=campaign,
         character=character,
@@ -270,15 +269,13 @@ def check_ask(
         visibility=_check_visibility(visibility, character, campaign),
         target=_check_target(target),
         note=note,
-        **system_of(campaign).check_fields(character, suggestion=suggestion, mana_skill=mana_skill),
+        **system_of(campaign).check_fields(character, **about),
     )
     return check
 
 
 @transaction.atomic(savepoint=False)
-def check_ask_group(
-    *, campaign, characters, by, target, suggestion="", mana_skill=None, note="", visibility=PUBLIC
-):
+def check_ask_group(*, campaign, characters, by, target, note="", visibility=PUBLIC, **about):
     """The GM asks each of ``characters`` for the same check (``check_ask``, one check each):
     all of them, or none when one is refused."""
     characters = list(characters)
@@ -290,10 +287,9 @@ def check_ask_group(
             character=character,
             by=by,
             target=target,
-            suggestion=suggestion,
-            mana_skill=mana_skill,
             note=note,
             visibility=visibility,
+            **about,
         )
         for character in characters
     ]
@@ -325,9 +321,7 @@ def check_roll_npc(*, campaign, character, by, target, data, note="", visibility
 
 
 @transaction.atomic(savepoint=False)
-def check_request(
-    *, campaign, character, by, suggestion="", mana_skill=None, note="", visibility=PUBLIC
-):
+def check_request(*, campaign, character, by, note="", visibility=PUBLIC, **about):
     """A player asks to make a check; the GM answers with the number (``check_set_target``).
     What it is about binds the roll, as for ``check_ask``."""
     if character.owner_id != by.pk:
@@ -340,7 +334,7 @@ def check_request(
         status=Check.REQUESTED,
         visibility=_check_visibility(visibility, character, campaign),
         note=note,
-        **system_of(campaign).check_fields(character, suggestion=suggestion, mana_skill=mana_skill),
+        **system_of(campaign).check_fields(character, **about),
     )
 
 

@@ -38,7 +38,6 @@ from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
 from .models import VISIBILITIES, Check, LogEntry
 from .systems import system_of
-from .systems.pool import services as pool_services
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
 LOG_PAGE = 50
@@ -430,7 +429,7 @@ def npc_odds(request, campaign_id):
         odds = _no_number(system)
     else:
         odds = system.odds(probe, system.roll_form(probe, request.GET))
-    return render(request, "rolls/_odds.html", {"odds": odds})
+    return render(request, "rolls/_odds.html", {"odds": odds, "system": system})
 
 
 @login_required
@@ -531,15 +530,17 @@ def check_set_target(request, campaign_id, check_id):
 @login_required
 @require_POST
 def check_answer_shift(request, campaign_id, check_id):
-    _campaign, check = check_for(request, campaign_id, check_id, gm=True)
+    campaign, check = check_for(request, campaign_id, check_id, gm=True)
+    answer_shift = system_of(campaign).answer_shift
     decision = request.POST.get("answer")
     reason = request.POST.get("reason", "")
 
     def write():
         if decision not in ("approve", "decline"):
             raise Refused("Approve or decline the shift.")
-        approve = decision == "approve"
-        return pool_services.check_answer_shift(check=check, approve=approve, reason=reason)
+        if answer_shift is None:  # a system without shifts
+            raise Refused("No shift awaits an answer on this check.")
+        return answer_shift(check=check, approve=decision == "approve", reason=reason)
 
     return _check_write(request, check, write)
 
@@ -598,12 +599,12 @@ def check_form(request, campaign_id, check_id):
 def check_odds(request, campaign_id, check_id):
     """The live odds of the roll form's current values (or why they would be refused)."""
     campaign, check = check_for(request, campaign_id, check_id, owner=True)
+    system = system_of(campaign)
     if check.status != Check.OPEN:
         odds = {"error": "This check cannot be rolled now."}
     else:
-        system = system_of(campaign)
         odds = system.odds(check, system.roll_form(check, request.GET))
-    return render(request, "rolls/_odds.html", {"odds": odds})
+    return render(request, "rolls/_odds.html", {"odds": odds, "system": system})
 
 
 # The log's proofs -------------------------------------------------------------------------------

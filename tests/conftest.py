@@ -4,6 +4,8 @@ of each system ready to roll, and a recorder of the pushes."""
 import os
 
 import pytest
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 from hypothesis import HealthCheck, settings
@@ -151,6 +153,14 @@ def mana_table(mana_campaign, gm, player, other_player):
 def pool_table(pool_campaign, gm, player, other_player):
     """The Pool table: characters with ratings (rolls/room_setup.build_pool_table)."""
     return build_pool_table(pool_campaign, gm, player, other_player)
+
+
+@pytest.fixture
+def empty_channel_layer():
+    """The channel layer flushed after the test (for the socket tests, here and in
+    tests/systems: ``pytest.mark.usefixtures("empty_channel_layer")``)."""
+    yield
+    async_to_sync(get_channel_layer().flush)()
 
 
 @pytest.fixture

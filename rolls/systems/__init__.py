@@ -3,17 +3,22 @@
 ``system_of(campaign)`` returns the system of ``campaign``: an object with
 
 * ``key`` (``Campaign.system``), ``number`` (what a check's target is called), ``any_choice``
-  (what an open choice is called) and ``about_field`` (the field of the ask and request forms
-  that says what a check is about);
+  (what an open choice is called) and ``about_field`` (the name of the field of the ask and
+  request forms that says what a check is about), ``about_form_field(campaign)`` (that field:
+  ``rolls.forms.suggestion_field()`` for a typed suggestion);
 * ``card_related``: what a check's card reads along (``select_related``);
 * ``suggestions()``: names offered while typing what a check is about;
-* ``roll_context(check, form=None, changed=None)``: the roll form of an open check, its choices
-  and its live odds; ``roll_form(check, data)``: the bound form; ``odds(check, form)``: the odds
-  of what the form holds, or why it would be refused;
+* ``roll_context(check, form=None, changed=None)``: the roll form of an open check (``form``;
+  none when there is nothing to roll, which its ``_roll_fields.html`` says), its choices and its
+  live odds (``odds``); ``roll_form(check, data)``: the bound form (an ``intent`` field among
+  its fields); ``odds(check, form)``: the odds of what the form holds (``{"dice", "chance"}``),
+  or why it would be refused (``{"error"}``);
 * ``roll(check, by, data)``: the roll itself (the ``rolls.services`` write), from the form's
   cleaned data; it refuses anything but what the check asks for, when it asks for something;
 * ``asked(check)``: what the check asks to roll, as text ("" for any: the player chooses);
 * ``proposal(check)``: what a shift awaiting the GM would roll (systems without shifts: None);
+  ``answer_shift(check=, approve=, reason=)``: the GM's answer to it, the write (None: no
+  shifts); the card of a check awaiting it is its ``_shift.html`` (given ``proposal``);
 * ``closed_by_gm(check, last_roll)``: whether a done check was closed without a success;
 * the campaign's settings, in the create form and the GM panel's settings form
   (``campaigns.forms``; field names unique across systems, the create form holds every
@@ -53,8 +58,11 @@
   ``config/urls.py`` includes giving each of their views ``system``, its key, for the view to
   pass to ``campaign_for``/``character_for``: 404 in a campaign of another system, the one gate
   of a system's pages (their views never name the system);
-* its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields),
-  ``_outcome.html`` (a roll's outcome on the card), ``_entry_about.html`` and ``_entry.html``
+* its templates under ``rolls/systems/<key>/``: ``_roll_fields.html`` (the roll form's fields,
+  given the form as ``f``, its odds' URL as ``odds_url`` and the odds' output as
+  ``#odds-{{ check.id }}``), ``_odds.html`` (what its odds show after the chance: Mana's pools
+  and advisor, Pool's shift costs; given ``odds``), ``_outcome.html`` (a roll's outcome on the
+  card), ``_entry_about.html`` and ``_entry.html``
   (what a log entry says was asked and rolled, and its dice), ``_summary_outcome.html`` (a
   roll's outcome in a session's summary), ``_calculator.html`` (its odds calculator, named by
   ``calculator_template``), ``_create_fields.html`` and
@@ -69,17 +77,20 @@ object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` an
 ``views.py``, Mana's campaign skills, or where they are kept: ``sheets.views``; Pool's include
 ``sparetime.urls``, the sparetime app's pages, routed only there), ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
-``check_fields(character, suggestion=, mana_skill=)``, the fields a new check stores;
+``check_fields(character, **about)``, the fields a new check stores, given what it is about
+(``rolls.services.check_ask``'s ``about``: ``{about_field: value}``);
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting
 ``ROLL_SYSTEMS`` names the packages; ``rolls`` registers them at its ``ready()`` into
-``campaigns.systems.SYSTEMS``, the registry the floors below rolls read too.
+``campaigns.systems.SYSTEMS``, the registry the floors below rolls read too (``register_all``).
+A system's templates are found as the template engine finds any (Pool's and Mana's in
+``templates/``).
 """
 
 from importlib import import_module
 
 from campaigns.systems import SYSTEMS, system_of
 
-__all__ = ["SYSTEMS", "register", "system_of"]
+__all__ = ["SYSTEMS", "register", "register_all", "system_of"]
 
 
 def register(path):
@@ -87,3 +98,11 @@ def register(path):
     system = import_module(path).SYSTEM
     SYSTEMS[system.key] = system
     return system
+
+
+def register_all():
+    """Register every package the setting ``ROLL_SYSTEMS`` names (``rolls`` at its
+    ``ready()``; a test that changed the setting, again)."""
+    from django.conf import settings
+
+    return [register(path) for path in settings.ROLL_SYSTEMS]

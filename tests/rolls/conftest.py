@@ -1,22 +1,13 @@
 """Fixtures of the rolls tests (their helpers are in room_setup.py and sockets.py; the tables
-``mana_table`` and ``pool_table`` and ``pushes`` are in tests/conftest.py)."""
+``mana_table`` and ``pool_table``, ``pushes`` and ``empty_channel_layer`` are in
+tests/conftest.py)."""
 
 import pytest
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 
 from campaigns.models import Campaign, ManaSkill
 from rolls import services
 from sheets.services import character_create
 from tests.conftest import make_campaign
-
-
-@pytest.fixture
-def empty_channel_layer():
-    """The channel layer flushed after the test (for the socket tests:
-    ``pytest.mark.usefixtures("empty_channel_layer")``)."""
-    yield
-    async_to_sync(get_channel_layer().flush)()
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Helpers for the tests that hear the room through real websockets (config.asgi and the channel
 layer of the run), and for reading what a push carries: logged-in clients and their session
 cookies, a socket opened and always closed, its frames, the presence list, and whether a roll's
-entry shows in full or as a stub. The fixture ``empty_channel_layer`` is in conftest.py."""
+entry shows in full or as a stub. The fixture ``empty_channel_layer`` is in tests/conftest.py."""
 
 import itertools
 import re

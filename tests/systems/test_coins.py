@@ -1,15 +1,14 @@
-"""The toy third system (tests/systems/coins/), registered by a fixture: what of a campaign's
-life already goes through the system's interface with no edit outside its package (its
-creation and settings, its GM panel, sheet, party and campaign page, its calculator (none),
-luck page, session summary and log export through the real views too: what a system adds to
-those it declares). What does not yet (the room's views and their gates, its templates) is
-issue 25, item 2's rest."""
+"""The toy third system (tests/systems/coins/), registered through the setting ``ROLL_SYSTEMS``
+by a fixture (conftest.py): what of a campaign's life goes through the system's interface with
+no edit outside its package (its creation and settings, its GM panel, sheet, party and campaign
+page, its calculator (none), luck page, session summary and log export through the real views
+too: what a system adds to those it declares). The room, its views and sockets, is in
+test_coins_room.py."""
 
-import copy
 import json
-from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from campaigns.models import Campaign
@@ -19,27 +18,19 @@ from rolls.models import Check, LogEntry
 from sheets.party import party_rows
 from sheets.services import character_create
 from sparetime.services import sparetime_grant
-from tests.conftest import make_campaign
 from tests.helpers import HTMX, raises_refused
 from tests.systems import coins
-
-
-@pytest.fixture
-def coin_system(monkeypatch, settings):
-    monkeypatch.setitem(SYSTEMS, coins.SYSTEM.key, coins.SYSTEM)
-    engine = copy.deepcopy(settings.TEMPLATES[0])
-    engine["DIRS"] = [*engine["DIRS"], Path(coins.__file__).parent / "templates"]
-    settings.TEMPLATES = [engine]
-    return coins.SYSTEM
-
-
-@pytest.fixture
-def coin_campaign(coin_system, gm, player):
-    return make_campaign(gm, system=coin_system.key, name="Heads or tails", players=[player])
+from tests.systems.conftest import COINS
 
 
 def test_a_coin_campaign_plays_its_own_system(coin_campaign):
     assert system_of(coin_campaign) is coins.SYSTEM
+    assert settings.ROLL_SYSTEMS == ["rolls.systems.mana", "rolls.systems.pool", COINS]
+
+
+def test_the_coin_is_registered_only_for_the_tests_that_ask_for_it():
+    assert settings.ROLL_SYSTEMS == ["rolls.systems.mana", "rolls.systems.pool"]
+    assert list(SYSTEMS) == ["mana", "pool"]
 
 
 def test_a_coin_character_has_its_sheet_and_party_row(coin_campaign, player):
@@ -192,3 +183,11 @@ def test_the_log_of_a_coin_campaign_to_take_home(coin_campaign, coin_flips, as_u
     assert [row["result"] for row in rolls] == [f"{e.data['heads']} heads" for e in coin_flips]
     csv = as_user(player).get(reverse("log_csv", args=[coin_campaign.id])).content.decode()
     assert csv.count(",coin,") == 2 and "3 coins" in csv
+
+
+def test_the_tuning_page_of_a_coin_campaign(coin_campaign, coin_flips, as_user, gm, player):
+    url = reverse("tuning", args=[coin_campaign.id])
+    html = as_user(gm).get(url).content.decode()
+    assert "For every heads needed you asked for" in html
+    assert '<tr><th scope="row">2</th><td>2</td>' in html
+    assert as_user(player).get(url).status_code == 403

@@ -155,7 +155,17 @@ class Mana:
 
     roll_npc = roll
 
-    def check_fields(self, character, *, suggestion, mana_skill=None):
+    def about_form_field(self, campaign):
+        """The ask and request forms' skill: one of the campaign's, or any."""
+        return choice(
+            campaign.mana_skills.all(),
+            "Choose one of this campaign's skills.",
+            required=False,
+            empty_label="— any skill —",
+            label="Skill",
+        )
+
+    def check_fields(self, character, *, mana_skill=None, suggestion=""):
         """What a new check stores: its suggestion and the skill asked (None: any)."""
         return {"suggestion": suggestion, "mana_skill": mana_skill}
 
@@ -165,6 +175,9 @@ class Mana:
 
     def asked(self, check):
         return check.mana_skill.name if check.mana_skill else ""
+
+    #: No shifts: nothing for the GM to answer.
+    answer_shift = None
 
     def proposal(self, check):
         return None

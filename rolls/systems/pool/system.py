@@ -13,7 +13,7 @@ from rules import advice, pool
 from rules import sheet as pool_sheet
 from sheets.models import Rating
 
-from ...forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error
+from ...forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error, suggestion_field
 from . import report, services, sheet
 from .calculator import PoolCalculatorForm
 
@@ -168,7 +168,11 @@ class Pool:
             entry = services.check_answer_shift(check=check, approve=True)
         return entry
 
-    def check_fields(self, character, *, suggestion, mana_skill=None):
+    def about_form_field(self, campaign):
+        """The ask and request forms' suggestion: an attribute or skill, typed."""
+        return suggestion_field()
+
+    def check_fields(self, character, *, suggestion=""):
         """What a new check of ``character`` stores: its suggestion and the attribute (and
         skill) of the sheet it names, which the roll must use."""
         return {"suggestion": suggestion, **services.asked_fields(character, suggestion)}
@@ -180,6 +184,9 @@ class Pool:
 
     def asked(self, check):
         return services.pool_asked(check)
+
+    #: The GM's answer to a shift (``rolls.views.check_answer_shift``).
+    answer_shift = staticmethod(services.check_answer_shift)
 
     def proposal(self, check):
         """What the shift awaiting the GM would roll, and its chance."""

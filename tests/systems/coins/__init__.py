@@ -1,19 +1,21 @@
 """A toy rule system defined only in the tests, "coin": flip N coins, succeed with at least
-``target`` heads. It proves what a third system needs outside its package (issue 25, item 2);
-tests/systems/test_coins.py registers it (``SYSTEM``) and plays what already goes through the
-system's interface. Its key has four letters: ``Campaign.system`` holds at most four. Its
+``target`` heads. It proves that a third system needs nothing outside its package (issue 25,
+item 2). The fixture ``coin_system`` (tests/systems/conftest.py) names this package in the setting
+``ROLL_SYSTEMS`` and registers it from there; tests/systems/test_coins.py and test_coins_room.py
+play a campaign of it. Its key has four letters: ``Campaign.system`` holds at most four. Its
 templates are in ``templates/`` here (``rolls/systems/coin/``), which the fixture adds to the
-template directories, as an installed app's would be found."""
+template directories, as Pool's and Mana's are found in the project's ``templates/``."""
 
-import secrets
 from collections import Counter
 from fractions import Fraction
 from math import comb
 
+from django import forms
 from django.db import transaction
 
 from core.writes import Refused
 from rolls import services as shared
+from rolls.forms import INTENT_MAX, first_error, suggestion_field
 from rolls.models import Check, LogEntry
 
 #: The most coins one flip may use.
@@ -26,14 +28,16 @@ def chance(coins, target):
 
 
 @transaction.atomic(savepoint=False)
-def check_flip(*, check, by, coins, intent=""):
-    """Flip ``coins`` coins for ``check`` (its target: the heads needed) and log the flip."""
+def check_flip(*, check, by, coins, intent="", rng=None):
+    """Flip ``coins`` coins for ``check`` (its target: the heads needed) and log the flip; a
+    face is 1 (heads) or 0 (tails), from ``rng`` or the dice source every system rolls with."""
     if check.character.owner_id != by.pk:
         raise Refused("Only the character's player flips for this check.")
     if isinstance(coins, bool) or not isinstance(coins, int) or not 1 <= coins <= MAX_COINS:
         raise Refused(f"Flip from 1 to {MAX_COINS} coins.")
     shared.check_claim(check, Check.DONE, intent=intent)
-    faces = [secrets.randbelow(2) for _ in range(coins)]
+    rng = rng or shared._rng()
+    faces = [rng.randint(0, 1) for _ in range(coins)]
     heads = sum(faces)
     return shared.log_append(
         campaign=check.campaign,
@@ -54,6 +58,13 @@ def check_flip(*, check, by, coins, intent=""):
             "note": check.note,
         },
     )
+
+
+class CoinRollForm(forms.Form):
+    """A flip: how many coins, and what the character tries."""
+
+    coins = forms.IntegerField(label="Coins", min_value=1, max_value=MAX_COINS)
+    intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
 
 
 class Sheet:
@@ -116,7 +127,28 @@ class Coins:
     def suggestions(self):
         return ()
 
-    def check_fields(self, character, *, suggestion, mana_skill=None):
+    def roll_form(self, check, data):
+        return CoinRollForm(data, auto_id=f"roll-{check.pk}-%s")
+
+    def roll_context(self, check, *, form=None, changed=None):
+        """One coin to start with (or what was typed); any number of coins is offered."""
+        if form is None:
+            changed = changed or {}
+            data = {"coins": changed.get("coins", 1), "intent": changed.get("intent", check.intent)}
+            form = self.roll_form(check, data)
+        return {"form": form, "odds": self.odds(check, form)}
+
+    def odds(self, check, form):
+        if not form.is_valid():
+            return {"error": first_error(form)}
+        coins = form.cleaned_data["coins"]
+        dice = f"{coins} coin{'s' if coins > 1 else ''}"
+        return {"dice": dice, "chance": chance(coins, check.target)}
+
+    def about_form_field(self, campaign):
+        return suggestion_field("What for")
+
+    def check_fields(self, character, *, suggestion=""):
         return {"suggestion": suggestion}
 
     def npc_asked(self, data):
@@ -129,6 +161,9 @@ class Coins:
 
     def asked(self, check):
         return check.suggestion
+
+    #: No shifts: nothing for the GM to answer.
+    answer_shift = None
 
     def proposal(self, check):
         return None

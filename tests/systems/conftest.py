@@ -1,0 +1,39 @@
+"""Fixtures of the systems tests: the toy third system, coins (tests/systems/coins/), registered
+as the real systems are, through the setting ``ROLL_SYSTEMS``, for the tests that ask for it
+alone."""
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from campaigns.systems import SYSTEMS
+from rolls.systems import register_all
+from tests.conftest import make_campaign
+from tests.systems import coins
+
+#: The coin package, as the setting ``ROLL_SYSTEMS`` names it.
+COINS = "tests.systems.coins"
+
+
+@pytest.fixture
+def coin_system(settings):
+    """The coin system, registered for the test: ``ROLL_SYSTEMS`` names its package and the
+    registry is filled again from the setting (``rolls.systems.register_all``, as ``rolls``
+    does at its ``ready()``); its templates (``templates/`` in its package) are a template
+    directory, as Pool's and Mana's (the project's ``templates/``) are. Afterwards the registry
+    holds what it held before: no other test sees the coin."""
+    before = dict(SYSTEMS)
+    settings.ROLL_SYSTEMS = [*settings.ROLL_SYSTEMS, COINS]
+    register_all()
+    engine = copy.deepcopy(settings.TEMPLATES[0])
+    engine["DIRS"] = [*engine["DIRS"], Path(coins.__file__).parent / "templates"]
+    settings.TEMPLATES = [engine]
+    yield SYSTEMS[coins.SYSTEM.key]
+    SYSTEMS.clear()
+    SYSTEMS.update(before)
+
+
+@pytest.fixture
+def coin_campaign(coin_system, gm, player):
+    return make_campaign(gm, system=coin_system.key, name="Heads or tails", players=[player])
