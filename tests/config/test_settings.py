@@ -1,9 +1,16 @@
 import ast
+import contextlib
 import gzip
+import io
 import os
 import re
+import runpy
 import subprocess
 import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -13,27 +20,47 @@ from django.utils.module_loading import import_string
 
 from config.settings import env_bool
 
+SETTINGS_FILE = Path(settings.BASE_DIR) / "config" / "settings.py"
 
-def settings_in_subprocess(env, expr):
-    """Evaluate ``expr`` against config.settings imported fresh with ``env``."""
-    code = f"import config.settings as s; print({expr})"
+
+@dataclass
+class Read:
+    """What reading the settings printed, as a process would have: its output, the traceback
+    of what it raised, and 0 or 1."""
+
+    stdout: str
+    stderr: str
+    returncode: int
+
+
+def settings_read(env, expr):
+    """Print ``expr`` against config/settings.py read afresh with the environment ``env`` (the
+    test's own without Django's, the databases' and Redis's variables, plus ``env``), in this
+    process: the module is run again, as a new process would import it, and the environment
+    restored after (the settings are a module that reads its environment and nothing else)."""
     clean = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "SQLITE_"))
     }
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        cwd=settings.BASE_DIR,
-    )
-    return result
+    saved = dict(os.environ)
+    out, err = io.StringIO(), ""
+    try:
+        os.environ.clear()
+        os.environ.update({**clean, **env})
+        s = SimpleNamespace(**runpy.run_path(str(SETTINGS_FILE), run_name="config.settings"))
+        with contextlib.redirect_stdout(out):
+            exec(f"print({expr})", {"s": s})
+    except Exception:
+        err = traceback.format_exc()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return Read(out.getvalue(), err, 1 if err else 0)
 
 
 def test_defaults_are_sqlite_and_in_memory_layer():
-    out = settings_in_subprocess(
+    out = settings_read(
         {}, "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']"
     ).stdout
     assert "sqlite3" in out
@@ -41,18 +68,18 @@ def test_defaults_are_sqlite_and_in_memory_layer():
 
 
 def test_debug_is_off_unless_asked_for():
-    assert settings_in_subprocess({}, "s.DEBUG").stdout.strip() == "False"
-    assert settings_in_subprocess({"DJANGO_DEBUG": "1"}, "s.DEBUG").stdout.strip() == "True"
+    assert settings_read({}, "s.DEBUG").stdout.strip() == "False"
+    assert settings_read({"DJANGO_DEBUG": "1"}, "s.DEBUG").stdout.strip() == "True"
 
 
 def test_sqlite_uses_wal_and_immediate():
-    out = settings_in_subprocess({}, "s.DATABASES['default']['OPTIONS']").stdout
+    out = settings_read({}, "s.DATABASES['default']['OPTIONS']").stdout
     assert "IMMEDIATE" in out
     assert "journal_mode=WAL" in out
 
 
 def test_environment_selects_postgres_and_redis():
-    out = settings_in_subprocess(
+    out = settings_read(
         {
             "DATABASE_URL": "postgres://u@127.0.0.1:5432/test",
             "REDIS_URL": "redis://127.0.0.1:6379/0",
@@ -66,7 +93,7 @@ def test_environment_selects_postgres_and_redis():
 def test_a_secret_key_is_made_on_first_run_readable_by_its_user_only(tmp_path):
     key_file = tmp_path / "data" / "secret_key"
     env = {"DJANGO_SECRET_KEY_FILE": str(key_file)}
-    first = settings_in_subprocess(env, "s.SECRET_KEY")
+    first = settings_read(env, "s.SECRET_KEY")
     assert first.returncode == 0, first.stderr
     key = first.stdout.strip()
     assert len(key) >= 50
@@ -75,7 +102,7 @@ def test_a_secret_key_is_made_on_first_run_readable_by_its_user_only(tmp_path):
     assert key_file.parent.stat().st_mode & 0o077 == 0
     assert [p.name for p in key_file.parent.iterdir()] == ["secret_key"]  # no draft left
     # Kept: the next start (and the next process) signs with the same key.
-    assert settings_in_subprocess(env, "s.SECRET_KEY").stdout.strip() == key
+    assert settings_read(env, "s.SECRET_KEY").stdout.strip() == key
     assert key_file.stat().st_mode & 0o777 == 0o600
 
 
@@ -103,14 +130,14 @@ def test_processes_starting_together_agree_on_one_key(tmp_path):
 def test_the_secret_key_from_the_environment_wins_and_no_file_is_made(tmp_path):
     key_file = tmp_path / "secret_key"
     env = {"DJANGO_SECRET_KEY": "k" * 50, "DJANGO_SECRET_KEY_FILE": str(key_file)}
-    assert settings_in_subprocess(env, "s.SECRET_KEY").stdout.strip() == "k" * 50
+    assert settings_read(env, "s.SECRET_KEY").stdout.strip() == "k" * 50
     assert not key_file.exists()
 
 
 def test_an_empty_secret_key_file_is_refused(tmp_path):
     key_file = tmp_path / "secret_key"
     key_file.write_text("\n")
-    result = settings_in_subprocess({"DJANGO_SECRET_KEY_FILE": str(key_file)}, "s.SECRET_KEY")
+    result = settings_read({"DJANGO_SECRET_KEY_FILE": str(key_file)}, "s.SECRET_KEY")
     assert result.returncode != 0
     assert f"The secret key file {key_file} is empty" in result.stderr
 
@@ -121,11 +148,11 @@ def test_plain_http_unless_a_proxy_terminates_https():
         "s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, "
         "s.SECURE_PROXY_SSL_HEADER"
     )
-    assert settings_in_subprocess({}, expr).stdout.strip() == "False False False None"
+    assert settings_read({}, expr).stdout.strip() == "False False False None"
 
 
 def test_production_settings_are_hardened_and_hosts_read():
-    out = settings_in_subprocess(
+    out = settings_read(
         {
             "DJANGO_SECRET_KEY": "x" * 50,
             "DJANGO_ALLOWED_HOSTS": "roll.example",
@@ -137,7 +164,7 @@ def test_production_settings_are_hardened_and_hosts_read():
 
 
 def test_allowed_hosts_default_to_this_computer():
-    out = settings_in_subprocess({}, "s.ALLOWED_HOSTS").stdout
+    out = settings_read({}, "s.ALLOWED_HOSTS").stdout
     assert out.strip() == "['localhost', '127.0.0.1', '[::1]']"
 
 
@@ -152,7 +179,7 @@ def test_asgi_application_routes_http_and_websocket():
 
 
 def test_postgres_uses_a_connection_pool():
-    out = settings_in_subprocess(
+    out = settings_read(
         {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test"},
         "s.DATABASES['default']['CONN_MAX_AGE'], s.DATABASES['default']['OPTIONS']['pool']",
     ).stdout
@@ -162,12 +189,12 @@ def test_postgres_uses_a_connection_pool():
 def test_sessions_are_cached_in_memory_in_one_process_and_in_the_database_alone_across_processes():
     """Several processes do not keep sessions in Redis: a page, a login and a logout need only
     the database (docs/scaling.md, "When Redis is down")."""
-    local = settings_in_subprocess({}, "s.SESSION_ENGINE, s.CACHES['default']['BACKEND']").stdout
+    local = settings_read({}, "s.SESSION_ENGINE, s.CACHES['default']['BACKEND']").stdout
     assert local.split() == [
         "django.contrib.sessions.backends.cached_db",
         "django.core.cache.backends.locmem.LocMemCache",
     ]
-    shared = settings_in_subprocess(
+    shared = settings_read(
         {"REDIS_URL": "redis://127.0.0.1:6379/3"}, "s.SESSION_ENGINE, list(s.CACHES), s.REDIS_URL"
     ).stdout
     assert shared.split() == [
@@ -178,11 +205,11 @@ def test_sessions_are_cached_in_memory_in_one_process_and_in_the_database_alone_
 
 
 def test_requests_share_one_thread_and_its_connection_only_on_sqlite():
-    local = settings_in_subprocess(
+    local = settings_read(
         {}, "s.REQUESTS_IN_ONE_THREAD, s.DATABASES['default']['CONN_MAX_AGE']"
     ).stdout
     assert local.strip() == "True None"
-    shared = settings_in_subprocess(
+    shared = settings_read(
         {"DATABASE_URL": "postgres://u@127.0.0.1:5432/test"}, "s.REQUESTS_IN_ONE_THREAD"
     ).stdout
     assert shared.strip() == "False"
@@ -190,7 +217,7 @@ def test_requests_share_one_thread_and_its_connection_only_on_sqlite():
 
 @pytest.mark.parametrize("env", [{}, {"REDIS_URL": "redis://127.0.0.1:6379/0"}])
 def test_a_socket_behind_in_a_burst_keeps_a_thousand_pushes(env):
-    out = settings_in_subprocess(env, "s.CHANNEL_LAYERS['default']['CONFIG']['capacity']").stdout
+    out = settings_read(env, "s.CHANNEL_LAYERS['default']['CONFIG']['capacity']").stdout
     assert out.strip() == "1000"
 
 
@@ -198,7 +225,7 @@ def test_redis_reads_wait_well_past_the_channel_layers_blocking_pop():
     """A read that gives up before Redis answers the layer's blocking pop (empty, after
     brpop_timeout) kills a consumer of a quiet process: the connections the layer makes must
     wait longer, with seconds to spare."""
-    out = settings_in_subprocess(
+    out = settings_read(
         {"REDIS_URL": "redis://127.0.0.1:6379/0"}, "s.CHANNEL_LAYERS['default']"
     ).stdout
     config = ast.literal_eval(out)
@@ -210,10 +237,10 @@ def test_redis_reads_wait_well_past_the_channel_layers_blocking_pop():
 def test_a_sqlite_database_url_gets_the_same_settings_as_the_sqlite_file():
     expr = "s.DATABASES, s.REQUESTS_IN_ONE_THREAD"
     test_path = {"SQLITE_TEST_PATH": "/tmp/rollroom-settings-test.sqlite3"}
-    by_path = settings_in_subprocess(
+    by_path = settings_read(
         {**test_path, "SQLITE_PATH": "/tmp/rollroom-settings.sqlite3"}, expr
     ).stdout
-    by_url = settings_in_subprocess(
+    by_url = settings_read(
         {**test_path, "DATABASE_URL": "sqlite:////tmp/rollroom-settings.sqlite3"}, expr
     ).stdout
     assert by_url == by_path
@@ -228,7 +255,7 @@ def test_a_sqlite_database_url_gets_the_same_settings_as_the_sqlite_file():
 
 
 def test_a_sqlite_database_urls_options_are_kept_over_the_defaults():
-    out = settings_in_subprocess(
+    out = settings_read(
         {"DATABASE_URL": "sqlite:////tmp/rollroom-settings.sqlite3?timeout=5"},
         "s.DATABASES['default']['OPTIONS']['timeout'], "
         "s.DATABASES['default']['OPTIONS']['transaction_mode']",
@@ -267,7 +294,7 @@ def test_boolean_variables_refuse_values_they_do_not_know(monkeypatch, value):
 
 @pytest.mark.parametrize("name", ["DJANGO_DEBUG", "DJANGO_SECURE"])
 def test_the_settings_refuse_to_load_with_an_unknown_boolean(name):
-    result = settings_in_subprocess({name: "yes please"}, "s.DEBUG")
+    result = settings_read({name: "yes please"}, "s.DEBUG")
     assert result.returncode != 0
     assert f"ImproperlyConfigured: {name}='yes please'" in result.stderr
 
@@ -306,7 +333,7 @@ def test_the_settings_refuse_to_load_with_an_unknown_boolean(name):
     ],
 )
 def test_each_variable_sets_what_the_readme_says(env, expr, expected):
-    assert settings_in_subprocess(env, expr).stdout.strip() == expected
+    assert settings_read(env, expr).stdout.strip() == expected
 
 
 def variables_read_by_the_settings():
@@ -394,11 +421,11 @@ def test_the_deploy_check_names_a_forgotten_djangos_secure():
 )
 def test_hsts_goes_with_https(env, expected):
     expr = "s.SECURE_HSTS_SECONDS, s.SECURE_HSTS_INCLUDE_SUBDOMAINS, s.SECURE_HSTS_PRELOAD"
-    assert settings_in_subprocess(env, expr).stdout.strip() == expected
+    assert settings_read(env, expr).stdout.strip() == expected
 
 
 def test_hsts_seconds_must_be_a_number():
-    result = settings_in_subprocess({"DJANGO_HSTS_SECONDS": "a year"}, "s.SECURE_HSTS_SECONDS")
+    result = settings_read({"DJANGO_HSTS_SECONDS": "a year"}, "s.SECURE_HSTS_SECONDS")
     assert result.returncode != 0
     assert "DJANGO_HSTS_SECONDS: a number of seconds" in result.stderr
 
