@@ -6,7 +6,9 @@
   (what an open choice is called) and ``about_field`` (the name of the field of the ask and
   request forms that says what a check is about), ``about_form_field(campaign)`` (that field:
   ``rolls.forms.suggestion_field()`` for a typed suggestion);
-* ``card_related``: what a check's card reads along (``select_related``);
+* ``card_related``: what a check's card reads along (``select_related``); ``open_check_note``:
+  the template of what an open check's card says above its roll form (Pool: a declined shift;
+  "": nothing);
 * ``suggestions()``: names offered while typing what a check is about;
 * ``roll_context(check, form=None, changed=None)``: the roll form of an open check (``form``;
   none when there is nothing to roll, which its ``_roll_fields.html`` says), its choices and its

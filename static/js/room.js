@@ -209,13 +209,14 @@
   document.addEventListener("htmx:afterSettle", restoreFocus);
   document.addEventListener("htmx:wsAfterMessage", restoreFocus);
 
-  // The roll button says what it does: with dice shifted (Pool), it proposes the shift to the GM.
+  // The roll button says what it does: with dice shifted (a system's inputs marked
+  // data-shifts), it says its data-shift-label (Pool: it proposes the shift to the GM).
   document.addEventListener("input", function (event) {
     const form = event.target.closest ? event.target.closest("form.roll") : null;
     const button = form ? form.querySelector("button[data-shift-label]") : null;
     if (!button) return;
     const shifted = Array.prototype.some.call(
-      form.querySelectorAll("input[name=shift_d6], input[name=shift_d10]"),
+      form.querySelectorAll("input[data-shifts]"),
       function (input) {
         return Number(input.value) > 0;
       },

@@ -73,6 +73,8 @@ class Mana:
     any_choice = "any skill"
     about_field = "mana_skill"
     card_related = ("mana_skill",)
+    #: Nothing to say above an open check's roll form.
+    open_check_note = ""
     #: The rules page's odds calculator (``insights``): its form and its template (given the
     #: values typed as ``v`` and the chance they have as ``result``).
     calculator = ManaCalculatorForm

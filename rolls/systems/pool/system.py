@@ -75,6 +75,8 @@ class Pool:
     any_choice = "any attribute"
     about_field = "suggestion"
     card_related = ("attribute", "skill")
+    #: What an open check's card says above its roll form: a shift the GM declined, and why.
+    open_check_note = "rolls/systems/pool/_declined.html"
     #: The rules page's odds calculator (``insights``): its form and its template (given the
     #: values typed as ``v`` and the chance they have as ``result``).
     calculator = PoolCalculatorForm
@@ -123,6 +125,8 @@ class Pool:
             "skill": skill,
             "inputs": [form["shift_d6"], form["shift_d10"]],
             "shifted": any(_sent_number(form[n].value()) for n in ("shift_d6", "shift_d10")),
+            # The roll button's words while dice are shifted (its inputs marked data-shifts).
+            "shift_label": "Propose shift",
             "odds": self.odds(check, form),
         }
 

@@ -98,6 +98,7 @@ class Coins:
     any_choice = "any number of coins"
     about_field = "suggestion"
     card_related = ()
+    open_check_note = ""
     sparetime = False
     sheet = Sheet
     #: No URLs of its own.
