@@ -174,7 +174,7 @@ def _panel_context(request, campaign, **overrides):
 
 
 def placed(declared, sections):
-    """[(name, template, html)] of the sections a system declares (here and ``sheets.views``),
+    """[(name, template, html)] of the sections a system declares (here and ``sheets.sections``),
     ``html`` what replaces one (or "")."""
     return [(name, template, sections.get(name, "")) for name, template in declared]
 
@@ -182,8 +182,8 @@ def placed(declared, sections):
 def panel_page(request, campaign, *, sections=None):
     """The GM panel: its own sections ("members", "invite", "settings") and the campaign's
     system's (``panel_cards`` beside them, ``panel_sections`` below, e.g. "skills", "approvals",
-    "mana": ``sheets.views``). ``sections`` maps a section's name to the HTML to show in its
-    place, a refused form with its refusal."""
+    "mana": the system's ``views.py``). ``sections`` maps a section's name to the HTML to show
+    in its place, a refused form with its refusal."""
     sections = sections or {}
     context = _panel_context(request, campaign)
     context["sections"] = sections
@@ -194,7 +194,7 @@ def panel_page(request, campaign, *, sections=None):
 
 def panel_with(request, context, replace):
     """The GM panel with ``replace``'s HTML in place of the sections it names: the ``page`` of
-    its pieces (here and ``sheets.views``)."""
+    its pieces (here and a system's ``views.py``)."""
     return panel_page(request, context["campaign"], sections=replace)
 
 

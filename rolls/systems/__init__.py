@@ -31,8 +31,9 @@
   rows), ``section_context(campaign, character, section, private=)`` (the context of its sheet
   sections: ``section`` one's, or None for the whole sheet); ``sheet_sections``, the
   ``(name, template)`` of its sections on the sheet page after the header, included in order
-  (or replaced by ``replace[name]``; a section that is a ``sheets.views.SECTIONS`` piece also
-  answers ``?section=<name>``);
+  (or replaced by ``replace[name]``); ``sheet_pieces``, those of them that load on their own
+  (``sheets.sections.section`` pieces, in its ``views.py``), which also answer the sheet's
+  ``?section=<name>`` and its writes' answers (``()``: none);
 * ``party_head`` and ``party_cells``: the templates of its party columns, the headers and a
   row's cells (given ``row``, the party row, and ``c``, its character; "": none); and
   ``campaign_sections``, the templates of its sections on the campaign page (``()``: none);
@@ -60,14 +61,16 @@
   ``calculator_template``), ``_create_fields.html`` and
   ``_settings_fields.html`` (its campaign settings, named by ``create_template`` and
   ``settings_template``), ``_panel_*.html``, ``_sheet_*.html`` and ``_campaign_*.html`` (its
-  GM panel, sheet and campaign page sections that load on their own), ``_party_head.html`` and
+  GM panel, sheet and campaign page sections), ``_gm_*.html`` (the GM panel sections that load
+  on their own, e.g. Pool's approvals, Mana's pools), ``_party_head.html`` and
   ``_party_cells.html``.
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
 object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` and ``report.py``
 (what the insight pages ask of it), ``urls.py`` (its pages' URLs; their views in its
-``views.py``, Mana's campaign skills, or where they are kept: ``sheets.views``; Pool's include
-``sparetime.urls``, the sparetime app's pages, routed only there), ``services.py`` (its writes:
+``views.py``: its sheet section's writes, answered with ``sheets.sections``' API, and its GM
+panel sections; Pool's include ``sparetime.urls``, the sparetime app's pages, routed only
+there), ``forms.py`` (its views' forms), ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, suggestion=, mana_skill=)``, the fields a new check stores;
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting

@@ -22,7 +22,9 @@ from core.names import (
     skeleton,
 )
 from rolls.forms import AskForm, RequestForm
-from sheets.forms import CharacterForm, SkillProposalForm, TemplateSkillForm, TraitsForm
+from rolls.systems.mana.forms import TraitsForm
+from rolls.systems.pool.forms import SkillProposalForm, TemplateSkillForm
+from sheets.forms import CharacterForm
 from sheets.models import Character
 from tests.conftest import make_user
 from tests.helpers import db_snapshot

@@ -15,7 +15,7 @@ from sheets.models import COLORLESS, ManaPool
 
 from ...forms import INTENT_MAX, CountField, choice, chosen, first_error
 from ...models import LogEntry
-from . import report, services, sheet
+from . import report, services, sheet, views
 from .calculator import ManaCalculatorForm
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
@@ -174,8 +174,9 @@ class Mana:
         return last_roll is None or not last_roll.data["success"]
 
     # What it adds to a character's sheet, after its header (its context:
-    # ``sheet.section_context``).
-    sheet_sections = (("mana", "sheets/_sheet_mana.html"),)
+    # ``sheet.section_context``): its section, which loads on its own (``views.MANA``).
+    sheet_sections = ((views.MANA.name, views.MANA.template),)
+    sheet_pieces = (views.MANA,)
 
     # Its party column (its values: ``sheet.party_row``); nothing on the campaign page.
     party_head = "rolls/systems/mana/_party_head.html"
@@ -183,7 +184,7 @@ class Mana:
     campaign_sections = ()
 
     # What it adds to the GM panel: the campaign's skills beside the panel's own cards
-    # (``campaigns.views.MANA_SKILLS``), the mana pools below (``sheets.views.GM_MANA``, loading
+    # (``campaigns.views.MANA_SKILLS``), the mana pools below (``views.GM_MANA``, loading
     # on its own).
     panel_cards = (("skills", "campaigns/_mana_skills.html"),)
     panel_sections = (("mana", "rolls/systems/mana/_panel_mana.html"),)

@@ -142,6 +142,7 @@ class Coins:
 
     # Nothing of its own on the sheet or the GM panel.
     sheet_sections = ()
+    sheet_pieces = ()
     panel_cards = ()
     panel_sections = ()
 

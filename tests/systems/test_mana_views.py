@@ -1,4 +1,5 @@
-"""Mana sheets: the GM's mana fragment (maxima, refills) and traits."""
+"""Mana's own views (rolls/systems/mana/views.py): the GM's mana fragment (maxima, refills) and
+traits."""
 
 import re
 
