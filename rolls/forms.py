@@ -7,7 +7,6 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 
 from django import forms
 
-from campaigns.models import ManaSkill
 from core.ids import IdsChoiceField
 from core.names import plain_name
 from core.writes import OnceField
@@ -16,6 +15,7 @@ from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
 from .services import MAX_SPEND
+from .systems.mana.models import ManaSkill
 
 NOTE_MAX = Check._meta.get_field("note").max_length
 INTENT_MAX = Check._meta.get_field("intent").max_length

@@ -22,7 +22,9 @@
   from the form's ``clean`` for the chosen (or the campaign's) system, which may change
   ``cleaned``, ``form.add_error`` or raise ValidationError; ``settings_keys``, what of the
   cleaned settings ``campaigns.services.campaign_settings_update`` takes (``create_fields()``'
-  cleaned data all go to ``campaign_create``); ``create_template`` and ``settings_template``,
+  cleaned data all go to ``campaign_create``, which gives those it does not name, e.g. Mana's
+  skills, to ``campaign_fill(campaign, **them)``, the system's part of a new campaign);
+  ``create_template`` and ``settings_template``,
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
   holds its own fieldset;
@@ -70,7 +72,11 @@ object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` an
 (what the insight pages ask of it), ``urls.py`` (its pages' URLs; their views in its
 ``views.py``: its sheet section's writes, answered with ``sheets.sections``' API, and its GM
 panel sections; Pool's include ``sparetime.urls``, the sparetime app's pages, routed only
-there), ``forms.py`` (its views' forms), ``services.py`` (its writes:
+there), ``forms.py`` (its views' forms), ``apps.py`` (the package is a Django app too, which
+``ROLL_SYSTEMS`` puts in ``INSTALLED_APPS``; its ``SYSTEM`` is imported when first asked for),
+and where it has models of its own, ``models.py``, ``admin.py`` and ``migrations/`` (Mana's
+skills and pools, app label ``mana``, on the tables they had in ``campaigns`` and ``sheets``),
+``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, suggestion=, mana_skill=)``, the fields a new check stores;
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting

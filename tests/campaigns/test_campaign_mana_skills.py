@@ -1,7 +1,7 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.models import ManaSkill
+from rolls.systems.mana.models import ManaSkill
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
 

@@ -5,8 +5,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from campaigns.models import Campaign, ManaSkill
+from campaigns.models import Campaign
 from rolls import services
+from rolls.systems.mana.models import ManaSkill
 from sheets.services import character_create
 from tests.conftest import make_campaign
 

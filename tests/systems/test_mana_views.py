@@ -7,9 +7,8 @@ import pytest
 from django.urls import reverse
 
 from rolls.services import check_ask
-from rolls.systems.mana.services import check_roll_mana
-from sheets.models import COLORLESS
-from sheets.services import mana_refill, mana_set_maxima
+from rolls.systems.mana.models import COLORLESS
+from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima
 from tests.helpers import HTMX, unchanged
 from tests.sheets.helpers import pools, sheet_url
 

@@ -5,10 +5,9 @@ its sheet section's context (the pools, traits and the campaign's skills) and it
 
 from django.db.models import Prefetch
 
-from sheets.models import ManaPool
-from sheets.services import mana_colors
-
 from .forms import TraitsForm
+from .models import ManaPool
+from .services import mana_colors
 
 
 def character_fields(campaign):

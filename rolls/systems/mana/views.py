@@ -15,17 +15,16 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_POST
 
 from campaigns.access import campaign_for
-from campaigns.forms import ManaSkillForm
-from campaigns.models import ManaSkill
 from campaigns.views import MANA_SKILLS, panel_with
 from core.pieces import Piece
 from core.push import with_facts
 from core.writes import attempt
-from sheets import services
 from sheets.access import character_for
 from sheets.sections import refusal, section, section_write
 
-from .forms import ManaMaximaForm, TraitsForm
+from . import services
+from .forms import ManaMaximaForm, ManaSkillForm, TraitsForm
+from .models import ManaSkill
 from .sheet import pools
 
 #: The sheet's Mana section: the pools (its player's and the GM's alone), traits and the

@@ -226,6 +226,9 @@ class Pool:
     settings_template = "rolls/systems/pool/_settings_fields.html"
     settings_keys = SETTINGS
 
+    def campaign_fill(self, campaign):
+        """A new campaign has nothing of Pool's but its settings."""
+
     def create_fields(self):
         return _settings_fields({f: Campaign._meta.get_field(f).default for f in SETTINGS})
 

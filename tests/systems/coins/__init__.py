@@ -152,6 +152,9 @@ class Coins:
     # No settings of its own: the campaign forms have only the name for it.
     settings_keys = ()
 
+    def campaign_fill(self, campaign):
+        pass
+
     def create_fields(self):
         return {}
 
