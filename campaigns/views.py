@@ -3,9 +3,9 @@ page, the GM panel (its own sections, and those the campaign's system names: ``p
 
 Every write runs through ``core.writes.attempt`` and is answered by
 ``core.writes.answer``: a GM panel section (a ``core.pieces.Piece``: ``MEMBERS``, ``INVITE``,
-``SETTINGS``, ``MANA_SKILLS``) answers htmx with itself (422 with the refused form); a plain
-form post goes back to the page it came from, or gets that page again with the refused form in
-place.
+``SETTINGS``; a system's, declared with ``panel_section``) answers htmx with itself (422 with
+the refused form); a plain form post goes back to the page it came from, or gets that page
+again with the refused form in place.
 """
 
 import math
@@ -198,21 +198,22 @@ def panel_with(request, context, replace):
     return panel_page(request, context["campaign"], sections=replace)
 
 
-def _section(name, template):
-    """A section of the GM panel, its context the panel's; a plain post goes back to the panel."""
+def panel_section(name, template):
+    """A section of the GM panel, its context the panel's (a system's part included: its
+    ``panel_context``); a plain post goes back to the panel. The panel's own are below, a
+    system's in its ``views.py`` (e.g. Mana's skills)."""
     return Piece(
         name=name,
-        template=f"campaigns/{template}",
+        template=template,
         context=_panel_context,
         page=panel_with,
         url="gm_panel",
     )
 
 
-MEMBERS = _section("members", "_members.html")
-INVITE = _section("invite", "_invite.html")
-SETTINGS = _section("settings", "_settings.html")
-MANA_SKILLS = _section("skills", "_mana_skills.html")
+MEMBERS = panel_section("members", "campaigns/_members.html")
+INVITE = panel_section("invite", "campaigns/_invite.html")
+SETTINGS = panel_section("settings", "campaigns/_settings.html")
 
 
 @login_required

@@ -40,7 +40,8 @@
   row's cells (given ``row``, the party row, and ``c``, its character; "": none); and
   ``campaign_sections``, the templates of its sections on the campaign page (``()``: none);
 * what it adds to the GM panel (``campaigns.views.panel_page``): ``panel_cards``, the
-  ``(name, template)`` of its sections beside the panel's own, and ``panel_sections``, those
+  ``(name, template)`` of its sections beside the panel's own (a section written in place is
+  a ``campaigns.views.panel_section`` piece in its ``views.py``), and ``panel_sections``, those
   below (``()``: none), each included in order, or replaced by ``sections[name]`` (a refused
   plain post's section); ``panel_context(request, campaign, overrides)``, what its sections
   need of the panel's context (``overrides``: a write's answer's, e.g. a refused form);

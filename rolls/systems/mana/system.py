@@ -185,9 +185,9 @@ class Mana:
     campaign_sections = ()
 
     # What it adds to the GM panel: the campaign's skills beside the panel's own cards
-    # (``campaigns.views.MANA_SKILLS``), the mana pools below (``views.GM_MANA``, loading
+    # (``views.SKILLS``), the mana pools below (``views.GM_MANA``, loading
     # on its own).
-    panel_cards = (("skills", "campaigns/_mana_skills.html"),)
+    panel_cards = ((views.SKILLS.name, views.SKILLS.template),)
     panel_sections = (("mana", "rolls/systems/mana/_panel_mana.html"),)
 
     def panel_context(self, request, campaign, overrides):

@@ -1,9 +1,9 @@
 """The Mana system's own views (its URLs: ``urls.py``): the GM's campaign skills, a section of
-the GM panel (``campaigns.views.MANA_SKILLS``); a character's traits, written in its sheet
-section (``MANA``, answering the sheet's ``?section=mana``: ``sheets.sections``); and the GM's
-mana pools, a section of the GM panel loading on its own (``GM_MANA``). ``system`` is the key
-``config/urls.py`` gives every view of a system's URLs: ``campaign_for``/``character_for``
-answer 404 in a campaign of another system.
+the GM panel (``SKILLS``, a ``campaigns.views.panel_section``); a character's traits, written
+in its sheet section (``MANA``, answering the sheet's ``?section=mana``: ``sheets.sections``);
+and the GM's mana pools, a section of the GM panel loading on its own (``GM_MANA``).
+``system`` is the key ``config/urls.py`` gives every view of a system's URLs:
+``campaign_for``/``character_for`` answer 404 in a campaign of another system.
 
 Traits and mana pools are a character's facts: once a write of them is committed, a facts push
 makes every page showing them fetch them again (the pools only for those who see its private
@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_POST
 
 from campaigns.access import campaign_for
-from campaigns.views import MANA_SKILLS, panel_with
+from campaigns.views import panel_section, panel_with
 from core.pieces import Piece
 from core.push import with_facts
 from core.writes import attempt
@@ -26,6 +26,9 @@ from . import services
 from .forms import ManaMaximaForm, ManaSkillForm, TraitsForm
 from .models import ManaSkill
 from .sheet import pools
+
+#: The GM panel's card of the campaign's skills (its context: the system's ``panel_context``).
+SKILLS = panel_section("skills", "rolls/systems/mana/_panel_skills.html")
 
 #: The sheet's Mana section: the pools (its player's and the GM's alone), traits and the
 #: campaign's skills (its context: ``sheet.section_context``).
@@ -46,7 +49,7 @@ def mana_skill_add(request, campaign_id, system):
         lambda: ManaSkill.objects.create(campaign=campaign, **form.cleaned_data), form=form
     )
     refused = {} if ok else {"skill_form": form}
-    return MANA_SKILLS.answer(request, campaign, ok=ok, **refused)
+    return SKILLS.answer(request, campaign, ok=ok, **refused)
 
 
 @login_required
@@ -68,7 +71,7 @@ def mana_skill_edit(request, campaign_id, skill_id, system):
 
     ok, _ = attempt(edit, form=form)
     refused = {} if ok else {"edit_form": form}
-    return MANA_SKILLS.answer(request, campaign, ok=ok, **refused)
+    return SKILLS.answer(request, campaign, ok=ok, **refused)
 
 
 @login_required
@@ -77,7 +80,7 @@ def mana_skill_delete(request, campaign_id, skill_id, system):
     campaign = campaign_for(request, campaign_id, gm=True, system=system)
     skill = get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign)
     ok, _ = attempt(skill.delete)
-    return MANA_SKILLS.answer(request, campaign, ok=ok)
+    return SKILLS.answer(request, campaign, ok=ok)
 
 
 # A character's traits ---------------------------------------------------------------------------

@@ -1,3 +1,6 @@
+"""Mana's campaign skills (rolls/systems/mana/views.py): the GM panel's card, adding, editing and
+deleting a skill."""
+
 import pytest
 from django.urls import reverse
 
