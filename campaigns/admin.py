@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Campaign, GameSession, ManaSkill, Membership
+from .models import Campaign, GameSession, Membership
 
 
 class MembershipInline(admin.TabularInline):
@@ -25,14 +25,6 @@ class MembershipAdmin(admin.ModelAdmin):
     list_select_related = ["user", "campaign"]
     search_fields = ["user__username", "campaign__name"]
     autocomplete_fields = ["user", "campaign"]
-
-
-@admin.register(ManaSkill)
-class ManaSkillAdmin(admin.ModelAdmin):
-    list_display = ["name", "color_a", "color_b", "trait", "campaign"]
-    list_select_related = ["campaign"]
-    search_fields = ["name", "campaign__name"]
-    autocomplete_fields = ["campaign"]
 
 
 @admin.register(GameSession)

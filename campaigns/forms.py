@@ -1,8 +1,8 @@
-"""Forms for signing up, creating a campaign and for the GM panel's settings and mana skills.
+"""Forms for signing up, creating a campaign and for the GM panel's settings.
 
 The campaign forms hold the name and ask the systems (``SYSTEMS``) for the rest; the fields
-and checks below (palette, colors, skills, costs, hit points) are what the systems' packages
-build theirs from (``rolls/systems/<key>/system.py``)."""
+and checks below (palette, colors, costs, hit points) are what the systems' packages build
+theirs from (``rolls/systems/<key>/system.py``; Mana's skills: ``rolls/systems/mana/forms.py``)."""
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 
 from core.names import check_username, plain_name
 
-from .models import DEFAULT_PALETTE, Campaign, ManaSkill
+from .models import DEFAULT_PALETTE, Campaign
 from .systems import SYSTEMS, system_choices, system_of
 
 COLORLESS = "colorless"
@@ -77,19 +77,6 @@ class PaletteField(forms.CharField):
         return colors
 
 
-def skills_field():
-    """The create form's mana skills textarea (see ``parse_skills``)."""
-    return forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4}),
-        help_text=(
-            "One skill per line: name | color | color | trait (optional), e.g. "
-            "“Gather Information | blue | white” or “Jump | red | green | Athletic”. "
-            "You can also add skills later in the GM panel."
-        ),
-    )
-
-
 def color_field(index, color):
     """The settings' rename field of palette color ``index``, now ``color``."""
     return forms.CharField(
@@ -120,79 +107,6 @@ def renamed_palette(old, renamed, added):
     check_colors(added, taken=old)
     check_colors(palette)
     return palette
-
-
-class ManaSkillForm(forms.Form):
-    """One mana skill: a name unique in the campaign, two distinct palette colors, a trait."""
-
-    name = forms.CharField(
-        max_length=ManaSkill._meta.get_field("name").max_length,
-        validators=[plain_name],
-        widget=forms.TextInput(attrs={"placeholder": "Skill name", "aria-label": "Skill name"}),
-    )
-    color_a = forms.ChoiceField(
-        label="First color", widget=forms.Select(attrs={"aria-label": "First color"})
-    )
-    color_b = forms.ChoiceField(
-        label="Second color", widget=forms.Select(attrs={"aria-label": "Second color"})
-    )
-    trait = forms.CharField(
-        max_length=ManaSkill._meta.get_field("trait").max_length,
-        required=False,
-        validators=[plain_name],
-        widget=forms.TextInput(attrs={"placeholder": "Trait (optional)", "aria-label": "Trait"}),
-    )
-
-    def __init__(self, *args, palette, taken=(), **kwargs):
-        super().__init__(*args, **kwargs)
-        choices = [(color, color) for color in palette]
-        self.fields["color_a"].choices = choices
-        self.fields["color_b"].choices = choices
-        self.taken = {name.casefold() for name in taken}
-
-    def clean_name(self):
-        name = self.cleaned_data["name"]
-        if name.casefold() in self.taken:
-            raise ValidationError(f"There is already a skill named “{name}”.")
-        return name
-
-    def clean(self):
-        cleaned = super().clean()
-        if cleaned.get("color_a") and cleaned.get("color_a") == cleaned.get("color_b"):
-            raise ValidationError("A skill has two different colors.")
-        return cleaned
-
-
-def parse_skills(text, palette):
-    """The skills textarea -> a list of ManaSkillForm cleaned_data dicts, or ValidationError.
-
-    One skill per line: ``name | color | color | trait`` (trait optional); colors match the
-    palette case-insensitively."""
-    by_fold = {color.casefold(): color for color in palette}
-    skills, errors = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        parts = [part.strip() for part in line.split("|")]
-        if len(parts) not in (3, 4):
-            errors.append(f"Line {number}: write “name | color | color” or add “| trait”.")
-            continue
-        name, color_a, color_b, trait = (parts + [""])[:4]
-        data = {
-            "name": name,
-            "color_a": by_fold.get(color_a.casefold(), color_a),
-            "color_b": by_fold.get(color_b.casefold(), color_b),
-            "trait": trait,
-        }
-        form = ManaSkillForm(data, palette=palette, taken=[s["name"] for s in skills])
-        if form.is_valid():
-            skills.append(form.cleaned_data)
-        else:
-            messages = [m for field_errors in form.errors.values() for m in field_errors]
-            errors.append(f"Line {number}: " + " ".join(messages))
-    if errors:
-        raise ValidationError(errors)
-    return skills
 
 
 class CampaignFieldsForm(forms.Form):

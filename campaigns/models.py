@@ -100,25 +100,6 @@ class Membership(models.Model):
         return self.role == self.GM
 
 
-class ManaSkill(models.Model):
-    """A skill of a Mana campaign: exactly two distinct colors, an optional trait."""
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="mana_skills")
-    name = models.CharField(max_length=60)
-    color_a = models.CharField(max_length=30)
-    color_b = models.CharField(max_length=30)
-    trait = models.CharField(max_length=60, blank=True)
-
-    class Meta:
-        ordering = ["name"]
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "name"], name="unique_mana_skill_name"),
-        ]
-
-    def __str__(self):
-        return self.name
-
-
 class GameSession(models.Model):
     """One evening of play; the roll log shows where sessions start and end."""
 

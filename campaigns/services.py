@@ -6,13 +6,14 @@ from django.db import transaction
 from core import push
 from core.writes import Refused
 
-from .models import Campaign, ManaSkill, Membership
+from .models import Campaign, Membership
 from .systems import SYSTEMS
 
 #: What follows a Mana campaign's palette change in the apps above campaigns, which it does not
 #: import (pyproject.toml's contracts): each is called in the write's transaction, in order, as
 #: ``follow(campaign=..., renamed=[(old name, new name), ...])``, once its palette is saved.
-#: Sheets adds its own at ready() (its characters' pools follow).
+#: The Mana system adds its own at ready() (its skills' and its characters' pools' colors
+#: follow: ``rolls/systems/mana/apps.py``).
 PALETTE_FOLLOWERS = []
 
 
@@ -28,15 +29,16 @@ def campaign_create(
     name,
     system,
     palette=None,
-    skills=(),
     attribute_cost=None,
     skill_cost=None,
     hp_base=None,
     hp_per_endurance=None,
+    **own,
 ):
     """A new campaign with ``user`` as its GM. Settings left at None keep the model defaults.
 
-    ``skills``: dicts with name, color_a, color_b and (optional) trait, for a Mana campaign."""
+    ``own``: what else its system's create fields gave (e.g. Mana's ``skills``), for the
+    system's ``campaign_fill(campaign, **own)`` to write."""
     if system not in SYSTEMS:
         raise Refused(f"Unknown system {system!r}.")
     settings = _given(
@@ -48,7 +50,7 @@ def campaign_create(
     )
     campaign = Campaign.objects.create(name=name, system=system, **settings)
     Membership.objects.create(campaign=campaign, user=user, role=Membership.GM)
-    ManaSkill.objects.bulk_create(ManaSkill(campaign=campaign, **skill) for skill in skills)
+    SYSTEMS[system].campaign_fill(campaign, **own)
     return campaign
 
 
@@ -58,20 +60,17 @@ def campaign_palette_update(*, campaign, palette):
 
     ``palette`` lists the new names position for position: ``palette[i]`` is the new name of
     the current ``campaign.palette[i]`` (a rename when it differs) and entries beyond the current
-    length are added colors. Colors are never removed. A renamed color is renamed in every
-    ManaSkill of the campaign, and (``PALETTE_FOLLOWERS``: sheets) in every ManaPool; every
-    character gets a pool row (0/0) for each
-    palette color it lacks. The caller validates names (see forms.renamed_palette): a new
-    name must not be another current color."""
+    length are added colors. Colors are never removed. What uses the colors follows
+    (``PALETTE_FOLLOWERS``: the Mana system renames a renamed color in every skill and pool of
+    the campaign, and gives every character a pool row (0/0) for each palette color it
+    lacks). The caller validates names (see forms.renamed_palette): a new name must not be
+    another current color."""
     old = list(campaign.palette)
     if len(palette) < len(old):
         raise Refused("Palette colors can be renamed or added, not removed.")
     renamed = [
         (before, after) for before, after in zip(old, palette, strict=False) if before != after
     ]
-    for before, after in renamed:
-        campaign.mana_skills.filter(color_a=before).update(color_a=after)
-        campaign.mana_skills.filter(color_b=before).update(color_b=after)
     campaign.palette = list(palette)
     campaign.save(update_fields=["palette"])
     for follow in PALETTE_FOLLOWERS:

@@ -3,9 +3,9 @@ page, the GM panel (its own sections, and those the campaign's system names: ``p
 
 Every write runs through ``core.writes.attempt`` and is answered by
 ``core.writes.answer``: a GM panel section (a ``core.pieces.Piece``: ``MEMBERS``, ``INVITE``,
-``SETTINGS``, ``MANA_SKILLS``) answers htmx with itself (422 with the refused form); a plain
-form post goes back to the page it came from, or gets that page again with the refused form in
-place.
+``SETTINGS``; a system's, declared with ``panel_section``) answers htmx with itself (422 with
+the refused form); a plain form post goes back to the page it came from, or gets that page
+again with the refused form in place.
 """
 
 import math
@@ -174,7 +174,7 @@ def _panel_context(request, campaign, **overrides):
 
 
 def placed(declared, sections):
-    """[(name, template, html)] of the sections a system declares (here and ``sheets.views``),
+    """[(name, template, html)] of the sections a system declares (here and ``sheets.sections``),
     ``html`` what replaces one (or "")."""
     return [(name, template, sections.get(name, "")) for name, template in declared]
 
@@ -182,8 +182,8 @@ def placed(declared, sections):
 def panel_page(request, campaign, *, sections=None):
     """The GM panel: its own sections ("members", "invite", "settings") and the campaign's
     system's (``panel_cards`` beside them, ``panel_sections`` below, e.g. "skills", "approvals",
-    "mana": ``sheets.views``). ``sections`` maps a section's name to the HTML to show in its
-    place, a refused form with its refusal."""
+    "mana": the system's ``views.py``). ``sections`` maps a section's name to the HTML to show
+    in its place, a refused form with its refusal."""
     sections = sections or {}
     context = _panel_context(request, campaign)
     context["sections"] = sections
@@ -194,25 +194,26 @@ def panel_page(request, campaign, *, sections=None):
 
 def panel_with(request, context, replace):
     """The GM panel with ``replace``'s HTML in place of the sections it names: the ``page`` of
-    its pieces (here and ``sheets.views``)."""
+    its pieces (here and a system's ``views.py``)."""
     return panel_page(request, context["campaign"], sections=replace)
 
 
-def _section(name, template):
-    """A section of the GM panel, its context the panel's; a plain post goes back to the panel."""
+def panel_section(name, template):
+    """A section of the GM panel, its context the panel's (a system's part included: its
+    ``panel_context``); a plain post goes back to the panel. The panel's own are below, a
+    system's in its ``views.py`` (e.g. Mana's skills)."""
     return Piece(
         name=name,
-        template=f"campaigns/{template}",
+        template=template,
         context=_panel_context,
         page=panel_with,
         url="gm_panel",
     )
 
 
-MEMBERS = _section("members", "_members.html")
-INVITE = _section("invite", "_invite.html")
-SETTINGS = _section("settings", "_settings.html")
-MANA_SKILLS = _section("skills", "_mana_skills.html")
+MEMBERS = panel_section("members", "campaigns/_members.html")
+INVITE = panel_section("invite", "campaigns/_invite.html")
+SETTINGS = panel_section("settings", "campaigns/_settings.html")
 
 
 @login_required

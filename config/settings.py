@@ -76,6 +76,11 @@ CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
 
+# The rule systems a campaign may play: each a package with its SYSTEM (rolls/systems/__init__.py),
+# registered by rolls at its ready(), and a Django app of its own (its models, e.g. Mana's:
+# named once here, they join INSTALLED_APPS after rolls).
+ROLL_SYSTEMS = ["rolls.systems.mana", "rolls.systems.pool"]
+
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.admin",
@@ -93,13 +98,10 @@ INSTALLED_APPS = [
     "sheets",
     "sparetime",
     "rolls",
+    *ROLL_SYSTEMS,
     "insights",
     "bench",  # its commands: bench_rolls, seed_demo
 ]
-
-# The rule systems a campaign may play: each a package with its SYSTEM (rolls/systems/__init__.py),
-# registered by rolls at its ready().
-ROLL_SYSTEMS = ["rolls.systems.mana", "rolls.systems.pool"]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from campaigns.models import Campaign, GameSession, ManaSkill
+from campaigns.models import Campaign, GameSession
 from sheets.models import Character, Rating
 
 from . import chain
@@ -66,7 +66,9 @@ class Check(models.Model):
     status = models.CharField(max_length=9, choices=STATUSES, default=OPEN)
     visibility = models.CharField(max_length=7, choices=VISIBILITIES, default=PUBLIC)
     # What the check is about: a suggestion of the GM (Mana: a skill; Pool: an attribute/skill).
-    mana_skill = models.ForeignKey(ManaSkill, null=True, blank=True, on_delete=models.SET_NULL)
+    mana_skill = models.ForeignKey(
+        "mana.ManaSkill", null=True, blank=True, on_delete=models.SET_NULL
+    )
     suggestion = models.CharField(max_length=100, blank=True)
     note = models.CharField(max_length=300, blank=True)
     # Difficulty (Mana) or TN (Pool); None while a request awaits the GM.

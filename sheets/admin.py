@@ -1,15 +1,10 @@
 from django.contrib import admin
 
-from .models import Character, ManaPool, Rating
+from .models import Character, Rating
 
 
 class RatingInline(admin.TabularInline):
     model = Rating
-    extra = 0
-
-
-class ManaPoolInline(admin.TabularInline):
-    model = ManaPool
     extra = 0
 
 
@@ -19,7 +14,7 @@ class CharacterAdmin(admin.ModelAdmin):
     list_select_related = ["owner", "campaign"]
     search_fields = ["name", "owner__username", "campaign__name"]
     autocomplete_fields = ["owner", "campaign"]
-    inlines = [RatingInline, ManaPoolInline]
+    inlines = [RatingInline]
 
 
 @admin.register(Rating)
@@ -28,12 +23,4 @@ class RatingAdmin(admin.ModelAdmin):
     list_filter = ["status", "attribute", "custom"]
     list_select_related = ["character"]
     search_fields = ["skill", "character__name"]
-    autocomplete_fields = ["character"]
-
-
-@admin.register(ManaPool)
-class ManaPoolAdmin(admin.ModelAdmin):
-    list_display = ["character", "color", "current", "maximum"]
-    list_select_related = ["character"]
-    search_fields = ["color", "character__name"]
     autocomplete_fields = ["character"]

@@ -1,11 +1,13 @@
+"""The sheet's own forms: a character's name, concept and history, a new character, the GM's
+hand-over. A system's are in its package (``rolls/systems/<key>/forms.py``)."""
+
 from django import forms
 from django.contrib.auth import get_user_model
 
 from campaigns.models import Membership
 from core.names import plain_name
 
-from .models import Character, Rating
-from .services import MANA_MAX, RATING_MAX, SKILL_NAME_MAX
+from .models import Character
 
 
 class CharacterForm(forms.ModelForm):
@@ -62,55 +64,3 @@ class HandOverForm(forms.Form):
     def __init__(self, *args, campaign, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["to"].queryset = _players(campaign)
-
-
-class RatingForm(forms.Form):
-    value = forms.IntegerField(min_value=0, max_value=RATING_MAX, label="Rating")
-
-
-class HpForm(forms.Form):
-    def __init__(self, *args, hp_max, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["hp_current"] = forms.IntegerField(
-            min_value=0, max_value=hp_max, label="Current HP"
-        )
-
-
-class TemplateSkillForm(forms.Form):
-    attribute = forms.ChoiceField(choices=Rating.ATTRIBUTE_CHOICES)
-    template = forms.CharField(max_length=80)
-    # Left optional so that an empty blank gets the rules' own message ("Name the Region.").
-    fill = forms.CharField(
-        max_length=SKILL_NAME_MAX, required=False, label="Name", validators=[plain_name]
-    )
-
-
-class SkillProposalForm(forms.Form):
-    attribute = forms.ChoiceField(choices=Rating.ATTRIBUTE_CHOICES)
-    name = forms.CharField(max_length=SKILL_NAME_MAX, label="New skill", validators=[plain_name])
-
-
-class TraitsForm(forms.Form):
-    traits = forms.CharField(
-        required=False, max_length=1000, help_text="Separate traits with commas."
-    )
-
-    def clean_traits(self):
-        traits = [" ".join(t.split()) for t in self.cleaned_data["traits"].split(",")]
-        for trait in traits:
-            plain_name(trait)
-        too_long = [t for t in traits if len(t) > SKILL_NAME_MAX]
-        if too_long:
-            raise forms.ValidationError(
-                f"A trait has at most {SKILL_NAME_MAX} characters: {too_long[0][:20]}..."
-            )
-        return [t for t in traits if t]
-
-
-class ManaMaximaForm(forms.Form):
-    """One number field per color, named after the color."""
-
-    def __init__(self, *args, colors, **kwargs):
-        super().__init__(*args, **kwargs)
-        for color in colors:
-            self.fields[color] = forms.IntegerField(min_value=0, max_value=MANA_MAX, label=color)

@@ -1,12 +1,9 @@
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
 
 from campaigns.models import Campaign
 from core.writes import Refused
 from rules import sheet as pool_sheet
-
-COLORLESS = "colorless"
 
 
 class CharacterQuerySet(models.QuerySet):
@@ -121,30 +118,3 @@ class Rating(models.Model):
     def is_approved(self):
         """Only approved ratings can be rated, raised or rolled."""
         return self.status == self.APPROVED
-
-
-class ManaPool(models.Model):
-    """One color of a character's non-combat mana pool (colorless is the color "colorless")."""
-
-    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="mana")
-    color = models.CharField(max_length=30)
-    current = models.PositiveIntegerField(default=0)
-    maximum = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        ordering = ["id"]
-        constraints = [
-            models.UniqueConstraint(fields=["character", "color"], name="unique_pool_color"),
-            models.CheckConstraint(
-                condition=Q(current__lte=models.F("maximum")), name="mana_current_within_max"
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.color} {self.current}/{self.maximum}"
-
-    def set_maximum(self, maximum):
-        """Set the maximum; a current amount above it drops to it."""
-        self.maximum = maximum
-        self.current = min(self.current, maximum)
-        self.save(update_fields=["current", "maximum"])

@@ -5,7 +5,6 @@ rules refuse the change; nothing is written then.
 """
 
 from django.db import transaction
-from django.db.models import F
 
 from campaigns.models import Membership
 from campaigns.systems import system_of
@@ -13,7 +12,7 @@ from core.push import push_facts
 from core.writes import Refused
 from rules import sheet as pool_sheet
 
-from .models import COLORLESS, Character, ManaPool, Rating
+from .models import Character, Rating
 
 #: What follows a character handed over in the apps above sheets, which it does not import
 #: (pyproject.toml's contracts): each is called in the write's transaction, in order, before the
@@ -28,13 +27,6 @@ HAND_OVER_FOLLOWERS = []
 RATING_MAX = 100
 #: Longest custom skill name, and longest text filled into a template's blank.
 SKILL_NAME_MAX = 60
-#: Highest mana maximum per color.
-MANA_MAX = 99
-
-
-def mana_colors(campaign):
-    """The colors a character's mana pool has: the campaign's palette, then colorless."""
-    return list(dict.fromkeys([*campaign.palette, COLORLESS]))
 
 
 def character_create(*, campaign, owner, name, concept="", history=""):
@@ -52,22 +44,6 @@ def character_create(*, campaign, owner, name, concept="", history=""):
         )
         sheet.character_fill(character)
     return character
-
-
-def pools_follow_palette(*, campaign, renamed):
-    """A Mana campaign's palette changed (``campaigns.services.PALETTE_FOLLOWERS``): rename its
-    characters' pools of each renamed color, and give every character a pool (0/0) of each
-    palette color it lacks."""
-    pools = ManaPool.objects.filter(character__campaign=campaign)
-    for before, after in renamed:
-        pools.filter(color=before).update(color=after)
-    have = set(pools.values_list("character_id", "color"))
-    ManaPool.objects.bulk_create(
-        ManaPool(character_id=character_id, color=color, current=0, maximum=0)
-        for character_id in campaign.characters.values_list("id", flat=True)
-        for color in campaign.palette
-        if (character_id, color) not in have
-    )
 
 
 def character_hand_over(*, campaign, character, to):
@@ -181,35 +157,3 @@ def skill_decide(*, rating, approve):
             raise Refused(f"{rating.label} was already {rating.get_status_display().lower()}.")
     rating.status = status
     return rating
-
-
-# Mana pools -----------------------------------------------------------------------------------
-
-
-def mana_set_maxima(*, character, maxima):
-    """Set the mana maximum of each color in ``maxima`` ({color: 0..MANA_MAX}); a current amount
-    above its new maximum drops to it. Colors of the palette without a pool row get one."""
-    colors = mana_colors(character.campaign)
-    for color, maximum in maxima.items():
-        if color not in colors:
-            raise Refused(f"{color!r} is not a color of this campaign.")
-        if not 0 <= maximum <= MANA_MAX:
-            raise Refused(f"A mana maximum lies between 0 and {MANA_MAX}.")
-    with transaction.atomic(savepoint=False):
-        for color, maximum in maxima.items():
-            pool, _ = ManaPool.objects.select_for_update().get_or_create(
-                character=character, color=color
-            )
-            pool.set_maximum(maximum)
-
-
-def mana_refill(*, campaign, character=None):
-    """Refill every color of ``character``'s pool (or of every character of ``campaign``) to
-    its maximum. Returns the number of pool rows written."""
-    if character is not None and character.campaign_id != campaign.pk:
-        raise Refused(f"{character} does not play in {campaign}.")
-    pools = ManaPool.objects.filter(character__campaign=campaign)
-    if character is not None:
-        pools = pools.filter(character=character)
-    with transaction.atomic(savepoint=False):
-        return pools.update(current=F("maximum"))

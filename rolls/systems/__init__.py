@@ -29,7 +29,9 @@
   from the form's ``clean`` for the chosen (or the campaign's) system, which may change
   ``cleaned``, ``form.add_error`` or raise ValidationError; ``settings_keys``, what of the
   cleaned settings ``campaigns.services.campaign_settings_update`` takes (``create_fields()``'
-  cleaned data all go to ``campaign_create``); ``create_template`` and ``settings_template``,
+  cleaned data all go to ``campaign_create``, which gives those it does not name, e.g. Mana's
+  skills, to ``campaign_fill(campaign, **them)``, the system's part of a new campaign);
+  ``create_template`` and ``settings_template``,
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
   holds its own fieldset;
@@ -38,13 +40,15 @@
   rows), ``section_context(campaign, character, section, private=)`` (the context of its sheet
   sections: ``section`` one's, or None for the whole sheet); ``sheet_sections``, the
   ``(name, template)`` of its sections on the sheet page after the header, included in order
-  (or replaced by ``replace[name]``; a section that is a ``sheets.views.SECTIONS`` piece also
-  answers ``?section=<name>``);
+  (or replaced by ``replace[name]``); ``sheet_pieces``, those of them that load on their own
+  (``sheets.sections.section`` pieces, in its ``views.py``), which also answer the sheet's
+  ``?section=<name>`` and its writes' answers (``()``: none);
 * ``party_head`` and ``party_cells``: the templates of its party columns, the headers and a
   row's cells (given ``row``, the party row, and ``c``, its character; "": none); and
   ``campaign_sections``, the templates of its sections on the campaign page (``()``: none);
 * what it adds to the GM panel (``campaigns.views.panel_page``): ``panel_cards``, the
-  ``(name, template)`` of its sections beside the panel's own, and ``panel_sections``, those
+  ``(name, template)`` of its sections beside the panel's own (a section written in place is
+  a ``campaigns.views.panel_section`` piece in its ``views.py``), and ``panel_sections``, those
   below (``()``: none), each included in order, or replaced by ``sections[name]`` (a refused
   plain post's section); ``panel_context(request, campaign, overrides)``, what its sections
   need of the panel's context (``overrides``: a write's answer's, e.g. a refused form);
@@ -70,14 +74,20 @@
   ``calculator_template``), ``_create_fields.html`` and
   ``_settings_fields.html`` (its campaign settings, named by ``create_template`` and
   ``settings_template``), ``_panel_*.html``, ``_sheet_*.html`` and ``_campaign_*.html`` (its
-  GM panel, sheet and campaign page sections that load on their own), ``_party_head.html`` and
+  GM panel, sheet and campaign page sections), ``_gm_*.html`` (the GM panel sections that load
+  on their own, e.g. Pool's approvals, Mana's pools), ``_party_head.html`` and
   ``_party_cells.html``.
 
 A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SYSTEM`` is that
 object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` and ``report.py``
 (what the insight pages ask of it), ``urls.py`` (its pages' URLs; their views in its
-``views.py``, Mana's campaign skills, or where they are kept: ``sheets.views``; Pool's include
-``sparetime.urls``, the sparetime app's pages, routed only there), ``services.py`` (its writes:
+``views.py``: its sheet section's writes, answered with ``sheets.sections``' API, and its GM
+panel sections; Pool's include ``sparetime.urls``, the sparetime app's pages, routed only
+there), ``forms.py`` (its views' forms), ``apps.py`` (the package is a Django app too, which
+``ROLL_SYSTEMS`` puts in ``INSTALLED_APPS``; its ``SYSTEM`` is imported when first asked for),
+and where it has models of its own, ``models.py``, ``admin.py`` and ``migrations/`` (Mana's
+skills and pools, app label ``mana``, on the tables they had in ``campaigns`` and ``sheets``),
+``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, **about)``, the fields a new check stores, given what it is about
 (``rolls.services.check_ask``'s ``about``: ``{about_field: value}``);

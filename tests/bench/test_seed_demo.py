@@ -8,10 +8,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 from bench.management.commands.seed_demo import MANA_NAME, PASSWORD, POOL_NAME
-from campaigns.models import Campaign, ManaSkill, Membership
+from campaigns.models import Campaign, Membership
 from rolls.models import Check, LogEntry
 from rolls.services import log_verify, open_session
-from sheets.models import Character, ManaPool, Rating
+from rolls.systems.mana.models import ManaPool, ManaSkill
+from sheets.models import Character, Rating
 from sparetime.models import SparetimeEntry
 from sparetime.services import free_sparetime
 

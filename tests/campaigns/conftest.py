@@ -2,7 +2,8 @@
 
 import pytest
 
-from sheets.models import Character, ManaPool
+from rolls.systems.mana.models import ManaPool
+from sheets.models import Character
 
 
 @pytest.fixture

@@ -5,8 +5,9 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from campaigns.models import Campaign, GameSession, ManaSkill, Membership
-from sheets.models import Character, ManaPool, Rating
+from campaigns.models import Campaign, GameSession, Membership
+from rolls.systems.mana.models import ManaPool, ManaSkill
+from sheets.models import Character, Rating
 from sparetime.models import SparetimeEntry
 
 MODELS = [Campaign, Membership, ManaSkill, GameSession, Character, Rating, ManaPool, SparetimeEntry]

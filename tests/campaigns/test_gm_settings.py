@@ -2,8 +2,7 @@ import pytest
 from django.urls import reverse
 
 from campaigns import services
-from campaigns.models import ManaSkill
-from sheets.models import ManaPool
+from rolls.systems.mana.models import ManaPool, ManaSkill
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot, raises_refused
 

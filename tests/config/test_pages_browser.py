@@ -5,9 +5,10 @@ entries marked and announced to screen readers."""
 
 import re
 
-from campaigns.models import Campaign, ManaSkill
+from campaigns.models import Campaign
 from rolls import services as rolls
 from rolls.systems.mana import services as mana_services
+from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool import services as pool_services
 from sheets.services import character_create
 from sparetime.services import sparetime_grant, sparetime_spend

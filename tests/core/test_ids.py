@@ -18,10 +18,11 @@ from django.test import Client
 from django.urls import resolve
 from django.urls.converters import get_converters
 
-from campaigns.models import Campaign, GameSession, ManaSkill, Membership
+from campaigns.models import Campaign, GameSession, Membership
 from config.routing import websocket_urlpatterns
 from core.ids import MAX_ID, IdConverter
 from rolls.models import Check, LogEntry
+from rolls.systems.mana.models import ManaSkill
 from sheets.models import Character, Rating
 from tests.config import test_permission_matrix
 from tests.config.test_permission_matrix import (

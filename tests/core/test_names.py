@@ -5,14 +5,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from campaigns.forms import (
-    CampaignCreateForm,
-    CampaignSettingsForm,
-    ManaSkillForm,
-    SignupForm,
-    parse_skills,
-)
-from campaigns.models import Campaign, ManaSkill
+from campaigns.forms import CampaignCreateForm, CampaignSettingsForm, SignupForm
+from campaigns.models import Campaign
 from core.names import (
     BIDI_CONTROLS,
     ZERO_WIDTH,
@@ -22,7 +16,10 @@ from core.names import (
     skeleton,
 )
 from rolls.forms import AskForm, RequestForm
-from sheets.forms import CharacterForm, SkillProposalForm, TemplateSkillForm, TraitsForm
+from rolls.systems.mana.forms import ManaSkillForm, TraitsForm, parse_skills
+from rolls.systems.mana.models import ManaSkill
+from rolls.systems.pool.forms import SkillProposalForm, TemplateSkillForm
+from sheets.forms import CharacterForm
 from sheets.models import Character
 from tests.conftest import make_user
 from tests.helpers import db_snapshot

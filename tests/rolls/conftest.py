@@ -4,8 +4,9 @@ tests/conftest.py)."""
 
 import pytest
 
-from campaigns.models import Campaign, ManaSkill
+from campaigns.models import Campaign
 from rolls import services
+from rolls.systems.mana.models import ManaSkill
 from sheets.services import character_create
 from tests.conftest import make_campaign
 

@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 from django.urls import reverse
 
-from campaigns.models import ManaSkill
 from core import push as core_push
 from rolls import services
 from rolls.systems.mana import services as mana_services
-from sheets.models import ManaPool, Rating
+from rolls.systems.mana.models import ManaPool, ManaSkill
+from sheets.models import Rating
 from sheets.services import character_create
 from tests.helpers import HTMX, db_snapshot
 from tests.rules.scripted_rng import ScriptedRng

@@ -14,10 +14,9 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.urls import reverse
 
-from campaigns.models import ManaSkill
 from config.asgi import application
 from core import push
-from sheets.models import ManaPool
+from rolls.systems.mana.models import ManaPool, ManaSkill
 from sheets.services import character_create
 from tests.helpers import HTMX
 

@@ -6,9 +6,10 @@ import re
 
 from django.urls import reverse
 
-from campaigns.models import Campaign, ManaSkill
+from campaigns.models import Campaign
 from rolls import services
-from sheets.models import ManaPool, Rating
+from rolls.systems.mana.models import ManaPool, ManaSkill
+from sheets.models import Rating
 from sheets.services import character_create
 from sparetime.services import sparetime_grant
 from tests.browser import BROWSER, BrowserTestCase, settled

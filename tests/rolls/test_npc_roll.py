@@ -8,7 +8,8 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
-from sheets.models import Character, ManaPool, Rating
+from rolls.systems.mana.models import ManaPool
+from sheets.models import Character, Rating
 from tests.helpers import HTMX, raises_refused, unchanged
 from tests.rolls.room_setup import refused, script_dice, url
 

@@ -8,12 +8,11 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.urls import reverse
 
-from campaigns.models import ManaSkill
 from core import push as core_push
 from rolls import push, services
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
+from rolls.systems.mana.models import ManaPool, ManaSkill
 from rolls.systems.pool import services as pool_services
-from sheets.models import ManaPool
 from sheets.services import character_create
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, roll_mana, url

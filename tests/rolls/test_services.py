@@ -2,10 +2,11 @@
 
 import pytest
 
-from campaigns.models import Campaign, ManaSkill
+from campaigns.models import Campaign
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry
 from rolls.systems.mana import services as mana_services
+from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool import services as pool_services
 from sheets.models import Rating
 from sheets.services import character_create

@@ -2,7 +2,8 @@
 shows it in its title (static/js/room.js), in both systems; closing the check takes the badge
 away; the chime plays only for a player who ticked the box, which the browser remembers."""
 
-from campaigns.models import Campaign, ManaSkill
+from campaigns.models import Campaign
+from rolls.systems.mana.models import ManaSkill
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase, settled
 from tests.conftest import make_campaign, make_user

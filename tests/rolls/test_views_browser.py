@@ -7,8 +7,8 @@ import re
 
 from django.test import override_settings
 
-from campaigns.models import Campaign, ManaSkill
-from sheets.models import ManaPool
+from campaigns.models import Campaign
+from rolls.systems.mana.models import ManaPool, ManaSkill
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase, settled, wait_until
 from tests.conftest import make_campaign, make_user

@@ -2,8 +2,9 @@
 Daphne), for both systems, seen from the GM's page and two players': an NPC's roll in one step
 and a group check, each player getting their own card only; the ask form keeps its choices."""
 
-from campaigns.models import Campaign, ManaSkill
-from sheets.models import ManaPool, Rating
+from campaigns.models import Campaign
+from rolls.systems.mana.models import ManaPool, ManaSkill
+from sheets.models import Rating
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase, settled
 from tests.conftest import make_campaign, make_user

@@ -4,9 +4,9 @@ player picks another skill or attribute (check_form)."""
 import pytest
 from django.urls import reverse
 
-from campaigns.models import ManaSkill
 from rolls import services
 from rolls.models import Check
+from rolls.systems.mana.models import ManaSkill
 from rolls.templatetags.dice import percent
 from rules import mana, pool
 from sheets.services import character_create

@@ -3,9 +3,10 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.models import Campaign, ManaSkill
+from campaigns.models import Campaign
 from rolls import services
 from rolls.models import Check, LogEntry
+from rolls.systems.mana.models import ManaSkill
 from sheets.models import Rating
 from sheets.services import character_create
 from tests.conftest import make_campaign

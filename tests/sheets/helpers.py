@@ -2,7 +2,7 @@
 
 from django.urls import reverse
 
-from sheets.models import ManaPool
+from rolls.systems.mana.models import ManaPool
 
 
 def sheet_url(name, character, *args):

@@ -7,8 +7,9 @@ import re
 import pytest
 from django.urls import reverse
 
+from rolls.systems.mana.models import ManaPool
 from rules.sheet import ENDURANCE
-from sheets.models import Character, ManaPool, Rating
+from sheets.models import Character, Rating
 from sheets.services import character_create
 from sparetime.services import sparetime_grant
 from tests.helpers import HTMX

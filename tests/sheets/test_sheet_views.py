@@ -7,8 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from rolls.systems.mana.services import mana_set_maxima
 from sheets.models import Character, Rating
-from sheets.services import mana_set_maxima, skill_propose
+from sheets.services import skill_propose
 from tests.helpers import HTMX, unchanged
 from tests.sheets.helpers import sheet_url
 

@@ -1,6 +1,7 @@
 """Fixtures of the systems tests: the toy third system, coins (tests/systems/coins/), registered
 as the real systems are, through the setting ``ROLL_SYSTEMS``, for the tests that ask for it
-alone."""
+alone; and the sheet tests' characters (tests/sheets/conftest.py), for the tests of a system's
+own views (its sheet section's writes, its GM panel sections)."""
 
 import copy
 from pathlib import Path
@@ -10,6 +11,14 @@ import pytest
 from campaigns.systems import SYSTEMS
 from rolls.systems import register_all
 from tests.conftest import make_campaign
+from tests.sheets.conftest import (  # noqa: F401 (fixtures)
+    ana_hero,
+    ana_mage,
+    ben_hero,
+    ben_mage,
+    elsewhere_hero,
+    elsewhere_mage,
+)
 from tests.systems import coins
 
 #: The coin package, as the setting ``ROLL_SYSTEMS`` names it.

@@ -17,9 +17,9 @@ from campaigns.models import Campaign, Membership
 from campaigns.services import campaign_create, membership_join
 from rolls.models import PRIVATE, Check, LogEntry
 from rolls.services import check_ask, check_request, session_start
-from rolls.systems.mana.services import check_roll_mana
+from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima
 from rolls.systems.pool.services import check_roll_pool
-from sheets.services import character_create, mana_refill, mana_set_maxima, rating_set
+from sheets.services import character_create, rating_set
 from sparetime.services import sparetime_delegate, sparetime_grant, sparetime_handout
 
 PASSWORD = "rollroom"

@@ -1,14 +1,83 @@
-"""Mana's writes: the roll, which spends the pool's mana. Each write is one transaction; what
+"""Mana's writes: the roll, which spends the pool's mana; the GM's maxima and refills; what
+follows a palette change (its skills' and pools' colors). Each write is one transaction; what
 every system shares (the log, the check's state) is ``rolls.services``."""
 
 from django.db import transaction
+from django.db.models import F
 
 from core.writes import Refused
 from rules import RulesError, mana
-from sheets.models import COLORLESS, ManaPool
 
 from ... import services as shared
 from ...models import Check, LogEntry
+from .models import COLORLESS, ManaPool, ManaSkill
+
+#: Highest mana maximum per color.
+MANA_MAX = 99
+
+
+def mana_colors(campaign):
+    """The colors a character's mana pool has: the campaign's palette, then colorless."""
+    return list(dict.fromkeys([*campaign.palette, COLORLESS]))
+
+
+def skills_create(*, campaign, skills):
+    """A new Mana campaign's skills (``skills``: dicts with name, color_a, color_b and
+    (optional) trait): what its creation adds (the system's ``campaign_fill``)."""
+    ManaSkill.objects.bulk_create(ManaSkill(campaign=campaign, **skill) for skill in skills)
+
+
+def skills_follow_palette(*, campaign, renamed):
+    """A Mana campaign's palette changed (``campaigns.services.PALETTE_FOLLOWERS``): a renamed
+    color is renamed in every skill of the campaign."""
+    for before, after in renamed:
+        campaign.mana_skills.filter(color_a=before).update(color_a=after)
+        campaign.mana_skills.filter(color_b=before).update(color_b=after)
+
+
+def pools_follow_palette(*, campaign, renamed):
+    """A Mana campaign's palette changed (``campaigns.services.PALETTE_FOLLOWERS``): rename its
+    characters' pools of each renamed color, and give every character a pool (0/0) of each
+    palette color it lacks."""
+    pools = ManaPool.objects.filter(character__campaign=campaign)
+    for before, after in renamed:
+        pools.filter(color=before).update(color=after)
+    have = set(pools.values_list("character_id", "color"))
+    ManaPool.objects.bulk_create(
+        ManaPool(character_id=character_id, color=color, current=0, maximum=0)
+        for character_id in campaign.characters.values_list("id", flat=True)
+        for color in campaign.palette
+        if (character_id, color) not in have
+    )
+
+
+def mana_set_maxima(*, character, maxima):
+    """Set the mana maximum of each color in ``maxima`` ({color: 0..MANA_MAX}); a current amount
+    above its new maximum drops to it. Colors of the palette without a pool row get one."""
+    colors = mana_colors(character.campaign)
+    for color, maximum in maxima.items():
+        if color not in colors:
+            raise Refused(f"{color!r} is not a color of this campaign.")
+        if not 0 <= maximum <= MANA_MAX:
+            raise Refused(f"A mana maximum lies between 0 and {MANA_MAX}.")
+    with transaction.atomic(savepoint=False):
+        for color, maximum in maxima.items():
+            pool, _ = ManaPool.objects.select_for_update().get_or_create(
+                character=character, color=color
+            )
+            pool.set_maximum(maximum)
+
+
+def mana_refill(*, campaign, character=None):
+    """Refill every color of ``character``'s pool (or of every character of ``campaign``) to
+    its maximum. Returns the number of pool rows written."""
+    if character is not None and character.campaign_id != campaign.pk:
+        raise Refused(f"{character} does not play in {campaign}.")
+    pools = ManaPool.objects.filter(character__campaign=campaign)
+    if character is not None:
+        pools = pools.filter(character=character)
+    with transaction.atomic(savepoint=False):
+        return pools.update(current=F("maximum"))
 
 
 def previous_units(check):

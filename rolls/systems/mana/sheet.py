@@ -5,9 +5,9 @@ its sheet section's context (the pools, traits and the campaign's skills) and it
 
 from django.db.models import Prefetch
 
-from sheets.forms import TraitsForm
-from sheets.models import ManaPool
-from sheets.services import mana_colors
+from .forms import TraitsForm
+from .models import ManaPool
+from .services import mana_colors
 
 
 def character_fields(campaign):
@@ -31,7 +31,7 @@ def party_row(campaign, character, private):
     ``private``)."""
     if not private:
         return {}
-    return {"mana": _pools(campaign, character)}
+    return {"mana": pools(campaign, character)}
 
 
 def section_context(campaign, character, section, *, private):
@@ -46,11 +46,11 @@ def section_context(campaign, character, section, *, private):
         "traits_form": TraitsForm(initial={"traits": ", ".join(character.traits)}),
     }
     if private:
-        context["mana_pools"] = _pools(campaign, character)
+        context["mana_pools"] = pools(campaign, character)
     return context
 
 
-def _pools(campaign, character):
+def pools(campaign, character):
     """One pool per color of the campaign, in palette order; a color without a row shows 0/0."""
-    pools = {pool.color: pool for pool in character.mana.all()}
-    return [pools.get(c) or ManaPool(color=c) for c in mana_colors(campaign)]
+    by_color = {pool.color: pool for pool in character.mana.all()}
+    return [by_color.get(c) or ManaPool(color=c) for c in mana_colors(campaign)]

@@ -7,16 +7,17 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns import forms as campaign_forms
-from campaigns.models import Campaign, ManaSkill
+from campaigns.models import Campaign
 from core.push import push_facts
 from core.writes import Refused
 from rules import advice, mana
-from sheets.models import COLORLESS, ManaPool
 
 from ...forms import INTENT_MAX, CountField, choice, chosen, first_error
 from ...models import LogEntry
-from . import report, services, sheet
+from . import report, services, sheet, views
 from .calculator import ManaCalculatorForm
+from .forms import ManaSkillForm, parse_skills, skills_field
+from .models import COLORLESS, ManaPool, ManaSkill
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
 ADVICE_ROWS = 8
@@ -189,8 +190,9 @@ class Mana:
         return last_roll is None or not last_roll.data["success"]
 
     # What it adds to a character's sheet, after its header (its context:
-    # ``sheet.section_context``).
-    sheet_sections = (("mana", "sheets/_sheet_mana.html"),)
+    # ``sheet.section_context``): its section, which loads on its own (``views.MANA``).
+    sheet_sections = ((views.MANA.name, views.MANA.template),)
+    sheet_pieces = (views.MANA,)
 
     # Its party column (its values: ``sheet.party_row``); nothing on the campaign page.
     party_head = "rolls/systems/mana/_party_head.html"
@@ -198,15 +200,15 @@ class Mana:
     campaign_sections = ()
 
     # What it adds to the GM panel: the campaign's skills beside the panel's own cards
-    # (``campaigns.views.MANA_SKILLS``), the mana pools below (``sheets.views.GM_MANA``, loading
+    # (``views.SKILLS``), the mana pools below (``views.GM_MANA``, loading
     # on its own).
-    panel_cards = (("skills", "campaigns/_mana_skills.html"),)
+    panel_cards = ((views.SKILLS.name, views.SKILLS.template),)
     panel_sections = (("mana", "rolls/systems/mana/_panel_mana.html"),)
 
     def panel_context(self, request, campaign, overrides):
         """The skills' rows and the new skill's form; ``overrides["edit_form"]`` is the refused
         form of the skill being edited."""
-        new = campaign_forms.ManaSkillForm(palette=campaign.palette, prefix="new-skill")
+        new = ManaSkillForm(palette=campaign.palette, prefix="new-skill")
         return {"skill_rows": _skill_rows(campaign, overrides.get("edit_form")), "skill_form": new}
 
     # The campaign's settings: its palette (and, at creation, its first skills).
@@ -214,16 +216,18 @@ class Mana:
     settings_template = "rolls/systems/mana/_settings_fields.html"
     settings_keys = ("palette",)
 
+    def campaign_fill(self, campaign, *, skills=()):
+        """A new campaign's skills, those typed in the create form (``clean_create``)."""
+        services.skills_create(campaign=campaign, skills=skills)
+
     def create_fields(self):
-        return {"palette": campaign_forms.PaletteField(), "skills": campaign_forms.skills_field()}
+        return {"palette": campaign_forms.PaletteField(), "skills": skills_field()}
 
     def clean_create(self, form, cleaned):
-        """The skills typed, parsed against the palette (``campaigns.forms.parse_skills``)."""
+        """The skills typed, parsed against the palette (``forms.parse_skills``)."""
         if "palette" in cleaned:
             try:
-                cleaned["skills"] = campaign_forms.parse_skills(
-                    cleaned.get("skills", ""), cleaned["palette"]
-                )
+                cleaned["skills"] = parse_skills(cleaned.get("skills", ""), cleaned["palette"])
             except ValidationError as error:
                 form.add_error("skills", error)
 
@@ -250,7 +254,7 @@ def _skill_rows(campaign, bound=None):
     """[(skill, its edit form)]; ``bound`` replaces the form of the skill being edited."""
     rows = []
     for skill in campaign.mana_skills.all():
-        form = campaign_forms.ManaSkillForm(
+        form = ManaSkillForm(
             initial={f: getattr(skill, f) for f in ("name", "color_a", "color_b", "trait")},
             palette=campaign.palette,
             prefix=f"skill-{skill.id}",

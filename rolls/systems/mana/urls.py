@@ -4,8 +4,6 @@
 
 from django.urls import path
 
-from sheets import views as sheet_views
-
 from . import views
 
 CAMPAIGN = "campaigns/<id:campaign_id>/"
@@ -20,11 +18,9 @@ urlpatterns = [
         views.mana_skill_delete,
         name="mana_skill_delete",
     ),
-    path(SHEET + "traits/", sheet_views.character_traits, name="character_traits"),
-    path(GM + "mana/", sheet_views.gm_mana, name="gm_mana"),
-    path(GM + "mana/refill/", sheet_views.mana_refill_all, name="mana_refill_all"),
-    path(
-        GM + "mana/<id:character_id>/refill/", sheet_views.mana_refill_one, name="mana_refill_one"
-    ),
-    path(GM + "mana/<id:character_id>/maxima/", sheet_views.mana_maxima, name="mana_maxima"),
+    path(SHEET + "traits/", views.character_traits, name="character_traits"),
+    path(GM + "mana/", views.gm_mana, name="gm_mana"),
+    path(GM + "mana/refill/", views.mana_refill_all, name="mana_refill_all"),
+    path(GM + "mana/<id:character_id>/refill/", views.mana_refill_one, name="mana_refill_one"),
+    path(GM + "mana/<id:character_id>/maxima/", views.mana_maxima, name="mana_maxima"),
 ]

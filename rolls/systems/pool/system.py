@@ -14,7 +14,7 @@ from rules import sheet as pool_sheet
 from sheets.models import Rating
 
 from ...forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error, suggestion_field
-from . import report, services, sheet
+from . import report, services, sheet, views
 from .calculator import PoolCalculatorForm
 
 
@@ -207,11 +207,13 @@ class Pool:
         return last_roll is None
 
     # What it adds to a character's sheet, after its header: its section (its context:
-    # ``sheet.section_context``) and the character's sparetime, loading on its own.
+    # ``sheet.section_context``), which loads on its own (``views.POOL``), and the
+    # character's sparetime, which the sparetime app loads.
     sheet_sections = (
-        ("pool", "sheets/_sheet_pool.html"),
+        (views.POOL.name, views.POOL.template),
         ("sparetime", "rolls/systems/pool/_sheet_sparetime.html"),
     )
+    sheet_pieces = (views.POOL,)
 
     # Its party columns (their values: ``sheet.party_row``) and the campaign page's section: a
     # player's sparetime delegation.
@@ -234,6 +236,9 @@ class Pool:
     create_template = "rolls/systems/pool/_create_fields.html"
     settings_template = "rolls/systems/pool/_settings_fields.html"
     settings_keys = SETTINGS
+
+    def campaign_fill(self, campaign):
+        """A new campaign has nothing of Pool's but its settings."""
 
     def create_fields(self):
         return _settings_fields({f: Campaign._meta.get_field(f).default for f in SETTINGS})

@@ -5,19 +5,19 @@ and the sparetime ledger's pages (the ``sparetime`` app's URLs, included here on
 
 from django.urls import include, path
 
-from sheets import views as sheet_views
+from . import views
 
 CAMPAIGN = "campaigns/<id:campaign_id>/"
 SHEET = CAMPAIGN + "characters/<id:character_id>/"
 GM = CAMPAIGN + "gm/"
 
 urlpatterns = [
-    path(SHEET + "hp/", sheet_views.character_hp, name="character_hp"),
-    path(SHEET + "ratings/<id:rating_id>/", sheet_views.rating_set, name="rating_set"),
-    path(SHEET + "skills/take/", sheet_views.skill_take, name="skill_take"),
-    path(SHEET + "skills/propose/", sheet_views.skill_propose, name="skill_propose"),
-    path(GM + "approvals/", sheet_views.gm_approvals, name="gm_approvals"),
-    path(GM + "approvals/<id:rating_id>/approve/", sheet_views.skill_approve, name="skill_approve"),
-    path(GM + "approvals/<id:rating_id>/decline/", sheet_views.skill_decline, name="skill_decline"),
+    path(SHEET + "hp/", views.character_hp, name="character_hp"),
+    path(SHEET + "ratings/<id:rating_id>/", views.rating_set, name="rating_set"),
+    path(SHEET + "skills/take/", views.skill_take, name="skill_take"),
+    path(SHEET + "skills/propose/", views.skill_propose, name="skill_propose"),
+    path(GM + "approvals/", views.gm_approvals, name="gm_approvals"),
+    path(GM + "approvals/<id:rating_id>/approve/", views.skill_approve, name="skill_approve"),
+    path(GM + "approvals/<id:rating_id>/decline/", views.skill_decline, name="skill_decline"),
     path("", include("sparetime.urls")),
 ]

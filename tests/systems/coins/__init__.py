@@ -178,6 +178,7 @@ class Coins:
 
     # Nothing of its own on the sheet or the GM panel.
     sheet_sections = ()
+    sheet_pieces = ()
     panel_cards = ()
     panel_sections = ()
 
@@ -186,6 +187,9 @@ class Coins:
 
     # No settings of its own: the campaign forms have only the name for it.
     settings_keys = ()
+
+    def campaign_fill(self, campaign):
+        pass
 
     def create_fields(self):
         return {}

@@ -1,7 +1,10 @@
+"""Mana's campaign skills (rolls/systems/mana/views.py): the GM panel's card, adding, editing and
+deleting a skill."""
+
 import pytest
 from django.urls import reverse
 
-from campaigns.models import ManaSkill
+from rolls.systems.mana.models import ManaSkill
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
 

@@ -1,4 +1,5 @@
-"""Mana sheets: the GM's mana fragment (maxima, refills) and traits."""
+"""Mana's own views (rolls/systems/mana/views.py): the GM's mana fragment (maxima, refills) and
+traits."""
 
 import re
 
@@ -6,9 +7,8 @@ import pytest
 from django.urls import reverse
 
 from rolls.services import check_ask
-from rolls.systems.mana.services import check_roll_mana
-from sheets.models import COLORLESS
-from sheets.services import mana_refill, mana_set_maxima
+from rolls.systems.mana.models import COLORLESS
+from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima
 from tests.helpers import HTMX, unchanged
 from tests.sheets.helpers import pools, sheet_url
 

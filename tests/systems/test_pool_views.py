@@ -1,5 +1,5 @@
-"""Pool sheet actions: the GM rates, the owner (or GM) sets HP, takes template skills and
-proposes custom ones."""
+"""The Pool system's sheet actions (rolls/systems/pool/views.py): the GM rates, the owner (or
+GM) sets HP, takes template skills and proposes custom ones."""
 
 import pytest
 from django.urls import reverse

@@ -1,4 +1,5 @@
-"""The GM's approvals fragment: pending custom skills of every character, approve or decline."""
+"""The GM's approvals fragment (rolls/systems/pool/views.py): pending custom skills of every
+character, approve or decline."""
 
 import pytest
 from django.urls import reverse

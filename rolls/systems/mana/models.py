@@ -1,0 +1,59 @@
+"""Mana's own models: a campaign's skills and a character's mana pools. They moved here from
+``campaigns`` and ``sheets`` keeping their tables (``db_table``), as the migrations say."""
+
+from django.db import models
+from django.db.models import Q
+
+from campaigns.models import Campaign
+from sheets.models import Character
+
+#: The color every pool has besides the palette's; two of it count as one colored mana.
+COLORLESS = "colorless"
+
+
+class ManaSkill(models.Model):
+    """A skill of a Mana campaign: exactly two distinct colors, an optional trait."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="mana_skills")
+    name = models.CharField(max_length=60)
+    color_a = models.CharField(max_length=30)
+    color_b = models.CharField(max_length=30)
+    trait = models.CharField(max_length=60, blank=True)
+
+    class Meta:
+        db_table = "campaigns_manaskill"
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="unique_mana_skill_name"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class ManaPool(models.Model):
+    """One color of a character's non-combat mana pool (colorless is the color "colorless")."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="mana")
+    color = models.CharField(max_length=30)
+    current = models.PositiveIntegerField(default=0)
+    maximum = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        db_table = "sheets_manapool"
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["character", "color"], name="unique_pool_color"),
+            models.CheckConstraint(
+                condition=Q(current__lte=models.F("maximum")), name="mana_current_within_max"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.color} {self.current}/{self.maximum}"
+
+    def set_maximum(self, maximum):
+        """Set the maximum; a current amount above it drops to it."""
+        self.maximum = maximum
+        self.current = min(self.current, maximum)
+        self.save(update_fields=["current", "maximum"])
