@@ -15,7 +15,6 @@ from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
 from .services import MAX_SPEND
-from .systems.mana.models import ManaSkill
 
 NOTE_MAX = Check._meta.get_field("note").max_length
 INTENT_MAX = Check._meta.get_field("intent").max_length
