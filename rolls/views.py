@@ -12,6 +12,7 @@ So the highest entry a page shows is always where its socket may resume (``stati
 """
 
 import hashlib
+from functools import partial
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -25,7 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for
 from core.ids import parse_id
 from core.pieces import Piece
-from core.writes import Refused, answer, attempt
+from core.writes import Refused, answer, attempt, respond
 from sheets.access import character_for
 from sheets.party import party_context
 from sparetime.forms import AwardForm
@@ -33,7 +34,7 @@ from sparetime.models import SparetimeEntry
 
 from . import push, services
 from .access import check_for
-from .cards import Viewer, asks, push_check, render_check
+from .cards import Viewer, asks, push_check, render_check, write_messages
 from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
 from .models import VISIBILITIES, Check, LogEntry
@@ -495,24 +496,27 @@ def check_request(request, campaign_id, character_id):
 
 def _check_write(request, check, write, *, form=None, refused_form=None):
     """Run ``write()`` (which returns the new log entry, if any) on ``check`` and push what
-    changed. htmx: 204, the card arrives on the sockets; refused, 422 with the card showing the
-    refusal (``refused_form``: "roll_form" or "target_form", the form to show again)."""
+    changed (``rolls.cards.write_messages``, once committed). htmx: 204, the card arrives on the
+    sockets; refused, 422 with the card showing the refusal (``refused_form``: "roll_form" or
+    "target_form", the form to show again)."""
     campaign = check.campaign
 
-    def run():
-        result = write()
-        # ``check`` holds its new state: the write read it again under its lock and changed it.
-        push_check(check, entry=result if isinstance(result, LogEntry) else None)
-
-    ok, error = attempt(run, form=form)
-
-    def fragment():
-        if ok:
-            return None
+    def refused(error):
         shown = {refused_form: form} if refused_form else {}
         return render_check(check, Viewer.of(campaign), request=request, error=error, **shown)
 
-    return _answer(request, campaign, ok=ok, fragment=fragment, piece=f"check-{check.pk}")
+    piece = f"check-{check.pk}"
+    return respond(
+        request,
+        write,
+        form=form,
+        # ``check`` holds its new state then: the write read it again under its lock and
+        # changed it.
+        pushes=(check.campaign_id, partial(write_messages, check)),
+        refused=refused,
+        page=lambda html: _room_page(request, campaign, replace={piece: html}),
+        url=reverse("room", args=[campaign.id]),
+    )
 
 
 @login_required
