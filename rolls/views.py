@@ -33,7 +33,7 @@ from sparetime.forms import AwardForm
 from sparetime.models import SparetimeEntry
 
 from . import push, services
-from .access import check_for
+from .access import check_for, check_with_system
 from .cards import Viewer, asks, push_check, render_check, write_messages
 from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
@@ -570,13 +570,12 @@ def check_cancel(request, campaign_id, check_id):
 @require_POST
 def check_roll(request, campaign_id, check_id):
     # The card shows only when refused (a rolled check's card is pushed with what the roll set).
-    campaign, check = check_for(request, campaign_id, check_id, owner=True, card=False)
-    system = system_of(campaign)
+    _campaign, check, system = check_with_system(
+        request, campaign_id, check_id, owner=True, card=False
+    )
     form = system.roll_form(check, request.POST)
-
-    def write():
-        return system.roll(check, by=request.user, data=form.cleaned_data)
-
+    data = form.cleaned_data if form.is_valid() else {}  # Pool's is validated already
+    write = partial(system.roll, check, by=request.user, data=data)
     return _check_write(request, check, write, form=form, refused_form="roll_form")
 
 
@@ -585,10 +584,9 @@ def check_roll(request, campaign_id, check_id):
 def check_form(request, campaign_id, check_id):
     """The roll form again after the player picked another skill (Mana: its two colors) or
     attribute (Pool: its skills); what they typed is kept where it still applies."""
-    campaign, check = check_for(request, campaign_id, check_id, owner=True)
+    campaign, check, system = check_with_system(request, campaign_id, check_id, owner=True)
     if check.status != Check.OPEN:
         return HttpResponse('<p class="error">This check cannot be rolled now.</p>')
-    system = system_of(campaign)
     context = {
         "campaign": campaign,
         "system": system,
@@ -602,8 +600,7 @@ def check_form(request, campaign_id, check_id):
 @require_GET
 def check_odds(request, campaign_id, check_id):
     """The live odds of the roll form's current values (or why they would be refused)."""
-    campaign, check = check_for(request, campaign_id, check_id, owner=True)
-    system = system_of(campaign)
+    campaign, check, system = check_with_system(request, campaign_id, check_id, owner=True)
     if check.status != Check.OPEN:
         odds = {"error": "This check cannot be rolled now."}
     else:
