@@ -28,6 +28,7 @@ the room hear these pushes alone (``rolls.consumers.FactsConsumer``).
 """
 
 import logging
+from functools import partial
 
 from channels.layers import get_channel_layer
 from django.db import transaction
@@ -113,14 +114,36 @@ def on_commit(campaign_id, callback):
         try:
             callback()
         except Exception:
-            logger.warning(
-                "Push to campaign %s failed after its write committed; sockets that missed it "
-                "replay it from the log when they reconnect",
-                campaign_id,
-                exc_info=True,
-            )
+            _failed(campaign_id)
 
     transaction.on_commit(run)
+
+
+def send_on_commit(campaign_id, messages):
+    """Send what ``messages()`` returns (:func:`send`'s messages, rendered then, outside the
+    write's locks) once the write in progress commits, as :func:`on_commit` would; call inside
+    the write's transaction."""
+    transaction.on_commit(partial(send_rendered, campaign_id, messages))
+
+
+def send_rendered(campaign_id, messages):
+    """Render ``messages()`` and send them (:func:`send`); a failure is logged as
+    :func:`on_commit`'s. What :func:`send_on_commit` runs after the commit, and
+    ``core.writes.attempt`` with its ``pushes``: the messages' module is entered once, from
+    here, and sends nothing itself."""
+    try:
+        send(campaign_id, *messages())
+    except Exception:
+        _failed(campaign_id)
+
+
+def _failed(campaign_id):
+    logger.warning(
+        "Push to campaign %s failed after its write committed; sockets that missed it "
+        "replay it from the log when they reconnect",
+        campaign_id,
+        exc_info=True,
+    )
 
 
 def leave(user_id, campaign_id=None):

@@ -12,6 +12,7 @@ for the first submit of that token only.
 
 import secrets
 from datetime import timedelta
+from functools import partial
 
 from django import forms
 from django.contrib import messages
@@ -19,6 +20,8 @@ from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.utils import timezone
+
+from . import push
 
 #: How long a form's one-time token is remembered: far longer than any double submit takes.
 ONCE_KEPT = timedelta(days=1)
@@ -71,13 +74,18 @@ def _claim(user, token):
     _tokens.objects.filter(user=user, created_at__lt=timezone.now() - ONCE_KEPT).delete()
 
 
-def attempt(write, *, form=None, once_by=None):
+def attempt(write, *, form=None, once_by=None, pushes=None):
     """Run ``write()`` in one transaction, when ``form`` (if given) is valid.
 
     Returns ``(True, what write returned)``, or ``(False, the refusal's sentence)``; the sentence
     is "" when the form holds the errors. ``once_by``: the user whose ``form`` carries a one-time
     token in its field ``once``; a second submit of that token writes nothing and returns
-    ``(True, None)``, so that the view answers it as it answered the first."""
+    ``(True, None)``, so that the view answers it as it answered the first. ``pushes``:
+    ``(campaign_id, messages)``, what the write pushes: once it has committed,
+    ``messages(what write returned)`` renders them and ``core.push.send_rendered`` sends them
+    (registered here, inside the transaction, as ``core.push.send_on_commit`` would: the
+    messages' module is entered once, after the commit, and nothing calls back into the
+    caller's)."""
     if form is not None and not form.is_valid():
         return False, ""
     token = form.cleaned_data.get("once") if once_by is not None else None
@@ -85,7 +93,12 @@ def attempt(write, *, form=None, once_by=None):
         with transaction.atomic():
             if token:
                 _claim(once_by, token)
-            return True, write()
+            result = write()
+            if pushes is not None:
+                campaign_id, render = pushes
+                rendered = partial(render, result)
+                transaction.on_commit(partial(push.send_rendered, campaign_id, rendered))
+            return True, result
     except Refused as refusal:
         return False, str(refusal)
     except _Repeated:
@@ -111,3 +124,14 @@ def answer(request, *, ok, fragment, page, url, notice=""):
             messages.success(request, notice)
         return redirect(url)
     return page()
+
+
+def respond(request, write, *, refused, page, url, form=None, pushes=None):
+    """:func:`attempt` and :func:`answer` in one call, for a write whose change every page,
+    its author's too, learns through its socket (its ``pushes``): htmx gets 204, a plain post
+    a redirect to ``url``. Refused: ``refused(sentence)`` renders the refused piece (once), which
+    htmx gets (422) and ``page(html)`` shows in place in the whole page. Nothing calls back into
+    the caller unless the write is refused."""
+    ok, result = attempt(write, form=form, pushes=pushes)
+    html = None if ok else refused(result)
+    return answer(request, ok=ok, fragment=lambda: html, page=lambda: page(html), url=url)

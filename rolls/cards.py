@@ -9,6 +9,7 @@ that closed (done, or cancelled by the GM) leaves the live checks: its push remo
 """
 
 from dataclasses import dataclass
+from functools import partial
 
 from django.template.loader import render_to_string
 from django.utils.html import format_html
@@ -18,7 +19,7 @@ from core.writes import Refused
 
 from . import push
 from .forms import TargetForm
-from .models import SECRET, Check
+from .models import SECRET, Check, LogEntry
 from .services import DECLINE_REASON_MAX
 from .systems import system_of
 
@@ -93,32 +94,40 @@ def render_gone(check):
     return format_html('<article id="check-{}" hx-swap-oob="delete"></article>', check.pk)
 
 
+def check_messages(check, entry=None, *, swap="update", owner_swap=None):
+    """The pushes of a write on ``check``: ``entry`` (its new log entry, if any) to the room and
+    the card of ``check`` to the GM and to its character's player; nobody else hears of a check.
+    Rendered once the write has committed (``check`` holds its new state), so that no lock is
+    held meanwhile. ``owner_swap``: how the player's card is placed, when not as the GM's (a
+    check handed over with its character is new to its new player)."""
+    gm_id = check.campaign.gm_id()
+    options = {"swap": swap, "last_roll": entry}
+
+    def card(viewer):
+        if not check.is_live:
+            return render_gone(check)
+        return render_check(check, viewer, **options)
+
+    message = {"gm": card(Viewer(gm_id, True))}
+    owner_id = check.character.owner_id
+    if owner_id != gm_id:
+        options["swap"] = owner_swap or swap
+        message["users"] = {str(owner_id): card(Viewer(owner_id, False))}
+    return [push.entry_message(entry), message] if entry else [message]
+
+
+def write_messages(check, result):
+    """:func:`check_messages` after a write on ``check`` that returned ``result`` (its new log
+    entry, or something else when it logged nothing): the ``pushes`` a view gives
+    ``core.writes.attempt``, ``(check.campaign_id, partial(write_messages, check))``."""
+    return check_messages(check, result if isinstance(result, LogEntry) else None)
+
+
 def push_check(check, *, entry=None, swap="update", owner_swap=None):
-    """Once the write in progress commits, push ``entry`` (its new log entry, if any) to the
-    room and the card of ``check`` to the GM and to its character's player; nobody else hears
-    of a check. Rendering waits for the commit, so that no lock is held meanwhile. Call inside
-    the write's transaction, after the write (``check`` holds its new state). ``owner_swap``:
-    how the player's card is placed, when not as the GM's (a check handed over with its
-    character is new to its new player)."""
-
-    def send():
-        gm_id = check.campaign.gm_id()
-        options = {"swap": swap, "last_roll": entry}
-
-        def card(viewer):
-            if not check.is_live:
-                return render_gone(check)
-            return render_check(check, viewer, **options)
-
-        message = {"gm": card(Viewer(gm_id, True))}
-        owner_id = check.character.owner_id
-        if owner_id != gm_id:
-            options["swap"] = owner_swap or swap
-            message["users"] = {str(owner_id): card(Viewer(owner_id, False))}
-        messages = [push.entry_message(entry)] if entry else []
-        core_push.send(check.campaign_id, *messages, message)
-
-    core_push.on_commit(check.campaign_id, send)
+    """Once the write in progress commits, push :func:`check_messages` (``core.push.send``).
+    Call inside the write's transaction, after the write."""
+    messages = partial(check_messages, check, entry, swap=swap, owner_swap=owner_swap)
+    core_push.send_on_commit(check.campaign_id, messages)
 
 
 def checks_follow_character(*, campaign, character, to):

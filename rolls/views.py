@@ -12,6 +12,7 @@ So the highest entry a page shows is always where its socket may resume (``stati
 """
 
 import hashlib
+from functools import partial
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -25,15 +26,15 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for
 from core.ids import parse_id
 from core.pieces import Piece
-from core.writes import Refused, answer, attempt
+from core.writes import Refused, answer, attempt, respond
 from sheets.access import character_for
 from sheets.party import party_context
 from sparetime.forms import AwardForm
 from sparetime.models import SparetimeEntry
 
 from . import push, services
-from .access import check_for
-from .cards import Viewer, asks, push_check, render_check
+from .access import check_for, check_with_system
+from .cards import Viewer, asks, push_check, render_check, write_messages
 from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
 from .models import VISIBILITIES, Check, LogEntry
@@ -495,24 +496,27 @@ def check_request(request, campaign_id, character_id):
 
 def _check_write(request, check, write, *, form=None, refused_form=None):
     """Run ``write()`` (which returns the new log entry, if any) on ``check`` and push what
-    changed. htmx: 204, the card arrives on the sockets; refused, 422 with the card showing the
-    refusal (``refused_form``: "roll_form" or "target_form", the form to show again)."""
+    changed (``rolls.cards.write_messages``, once committed). htmx: 204, the card arrives on the
+    sockets; refused, 422 with the card showing the refusal (``refused_form``: "roll_form" or
+    "target_form", the form to show again)."""
     campaign = check.campaign
 
-    def run():
-        result = write()
-        # ``check`` holds its new state: the write read it again under its lock and changed it.
-        push_check(check, entry=result if isinstance(result, LogEntry) else None)
-
-    ok, error = attempt(run, form=form)
-
-    def fragment():
-        if ok:
-            return None
+    def refused(error):
         shown = {refused_form: form} if refused_form else {}
         return render_check(check, Viewer.of(campaign), request=request, error=error, **shown)
 
-    return _answer(request, campaign, ok=ok, fragment=fragment, piece=f"check-{check.pk}")
+    piece = f"check-{check.pk}"
+    return respond(
+        request,
+        write,
+        form=form,
+        # ``check`` holds its new state then: the write read it again under its lock and
+        # changed it.
+        pushes=(check.campaign_id, partial(write_messages, check)),
+        refused=refused,
+        page=lambda html: _room_page(request, campaign, replace={piece: html}),
+        url=reverse("room", args=[campaign.id]),
+    )
 
 
 @login_required
@@ -566,13 +570,12 @@ def check_cancel(request, campaign_id, check_id):
 @require_POST
 def check_roll(request, campaign_id, check_id):
     # The card shows only when refused (a rolled check's card is pushed with what the roll set).
-    campaign, check = check_for(request, campaign_id, check_id, owner=True, card=False)
-    system = system_of(campaign)
+    _campaign, check, system = check_with_system(
+        request, campaign_id, check_id, owner=True, card=False
+    )
     form = system.roll_form(check, request.POST)
-
-    def write():
-        return system.roll(check, by=request.user, data=form.cleaned_data)
-
+    data = form.cleaned_data if form.is_valid() else {}  # Pool's is validated already
+    write = partial(system.roll, check, by=request.user, data=data)
     return _check_write(request, check, write, form=form, refused_form="roll_form")
 
 
@@ -581,10 +584,9 @@ def check_roll(request, campaign_id, check_id):
 def check_form(request, campaign_id, check_id):
     """The roll form again after the player picked another skill (Mana: its two colors) or
     attribute (Pool: its skills); what they typed is kept where it still applies."""
-    campaign, check = check_for(request, campaign_id, check_id, owner=True)
+    campaign, check, system = check_with_system(request, campaign_id, check_id, owner=True)
     if check.status != Check.OPEN:
         return HttpResponse('<p class="error">This check cannot be rolled now.</p>')
-    system = system_of(campaign)
     context = {
         "campaign": campaign,
         "system": system,
@@ -598,8 +600,7 @@ def check_form(request, campaign_id, check_id):
 @require_GET
 def check_odds(request, campaign_id, check_id):
     """The live odds of the roll form's current values (or why they would be refused)."""
-    campaign, check = check_for(request, campaign_id, check_id, owner=True)
-    system = system_of(campaign)
+    campaign, check, system = check_with_system(request, campaign_id, check_id, owner=True)
     if check.status != Check.OPEN:
         odds = {"error": "This check cannot be rolled now."}
     else:

@@ -63,6 +63,20 @@ def pool_dice(*, check, attribute, skill, shift_d6=0, shift_d10=0):
     return d6, d10
 
 
+def roll(check, *, by, data):
+    """``check_roll_pool`` with what the roll form sent (``Pool.roll``: its cleaned ``data``)."""
+    return check_roll_pool(
+        check=check,
+        by=by,
+        attribute=data["attribute"],
+        skill=data["skill"],
+        shift_d6=data["shift_d6"],
+        shift_d10=data["shift_d10"],
+        bonus_effect=data["bonus_effect"],
+        intent=data["intent"],
+    )
+
+
 @transaction.atomic(savepoint=False)
 def check_roll_pool(
     *,

@@ -95,9 +95,13 @@ class Pool:
         return [n for a in pool_sheet.ATTRIBUTES for n in (a, *pool_sheet.fixed_skills(a))]
 
     def roll_form(self, check, data, *, ratings=None):
-        return PoolRollForm(
+        """The bound form, validated here, where its fields are (what it sent is read once:
+        its errors and cleaned data are kept): a roll's request enters this module once."""
+        form = PoolRollForm(
             data, character=check.character, ratings=ratings, auto_id=f"roll-{check.pk}-%s"
         )
+        form.is_valid()
+        return form
 
     def roll_context(self, check, *, form=None, changed=None):
         """The roll form's choices, values and live odds. ``form`` is bound to what the player
@@ -153,17 +157,8 @@ class Pool:
                 odds["hint"] = "Name the bonus effect the shifted dice are for."
         return odds
 
-    def roll(self, check, *, by, data):
-        return services.check_roll_pool(
-            check=check,
-            by=by,
-            attribute=data["attribute"],
-            skill=data["skill"],
-            shift_d6=data["shift_d6"],
-            shift_d10=data["shift_d10"],
-            bonus_effect=data["bonus_effect"],
-            intent=data["intent"],
-        )
+    #: The roll (``services.roll``, called straight from the view's write).
+    roll = staticmethod(services.roll)
 
     def roll_npc(self, check, *, by, data):
         """The GM's roll for an NPC: a shift is the GM's own, rolled at once (approved)."""

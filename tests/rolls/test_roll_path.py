@@ -1,0 +1,138 @@
+"""The path of one roll's request through the project's modules (issue 25): from the view to the
+pushes, a Pool roll enters each module once, in the order docs/architecture.md walks ("One roll,
+from the form to every socket").
+
+A module is entered when one of its functions is called from another module's, or from Django's
+or a library's whose nearest project caller is another module's (a callback). The path counts
+the modules that do a step of the roll; the leaves any step may call are left out: the models
+(rows and their methods), the rules engine (pure functions), the template tags and ``core.ids``.
+Two calls in a row from one module into another, with only leaves between them, are one entry.
+"""
+
+import inspect
+import sys
+
+import pytest
+from django.conf import settings
+
+from rolls import views
+from tests.rolls.room_setup import ask, url
+
+ROOT = str(settings.BASE_DIR) + "/"
+#: The project's packages (the floors of ``pyproject.toml``'s contract).
+PROJECT = {"bench", "config", "insights", "rolls", "sparetime", "sheets", "campaigns", "core"}
+
+
+def project_module(frame):
+    """The project module ``frame`` runs in, or None (Django, a library, the tests)."""
+    name = frame.f_globals.get("__name__", "")
+    if name.split(".")[0] in PROJECT | {"rules"} and frame.f_code.co_filename.startswith(ROOT):
+        return name
+    return None
+
+
+def is_leaf(module):
+    parts = module.split(".")
+    return (
+        parts[0] == "rules"
+        or parts[-1] == "models"
+        or "templatetags" in parts
+        or module == "core.ids"
+    )
+
+
+def caller_module(frame):
+    frame = frame.f_back
+    while frame is not None:
+        module = project_module(frame)
+        if module:
+            return module
+        frame = frame.f_back
+    return None
+
+
+def modules_entered(view_code, callable_):
+    """``callable_()``, and the project modules entered while the view whose code is
+    ``view_code`` runs (itself first), in order: every entry, leaves included."""
+    entered = []
+    running = []
+
+    def profile(frame, event, arg):
+        if frame.f_code is view_code:
+            if event == "call":
+                running.append(frame)
+                entered.append(project_module(frame))
+            elif event == "return":
+                running.remove(frame)
+            return
+        if event != "call" or not running:
+            return
+        module = project_module(frame)
+        if module and module != caller_module(frame):
+            entered.append(module)
+
+    sys.setprofile(profile)
+    try:
+        result = callable_()
+    finally:
+        sys.setprofile(None)
+    return result, entered
+
+
+def path_of(entered):
+    """The path: the entries of the modules that do a step, without the leaves; two entries
+    of one module in a row are one."""
+    path = []
+    for module in entered:
+        if not is_leaf(module) and (not path or path[-1] != module):
+            path.append(module)
+    return path
+
+
+def reentries(path):
+    """How many times the path enters a module it entered before and left."""
+    return len(path) - len(set(path))
+
+
+def pool_roll_path(pool_table, client):
+    """The path of one Pool roll's htmx POST, from ``rolls.views.check_roll`` to its pushes."""
+    check = ask(pool_table, pool_table.ilse)
+    target = url("check_roll", pool_table, check.id)
+    data = {"attribute": pool_table.strength.id, "skill": pool_table.jump.id}
+    response, entered = modules_entered(
+        inspect.unwrap(views.check_roll).__code__,
+        lambda: client.post(target, data, HTTP_HX_REQUEST="true"),
+    )
+    assert response.status_code == 204
+    return path_of(entered)
+
+
+#: The path of one Pool roll (docs/architecture.md walks it): 13 modules, each entered once.
+#: (Before issue 25's item 4: 21 entries of 14 modules, 7 of them again, ``rolls.views`` three
+#: times; the first roll of a process entered ``config.forms`` too, 22 of 15.)
+POOL_ROLL_PATH = [
+    "rolls.views",  # check_roll
+    "rolls.access",  # check_with_system: the check, and the campaign's system
+    "campaigns.access",  # campaign_for: the viewer's membership
+    "rolls.systems.pool.system",  # Pool.roll_form: bound and validated
+    "rolls.forms",  # its CountFields
+    "core.writes",  # respond: attempt (the transaction, the pushes registered) and answer
+    "rolls.systems.pool.services",  # roll, check_roll_pool
+    "rolls.services",  # check_claim, log_append
+    "rolls.chain",  # the entry's hash
+    "core.push",  # send_rendered, once committed
+    "rolls.cards",  # write_messages: the check's cards
+    "rolls.push",  # entry_message: the entry's variants
+    "core.layers",  # group_send_blocking
+]
+
+
+@pytest.mark.django_db(transaction=True)  # the write commits: its pushes leave in the request
+def test_one_pool_roll_enters_each_module_once_from_the_view_to_the_pushes(
+    pool_table, as_user, player
+):
+    client = as_user(player)
+    pool_roll_path(pool_table, client)  # the first roll of the process reads its templates
+    path = pool_roll_path(pool_table, client)
+    assert path == POOL_ROLL_PATH
+    assert reentries(path) == 0
