@@ -43,14 +43,6 @@ class Campaign(models.Model):
     def __str__(self):
         return self.name
 
-    @property
-    def is_mana(self):
-        return self.system == self.MANA
-
-    @property
-    def is_pool(self):
-        return self.system == self.POOL
-
     def renew_invite(self):
         self.invite_token = new_invite_token()
         self.save(update_fields=["invite_token"])
