@@ -123,8 +123,14 @@ POOL_ROLL_PATH = [
     "core.push",  # send_rendered, once committed
     "rolls.cards",  # write_messages: the check's cards
     "rolls.push",  # entry_message: the entry's variants
-    "core.layers",  # group_send_blocking
 ]
+
+#: Then the channel layer's group_send_blocking, by layer (settings.CHANNEL_LAYERS): in one
+#: process, the in-memory one; on Redis, its layer and the shared client it sends through.
+LAYER_STEPS = {
+    "core.layers.RoomChannelLayer": ["core.layers"],
+    "core.redis_layer.RoomRedisChannelLayer": ["core.redis_layer", "core.shared_redis"],
+}
 
 
 @pytest.mark.django_db(transaction=True)  # the write commits: its pushes leave in the request
@@ -134,5 +140,5 @@ def test_one_pool_roll_enters_each_module_once_from_the_view_to_the_pushes(
     client = as_user(player)
     pool_roll_path(pool_table, client)  # the first roll of the process reads its templates
     path = pool_roll_path(pool_table, client)
-    assert path == POOL_ROLL_PATH
+    assert path == POOL_ROLL_PATH + LAYER_STEPS[settings.CHANNEL_LAYERS["default"]["BACKEND"]]
     assert reentries(path) == 0
