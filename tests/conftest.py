@@ -11,10 +11,14 @@ from django.test import override_settings
 from hypothesis import HealthCheck, settings
 
 from campaigns.models import Campaign, Membership
+from tests import flush
 from tests.browser import Chromium, LiveServer, in_ci
 from tests.rolls.room_setup import build_mana_table, build_pool_table, record_pushes
 
 PASSWORD = "correct-horse-battery"
+
+# The flush after each transactional test: DELETE on PostgreSQL (tests/flush.py).
+flush.install()
 
 # Hypothesis's profiles, for every property test: "dev" by default, "ci" under CI=true, or the
 # one HYPOTHESIS_PROFILE names. Neither has a deadline or the too-slow health check: both time the
