@@ -5,9 +5,12 @@ Django's TransactionTestCase (every test with ``transaction=True``, every live-s
 empties the database after the test with ``flush``: on PostgreSQL one ``TRUNCATE`` of every
 table, which makes each table's files anew (about 0.2 s for this schema's tables, most of a
 socket test's time). The tests leave a few rows: ``DELETE`` empties them at a fraction of that.
-The foreign keys Django makes are deferrable and deferred, and flush runs its statements in one
-transaction, so the order of the deletes does not matter; a flush that resets sequences or
-cascades (neither is used here) keeps Django's own."""
+The tables are locked first, as TRUNCATE locks them: a live server's thread still writing (a
+socket's presence as its page closes) waits until the flush has committed, rather than adding a
+row that references one the flush deletes. The foreign keys Django makes are deferrable and
+deferred, and flush runs its statements in one transaction, so the order of the deletes does
+not matter; a flush that resets sequences or cascades (neither is used here) keeps Django's
+own."""
 
 from django.db.backends.postgresql.operations import DatabaseOperations
 
@@ -21,10 +24,9 @@ def delete_flush(self, style, tables, *, reset_sequences=False, allow_cascade=Fa
         return TRUNCATE_FLUSH(
             self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
         )
-    return [
-        f"{style.SQL_KEYWORD('DELETE FROM')} {style.SQL_FIELD(self.quote_name(table))};"
-        for table in tables
-    ]
+    names = [style.SQL_FIELD(self.quote_name(table)) for table in tables]
+    lock = f"{style.SQL_KEYWORD('LOCK TABLE')} {', '.join(names)} IN ACCESS EXCLUSIVE MODE;"
+    return [lock, *(f"{style.SQL_KEYWORD('DELETE FROM')} {name};" for name in names)]
 
 
 def install():

@@ -1,6 +1,7 @@
 """tests/flush.py: the flush after each transactional test empties every table on PostgreSQL
-with DELETE, rows that reference each other included, and keeps Django's own flush where it
-resets sequences or cascades; it replaces Django 5.2's (the version pinned)."""
+with DELETE, rows that reference each other included, the tables locked first as TRUNCATE locks
+them, and keeps Django's own flush where it resets sequences or cascades; it replaces Django
+5.2's (the version pinned)."""
 
 import django
 import pytest
@@ -26,6 +27,7 @@ def test_it_replaces_the_flush_of_the_django_it_was_written_for():
 def test_it_deletes_each_table_and_keeps_django_s_flush_for_sequences_and_cascades():
     ops = DatabaseOperations(connection=None)
     assert flush.delete_flush(ops, no_style(), ["a", "b_c"]) == [
+        'LOCK TABLE "a", "b_c" IN ACCESS EXCLUSIVE MODE;',
         'DELETE FROM "a";',
         'DELETE FROM "b_c";',
     ]
