@@ -6,7 +6,6 @@ from django.shortcuts import get_object_or_404
 from campaigns.access import campaign_for
 
 from .models import Check
-from .systems import SYSTEMS
 
 
 def check_for(request, campaign_id, check_id, *, gm=False, owner=False, card=True):
@@ -22,11 +21,3 @@ def check_for(request, campaign_id, check_id, *, gm=False, owner=False, card=Tru
     if owner and check.character.owner_id != request.user.pk:
         raise PermissionDenied("Only the character's player rolls this check.")
     return campaign, check
-
-
-def check_with_system(request, campaign_id, check_id, **how):
-    """(campaign, check, system): :func:`check_for` (``how``: its options) and the campaign's
-    system, looked up as ``rolls.systems.system_of`` does, by its key: a view that asks the
-    system (the roll, its form and odds) finds it here, with its check."""
-    campaign, check = check_for(request, campaign_id, check_id, **how)
-    return campaign, check, SYSTEMS[campaign.system]

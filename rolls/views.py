@@ -33,7 +33,7 @@ from sparetime.forms import AwardForm
 from sparetime.models import SparetimeEntry
 
 from . import push, services
-from .access import check_for, check_with_system
+from .access import check_for
 from .cards import Viewer, asks, push_check, render_check, write_messages
 from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
@@ -570,11 +570,10 @@ def check_cancel(request, campaign_id, check_id):
 @require_POST
 def check_roll(request, campaign_id, check_id):
     # The card shows only when refused (a rolled check's card is pushed with what the roll set).
-    _campaign, check, system = check_with_system(
-        request, campaign_id, check_id, owner=True, card=False
-    )
+    campaign, check = check_for(request, campaign_id, check_id, owner=True, card=False)
+    system = system_of(campaign)
     form = system.roll_form(check, request.POST)
-    data = form.cleaned_data if form.is_valid() else {}  # Pool's is validated already
+    data = form.cleaned_data if form.is_valid() else {}  # refused before the write if invalid
     write = partial(system.roll, check, by=request.user, data=data)
     return _check_write(request, check, write, form=form, refused_form="roll_form")
 
@@ -584,7 +583,8 @@ def check_roll(request, campaign_id, check_id):
 def check_form(request, campaign_id, check_id):
     """The roll form again after the player picked another skill (Mana: its two colors) or
     attribute (Pool: its skills); what they typed is kept where it still applies."""
-    campaign, check, system = check_with_system(request, campaign_id, check_id, owner=True)
+    campaign, check = check_for(request, campaign_id, check_id, owner=True)
+    system = system_of(campaign)
     if check.status != Check.OPEN:
         return HttpResponse('<p class="error">This check cannot be rolled now.</p>')
     context = {
@@ -600,7 +600,8 @@ def check_form(request, campaign_id, check_id):
 @require_GET
 def check_odds(request, campaign_id, check_id):
     """The live odds of the roll form's current values (or why they would be refused)."""
-    campaign, check, system = check_with_system(request, campaign_id, check_id, owner=True)
+    campaign, check = check_for(request, campaign_id, check_id, owner=True)
+    system = system_of(campaign)
     if check.status != Check.OPEN:
         odds = {"error": "This check cannot be rolled now."}
     else:

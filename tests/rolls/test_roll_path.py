@@ -5,7 +5,8 @@ from the form to every socket").
 A module is entered when one of its functions is called from another module's, or from Django's
 or a library's whose nearest project caller is another module's (a callback). The path counts
 the modules that do a step of the roll; the leaves any step may call are left out: the models
-(rows and their methods), the rules engine (pure functions), the template tags and ``core.ids``.
+(rows and their methods), the rules engine (pure functions), the template tags, ``core.ids``
+and the systems' registry (``campaigns.systems``).
 Two calls in a row from one module into another, with only leaves between them, are one entry.
 """
 
@@ -37,7 +38,7 @@ def is_leaf(module):
         parts[0] == "rules"
         or parts[-1] == "models"
         or "templatetags" in parts
-        or module == "core.ids"
+        or module in ("core.ids", "campaigns.systems")
     )
 
 
@@ -112,7 +113,7 @@ def pool_roll_path(pool_table, client):
 #: times; the first roll of a process entered ``config.forms`` too, 22 of 15.)
 POOL_ROLL_PATH = [
     "rolls.views",  # check_roll
-    "rolls.access",  # check_with_system: the check, and the campaign's system
+    "rolls.access",  # check_for: the check (then system_of, the registry: a leaf)
     "campaigns.access",  # campaign_for: the viewer's membership
     "rolls.systems.pool.system",  # Pool.roll_form: bound and validated
     "rolls.forms",  # its CountFields
