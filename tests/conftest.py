@@ -32,6 +32,36 @@ settings.register_profile("ci", max_examples=150, database=None, print_blob=True
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev"))
 
 
+#: The tests that take longest, by module: they run first, so that the workers (xdist hands out
+#: the tests in their order) finish together rather than one waiting out the other's long test
+#: at the end. A whole evening in the browser, then any browser test, then the tests that start
+#: servers of their own.
+LONGEST_FIRST = {
+    "tests/test_evening_browser.py": 3,
+    "tests/config/test_database_outage.py": 1,
+    "tests/config/test_redis_down.py": 1,
+    "tests/config/test_scaleout.py": 1,
+    "tests/config/test_websocket_server.py": 1,
+    "tests/rolls/test_host.py": 1,
+    "tests/bench/test_bench.py": 1,
+    "tests/test_browser.py": 1,
+}
+
+
+def expected_length(item):
+    """A rank of how long ``item`` takes: higher runs earlier."""
+    rank = LONGEST_FIRST.get(item.nodeid.split("::")[0], 0)
+    if item.get_closest_marker("browser") is not None:
+        rank = max(rank, 2)
+    return rank
+
+
+def pytest_collection_modifyitems(items):
+    """The longest tests first (``LONGEST_FIRST``); the order within a rank is the collection's,
+    so a class's tests stay together."""
+    items.sort(key=expected_length, reverse=True)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def sync_thread_connections_closed(django_db_setup):
     """Async tests run the ORM (channels' ``database_sync_to_async``) in asgiref's one sync
