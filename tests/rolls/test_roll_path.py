@@ -115,8 +115,7 @@ POOL_ROLL_PATH = [
     "rolls.views",  # check_roll
     "rolls.access",  # check_for: the check (then system_of, the registry: a leaf)
     "campaigns.access",  # campaign_for: the viewer's membership
-    "rolls.systems.pool.system",  # Pool.roll_form: bound and validated
-    "rolls.forms",  # its CountFields
+    "rolls.systems.pool.system",  # Pool.roll_form: bound and validated (its ShiftFields)
     "core.writes",  # respond: attempt (the transaction, the pushes registered) and answer
     "rolls.systems.pool.services",  # roll, check_roll_pool
     "rolls.services",  # check_claim, log_append

@@ -12,8 +12,9 @@ from core.push import push_facts
 from core.writes import Refused
 from rules import advice, mana
 
-from ...forms import INTENT_MAX, CountField, choice, chosen, first_error
+from ...forms import INTENT_MAX, choice, chosen, first_error
 from ...models import LogEntry
+from ...services import MAX_SPEND
 from . import report, services, sheet, views
 from .calculator import ManaCalculatorForm
 from .forms import ManaSkillForm, parse_skills, skills_field
@@ -23,6 +24,17 @@ from .models import COLORLESS, ManaPool, ManaSkill
 ADVICE_ROWS = 8
 #: The chance the advisor looks for until the player types another, in percent.
 WANT_DEFAULT = 75
+
+
+class SpendField(forms.IntegerField):
+    """Mana spent of one color: a whole number from 0 to MAX_SPEND (what
+    ``services.check_roll_mana`` takes); left blank it is 0."""
+
+    def __init__(self, label):
+        super().__init__(label=label, min_value=0, max_value=MAX_SPEND, required=False)
+
+    def clean(self, value):
+        return super().clean(value) or 0
 
 
 class ManaRollForm(forms.Form):
@@ -37,9 +49,9 @@ class ManaRollForm(forms.Form):
     )
     color_a = forms.CharField(widget=forms.HiddenInput)
     color_b = forms.CharField(widget=forms.HiddenInput)
-    spend_a = CountField("First color")
-    spend_b = CountField("Second color")
-    colorless = CountField("Colorless")
+    spend_a = SpendField("First color")
+    spend_b = SpendField("Second color")
+    colorless = SpendField("Colorless")
     intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
 
     def __init__(self, data, *, skills, **kwargs):
