@@ -3,7 +3,7 @@
 Every write runs in one transaction (``core.writes.attempt``) and registers its pushes with
 ``transaction.on_commit``, so a socket only ever hears of what was committed: a new log entry
 goes to the whole room (``rolls.push`` hides what a viewer may not see); a check's card goes to
-the GM and to the character's player (``rolls.cards``). A page's log and cards change through
+the GM and to the character's player (``rolls.push`` too). A page's log and cards change through
 its socket only: an htmx write that succeeded answers 204 (or with the form it came from, reset),
 one that was refused answers 422 with the refusal in place (nothing changed, nothing pushed); a
 plain form post is redirected to the room, or gets the room with the refusal in place.
@@ -34,10 +34,10 @@ from sparetime.models import SparetimeEntry
 
 from . import push, services
 from .access import check_for
-from .cards import Viewer, asks, push_check, render_check, write_messages
 from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
 from .models import VISIBILITIES, Check, LogEntry
+from .push import Viewer, asks, push_check, render_check, write_messages
 from .systems import system_of
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
@@ -496,7 +496,7 @@ def check_request(request, campaign_id, character_id):
 
 def _check_write(request, check, write, *, form=None, refused_form=None):
     """Run ``write()`` (which returns the new log entry, if any) on ``check`` and push what
-    changed (``rolls.cards.write_messages``, once committed). htmx: 204, the card arrives on the
+    changed (``rolls.push.write_messages``, once committed). htmx: 204, the card arrives on the
     sockets; refused, 422 with the card showing the refusal (``refused_form``: "roll_form" or
     "target_form", the form to show again)."""
     campaign = check.campaign

@@ -121,8 +121,7 @@ POOL_ROLL_PATH = [
     "rolls.services",  # check_claim, log_append
     "rolls.chain",  # the entry's hash
     "core.push",  # send_rendered, once committed
-    "rolls.cards",  # write_messages: the check's cards
-    "rolls.push",  # entry_message: the entry's variants
+    "rolls.push",  # write_messages: the check's cards and the entry's variants
 ]
 
 #: Then the channel layer's group_send_blocking, by layer (settings.CHANNEL_LAYERS): in one
