@@ -74,7 +74,7 @@ def _claim(user, token):
     _tokens.objects.filter(user=user, created_at__lt=timezone.now() - ONCE_KEPT).delete()
 
 
-def attempt(write, *, form=None, once_by=None, pushes=None):
+def attempt(write, *, form=None, once_by=None, pushes=None, facts=None):
     """Run ``write()`` in one transaction, when ``form`` (if given) is valid.
 
     Returns ``(True, what write returned)``, or ``(False, the refusal's sentence)``; the sentence
@@ -85,7 +85,9 @@ def attempt(write, *, form=None, once_by=None, pushes=None):
     ``messages(what write returned)`` renders them and ``core.push.send_rendered`` sends them
     (registered here, inside the transaction, as ``core.push.send_on_commit`` would: the
     messages' module is entered once, after the commit, and nothing calls back into the
-    caller's)."""
+    caller's). ``facts``: ``(campaign, characters, private)``, the characters' facts the write
+    changed (``core.push.push_facts``'s), whose facts push leaves with ``pushes``' messages, in
+    the same send."""
     if form is not None and not form.is_valid():
         return False, ""
     token = form.cleaned_data.get("once") if once_by is not None else None
@@ -97,7 +99,8 @@ def attempt(write, *, form=None, once_by=None, pushes=None):
             if pushes is not None:
                 campaign_id, render = pushes
                 rendered = partial(render, result)
-                transaction.on_commit(partial(push.send_rendered, campaign_id, rendered))
+                send = partial(push.send_rendered, campaign_id, rendered, facts)
+                transaction.on_commit(send)
             return True, result
     except Refused as refusal:
         return False, str(refusal)
@@ -126,12 +129,12 @@ def answer(request, *, ok, fragment, page, url, notice=""):
     return page()
 
 
-def respond(request, write, *, refused, page, url, form=None, pushes=None):
+def respond(request, write, *, refused, page, url, form=None, pushes=None, facts=None):
     """:func:`attempt` and :func:`answer` in one call, for a write whose change every page,
     its author's too, learns through its socket (its ``pushes``): htmx gets 204, a plain post
     a redirect to ``url``. Refused: ``refused(sentence)`` renders the refused piece (once), which
     htmx gets (422) and ``page(html)`` shows in place in the whole page. Nothing calls back into
-    the caller unless the write is refused."""
-    ok, result = attempt(write, form=form, pushes=pushes)
+    the caller unless the write is refused. ``facts``: as :func:`attempt`'s."""
+    ok, result = attempt(write, form=form, pushes=pushes, facts=facts)
     html = None if ok else refused(result)
     return answer(request, ok=ok, fragment=lambda: html, page=lambda: page(html), url=url)

@@ -129,7 +129,6 @@ def check_context(
         "is_owner": is_owner,
         "swap": swap,
         "error": error,
-        "asked": system.asked(check),
         "asks_viewer": asks(check, viewer),
     }
     if is_owner and check.status == Check.OPEN:
@@ -140,9 +139,14 @@ def check_context(
         context["proposal"] = system.proposal(check)
         context["reason_max"] = DECLINE_REASON_MAX
     if check.status in (Check.FAILED, Check.DONE):
-        last = last_roll or check.rolls.order_by("-seq").first()
-        context["last_roll"] = last
-        context["closed"] = check.status == Check.DONE and system.closed_by_gm(check, last)
+        last_roll = last_roll or check.rolls.order_by("-seq").first()
+        context["last_roll"] = last_roll
+        context["closed"] = check.status == Check.DONE and system.closed_by_gm(check, last_roll)
+    else:
+        last_roll = None
+    # Once rolled, the card says what its roll's entry says was asked (and rolled).
+    if last_roll is None or "asked" not in last_roll.data:
+        context["asked"] = system.asked(check)
     return context
 
 

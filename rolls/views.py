@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for
 from core.ids import parse_id
 from core.pieces import Piece
+from core.push import push_facts
 from core.writes import Refused, answer, attempt, respond
 from sheets.access import character_for
 from sheets.party import party_context
@@ -463,6 +464,8 @@ def npc_roll(request, campaign_id):
             push.push_entry_on_commit(entry)
         else:
             push_check(check, entry=entry, swap="new")
+        if system.roll_facts:  # Mana's pools: their pages show the new amounts
+            push_facts(campaign, [check.character], private=system.roll_facts == "private")
         return entry
 
     ok, refusal = attempt(write, form=form, once_by=request.user)
@@ -494,11 +497,12 @@ def check_request(request, campaign_id, character_id):
 # Writes on one check ----------------------------------------------------------------------------
 
 
-def _check_write(request, check, write, *, form=None, refused_form=None):
+def _check_write(request, check, write, *, form=None, refused_form=None, facts=None):
     """Run ``write()`` (which returns the new log entry, if any) on ``check`` and push what
     changed (``rolls.push.write_messages``, once committed). htmx: 204, the card arrives on the
     sockets; refused, 422 with the card showing the refusal (``refused_form``: "roll_form" or
-    "target_form", the form to show again)."""
+    "target_form", the form to show again). ``facts``: the character's facts the write
+    changes (``core.writes.attempt``'s), pushed with its card."""
     campaign = check.campaign
 
     def refused(error):
@@ -513,6 +517,7 @@ def _check_write(request, check, write, *, form=None, refused_form=None):
         # ``check`` holds its new state then: the write read it again under its lock and
         # changed it.
         pushes=(check.campaign_id, partial(write_messages, check)),
+        facts=facts,
         refused=refused,
         page=lambda html: _room_page(request, campaign, replace={piece: html}),
         url=reverse("room", args=[campaign.id]),
@@ -575,7 +580,16 @@ def check_roll(request, campaign_id, check_id):
     form = system.roll_form(check, request.POST)
     data = form.cleaned_data if form.is_valid() else {}  # refused before the write if invalid
     write = partial(system.roll, check, by=request.user, data=data)
-    return _check_write(request, check, write, form=form, refused_form="roll_form")
+    facts = _roll_facts(system, campaign, check.character)
+    return _check_write(request, check, write, form=form, refused_form="roll_form", facts=facts)
+
+
+def _roll_facts(system, campaign, character):
+    """What a roll of ``character`` changes of its facts (``system.roll_facts``), as
+    ``core.writes.attempt``'s ``facts``: None when nothing."""
+    if system.roll_facts is None:
+        return None
+    return campaign, [character], system.roll_facts == "private"
 
 
 @login_required

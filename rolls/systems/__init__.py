@@ -17,7 +17,9 @@
   of what the form holds (``{"dice", "chance"}``), or why it would be refused (``{"error"}``);
 * ``roll(check, by, data)``: the roll itself (the write; Pool's: its ``services.roll``, called
   straight from the view's write), from the form's cleaned data; it refuses anything but what
-  the check asks for, when it asks for something;
+  the check asks for, when it asks for something; ``roll_facts``: what a roll changes of its
+  character's facts (``"private"``: Mana's pools; ``"public"``; None: nothing), which the roll's
+  pushes tell the pages showing them (``core.writes.attempt``'s ``facts``);
 * ``asked(check)``: what the check asks to roll, as text ("" for any: the player chooses);
 * ``proposal(check)``: what a shift awaiting the GM would roll (systems without shifts: None);
   ``answer_shift(check=, approve=, reason=)``: the GM's answer to it, the write (None: no

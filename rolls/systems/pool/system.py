@@ -171,6 +171,8 @@ class Pool:
 
     #: The roll (``services.roll``, called straight from the view's write).
     roll = staticmethod(services.roll)
+    #: A roll changes none of its character's facts (a shift spends nothing).
+    roll_facts = None
 
     def roll_npc(self, check, *, by, data):
         """The GM's roll for an NPC: a shift is the GM's own, rolled at once (approved)."""
