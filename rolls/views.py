@@ -19,15 +19,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.urls import reverse
-from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for
 from core.ids import parse_id
-from core.pieces import Piece
 from core.push import push_facts
-from core.writes import Refused, answer, attempt, respond
+from core.writes import Piece, Refused, attempt
 from sheets.access import character_for
 from sheets.party import party_context
 from sparetime.forms import AwardForm
@@ -38,25 +35,11 @@ from .access import check_for
 from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
 from .models import VISIBILITIES, Check, LogEntry
-from .push import Viewer, asks, push_check, render_check, write_messages
+from .push import Viewer, asks, check_context, push_check, write_messages
 from .systems import system_of
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
 LOG_PAGE = 50
-
-
-def _answer(request, campaign, *, ok, fragment, piece):
-    """``core.writes.answer`` in the room, for the pieces that are not ``core.pieces.Piece``
-    declarations (a player's request forms, a check's card, a reveal in the log: several of a
-    kind, or no template of their own): a refused plain post gets the room with ``fragment()``
-    in place of ``piece``."""
-    return answer(
-        request,
-        ok=ok,
-        fragment=fragment,
-        page=lambda: _room_page(request, campaign, replace={piece: fragment()}),
-        url=reverse("room", args=[campaign.id]),
-    )
 
 
 def _room_with(request, context, replace):
@@ -64,10 +47,29 @@ def _room_with(request, context, replace):
     return _room_page(request, context["campaign"], replace=replace)
 
 
-def _room_piece(name, template, context):
-    """A piece of the room (the GM's session, ask and NPC roll forms); a plain post goes back
-    to the room."""
-    return Piece(name=name, template=template, context=context, page=_room_with, url="room")
+def _room_piece(name, template, context, **options):
+    """A piece of the room (the GM's session, ask and NPC roll forms, a player's request forms,
+    a check's card, a reveal in the log); a plain post goes back to the room."""
+    return Piece(
+        name=name,
+        template=template,
+        context=context,
+        page=_room_with,
+        url="room",
+        url_ids=1,
+        **options,
+    )
+
+
+def _check_context(request, campaign, check, **options):
+    """A check's card for the viewer: ``rolls.push.check_context`` (``options``: a refused form
+    and the refusal)."""
+    return check_context(check, Viewer.of(campaign), **options)
+
+
+#: A check's card; every page learns of its changes through its socket (a write on the check
+#: answers htmx with nothing, or with the card showing the refusal).
+CHECK = _room_piece("check-{}", "rolls/_check.html", _check_context, pushed=True)
 
 
 # The room ---------------------------------------------------------------------------------------
@@ -99,7 +101,7 @@ def _live_checks(request, campaign):
     cards = {}
     for check in checks:
         check.campaign = campaign
-        cards[check.pk] = render_check(check, viewer, request=request)
+        cards[check.pk] = CHECK.html(request, campaign, check)
     return cards, sum(asks(check, viewer) for check in checks)
 
 
@@ -283,15 +285,17 @@ def _requests_html(request, campaign, *, replace=None, characters=None):
         "campaign": campaign,
         "have": _characters_fingerprint(characters),
         "requests": [
-            replace.get(f"request-{c.pk}") or _request_html(request, campaign, c)
+            replace.get(REQUEST.key(campaign, c)) or REQUEST.html(request, campaign, c)
             for c in characters
         ],
     }
     return render_to_string("rolls/_requests.html", context, request=request)
 
 
-def _request_html(request, campaign, character, *, form=None, error="", created=False):
-    context = {
+def _request_context(request, campaign, character, *, form=None, error="", created=False):
+    """A player's request form for ``character``: ``form`` a refused one; ``created``: the
+    check just requested."""
+    return {
         "campaign": campaign,
         "system": system_of(campaign),
         "character": character,
@@ -299,7 +303,10 @@ def _request_html(request, campaign, character, *, form=None, error="", created=
         "error": error,
         "created": created,
     }
-    return render_to_string("rolls/_request.html", context, request=request)
+
+
+#: A player's request form, one per character in their "Your characters" panel.
+REQUEST = _room_piece("request-{}", "rolls/_request.html", _request_context)
 
 
 def _new_check(campaign, form, create, *, once_by=None):
@@ -485,13 +492,9 @@ def check_request(request, campaign_id, character_id):
         )
 
     ok, error = _new_check(campaign, form, create)
-
-    def fragment():
-        if ok:
-            return _request_html(request, campaign, character, created=True)
-        return _request_html(request, campaign, character, form=form, error=error)
-
-    return _answer(request, campaign, ok=ok, fragment=fragment, piece=f"request-{character.pk}")
+    if ok:
+        return REQUEST.answer(request, campaign, character, ok=ok, created=True)
+    return REQUEST.answer(request, campaign, character, ok=ok, form=form, error=error)
 
 
 # Writes on one check ----------------------------------------------------------------------------
@@ -503,24 +506,18 @@ def _check_write(request, check, write, *, form=None, refused_form=None, facts=N
     sockets; refused, 422 with the card showing the refusal (``refused_form``: "roll_form" or
     "target_form", the form to show again). ``facts``: the character's facts the write
     changes (``core.writes.attempt``'s), pushed with its card."""
-    campaign = check.campaign
-
-    def refused(error):
-        shown = {refused_form: form} if refused_form else {}
-        return render_check(check, Viewer.of(campaign), request=request, error=error, **shown)
-
-    piece = f"check-{check.pk}"
-    return respond(
+    shown = {refused_form: form} if refused_form else {}
+    return CHECK.respond(
         request,
-        write,
+        check.campaign,
+        check,
+        write=write,
         form=form,
         # ``check`` holds its new state then: the write read it again under its lock and
         # changed it.
         pushes=(check.campaign_id, partial(write_messages, check)),
         facts=facts,
-        refused=refused,
-        page=lambda html: _room_page(request, campaign, replace={piece: html}),
-        url=reverse("room", args=[campaign.id]),
+        **shown,
     )
 
 
@@ -639,14 +636,20 @@ def roll_reveal(request, campaign_id, seq):
         return entry
 
     ok, result = attempt(write)
+    if ok:
+        return REVEAL.answer(request, campaign, ok=ok, seq=seq, revealed=result)
+    return REVEAL.answer(request, campaign, ok=ok, seq=seq, error=result)
 
-    def fragment():
-        if ok:
-            return format_html('<span class="muted">Revealed as #{}.</span>', result.seq)
-        context = {"entry": {"campaign_id": campaign.id, "seq": seq}, "error": result}
-        return render_to_string("rolls/_reveal_form.html", context, request=request)
 
-    return _answer(request, campaign, ok=ok, fragment=fragment, piece="log")
+def _reveal_context(request, campaign, *, seq, error="", revealed=None):
+    """The GM's reveal button of the secret roll ``seq`` (with a refusal), or, ``revealed``,
+    the reveal's entry."""
+    entry = {"campaign_id": campaign.id, "seq": seq}
+    return {"campaign": campaign, "entry": entry, "error": error, "revealed": revealed}
+
+
+#: A secret roll's reveal button, in its log entry; a refused plain post shows it above the log.
+REVEAL = _room_piece("log", "rolls/_reveal_form.html", _reveal_context)
 
 
 @login_required
