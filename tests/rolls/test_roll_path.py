@@ -1,6 +1,6 @@
 """The path of one roll's request through the project's modules (issue 25): from the view to the
-pushes, a Pool roll enters each module once, in the order docs/architecture.md walks ("One roll,
-from the form to every socket").
+pushes, a Pool roll and a Mana roll enter each module once, in the order docs/architecture.md
+walks ("One roll, from the form to every socket").
 
 A module is entered when one of its functions is called from another module's, or from Django's
 or a library's whose nearest project caller is another module's (a callback). The path counts
@@ -123,7 +123,9 @@ def mana_roll_path(mana_table, client):
     return roll_path(client, target, mana_params(mana_table, spend_a=1, spend_b=1))
 
 
-#: The path of one Pool roll (docs/architecture.md walks it): 13 modules, each entered once.
+#: The path of one Pool roll (docs/architecture.md walks it): 10 modules, each entered once, then
+#: the layer's (12 before ``rolls.forms``'s counts went to the systems' roll forms and
+#: ``rolls.cards`` into ``rolls.push``).
 #: (Before issue 25's item 4: 21 entries of 14 modules, 7 of them again, ``rolls.views`` three
 #: times; the first roll of a process entered ``config.forms`` too, 22 of 15.)
 POOL_ROLL_PATH = [
@@ -131,7 +133,7 @@ POOL_ROLL_PATH = [
     "rolls.access",  # check_for: the check (then system_of, the registry: a leaf)
     "campaigns.access",  # campaign_for: the viewer's membership
     "rolls.systems.pool.system",  # Pool.roll_form: bound and validated (its ShiftFields)
-    "core.writes",  # respond: attempt (the transaction, the pushes registered) and answer
+    "core.writes",  # CHECK.respond: attempt (the transaction, the pushes registered), answer
     "rolls.systems.pool.services",  # roll, check_roll_pool
     "rolls.services",  # check_claim, log_append
     "rolls.chain",  # the entry's hash
@@ -149,11 +151,11 @@ MANA_ROLL_PATH = [
     "rolls.access",  # check_for
     "campaigns.access",  # campaign_for
     "rolls.systems.mana.system",  # Mana.roll_form: bound and validated (its SpendFields)
-    "core.writes",  # respond: attempt (the pushes and the facts registered) and answer
+    "core.writes",  # CHECK.respond: attempt (the pushes and the facts registered), answer
     "rolls.systems.mana.services",  # roll, check_roll_mana: the pools spent, the dice
     "rolls.services",  # check_locked, log_append
     "rolls.chain",  # the entry's hash
-    "core.push",  # send_rendered, once committed: the messages, then the facts push
+    "core.push",  # send_rendered, once committed: the facts push, then the messages
     "rolls.push",  # write_messages: the check's cards (a failed roll's live) and the entry
 ]
 
