@@ -2,7 +2,7 @@
 page, the GM panel (its own sections, and those the campaign's system names: ``panel_page``).
 
 Every write runs through ``core.writes.attempt`` and is answered by
-``core.writes.answer``: a GM panel section (a ``core.pieces.Piece``: ``MEMBERS``, ``INVITE``,
+``core.writes.answer``: a GM panel section (a ``core.writes.Piece``: ``MEMBERS``, ``INVITE``,
 ``SETTINGS``; a system's, declared with ``panel_section``) answers htmx with itself (422 with
 the refused form); a plain form post goes back to the page it came from, or gets that page
 again with the refused form in place.
@@ -21,8 +21,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import push
-from core.pieces import Piece
-from core.writes import answer, attempt
+from core.writes import Piece, answer, attempt
 
 from . import services
 from .access import campaign_for

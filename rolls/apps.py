@@ -9,7 +9,7 @@ class RollsConfig(AppConfig):
         from sheets.services import HAND_OVER_FOLLOWERS
         from sparetime import views as sparetime_views
 
-        from .cards import checks_follow_character
+        from .push import checks_follow_character
         from .systems import register_all
         from .views import session_award_answer
 

@@ -14,22 +14,11 @@ from rules import MAX_TARGET
 from sheets.models import Character
 
 from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
-from .services import MAX_SPEND
 
 NOTE_MAX = Check._meta.get_field("note").max_length
 INTENT_MAX = Check._meta.get_field("intent").max_length
 BONUS_MAX = Check._meta.get_field("bonus_effect").max_length
 SUGGESTION_MAX = Check._meta.get_field("suggestion").max_length
-
-
-class CountField(forms.IntegerField):
-    """A number of mana or dice: a whole number from 0 to MAX_SPEND; left blank it is 0."""
-
-    def __init__(self, label, **kwargs):
-        super().__init__(label=label, min_value=0, max_value=MAX_SPEND, required=False, **kwargs)
-
-    def clean(self, value):
-        return super().clean(value) or 0
 
 
 def target_field():

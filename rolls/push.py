@@ -1,13 +1,33 @@
-"""The log's pushes: a new entry goes to the whole room through ``core.push.send``, in full to
+"""What the room pushes, each rendered per viewer: a new log entry to the whole room, in full to
 those entitled to it and as a stub to the others, with the log's new fingerprint for everyone
-(each entry carries its ``seq``). How pushes travel, to whom, and after which commit is
-``core.push``'s."""
+(each entry carries its ``seq``); and a check's card (one context, :func:`check_context`, and one
+template, ``rolls/_check.html``, for the room page, the answer to a refused write and the push
+alike) to the GM and to the character's player. How pushes travel, to whom, and after which
+commit is ``core.push``'s.
+
+A page's cards change through its socket only: a write that changed a check pushes the card to
+the GM and to the character's player (:func:`push_check`, or the ``pushes`` of
+``core.writes.attempt``: :func:`write_messages`), each rendered for them, and answers the
+request without it; so whoever acted receives the card once, like everyone else. A check that
+closed (done, or cancelled by the GM) leaves the live checks: its push removes the card (the log
+keeps the roll).
+"""
+
+from dataclasses import dataclass
+from functools import partial
 
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 
 from core import push as core_push
+from core.writes import Refused
 
-from .models import PRIVATE, PUBLIC, SECRET, LogEntry
+from .forms import TargetForm
+from .models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
+from .services import DECLINE_REASON_MAX
+from .systems import system_of
+
+# The log's entries ----------------------------------------------------------------------------
 
 
 def render_entry(entry, *, hidden, oob=False, revealable=()):
@@ -62,3 +82,133 @@ def push_entry(entry):
 def push_entry_on_commit(entry):
     """Push ``entry`` once the write in progress commits; call inside the write's transaction."""
     core_push.on_commit(entry.campaign_id, lambda: push_entry(entry))
+
+
+# A check's card -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who a card is rendered for."""
+
+    user_id: int
+    is_gm: bool
+
+    @classmethod
+    def of(cls, campaign):
+        """The viewer of a campaign found by ``campaigns.access``."""
+        return cls(campaign.viewer.user_id, campaign.viewer.is_gm)
+
+
+def asks(check, viewer):
+    """Whether ``check`` waits for ``viewer`` to roll: asked of a player's character and open.
+    The room counts these in its tab title (``static/js/room.js``) and shows them first."""
+    return (
+        not viewer.is_gm
+        and check.status == Check.OPEN
+        and (check.character.owner_id == viewer.user_id)
+    )
+
+
+def check_context(
+    check, viewer, *, roll_form=None, target_form=None, error="", last_roll=None, swap=None
+):
+    """What ``viewer`` sees of ``check``: who, what it asks (once rolled: what was asked and
+    rolled), the number, the note and the status; the player's roll form while it is open (and
+    why the GM declined a shift); the GM's controls. ``roll_form``/``target_form``: a
+    refused form to show with its errors, with ``error`` the refusal. ``last_roll``: the check's
+    latest roll, when known. ``swap`` ("new" or "update"): how a push places the card."""
+    campaign = check.campaign
+    system = system_of(campaign)
+    is_owner = check.character.owner_id == viewer.user_id
+    context = {
+        "check": check,
+        "campaign": campaign,
+        "system": system,
+        "is_gm": viewer.is_gm,
+        "is_owner": is_owner,
+        "swap": swap,
+        "error": error,
+        "asks_viewer": asks(check, viewer),
+    }
+    if is_owner and check.status == Check.OPEN:
+        context["roll"] = system.roll_context(check, form=roll_form)
+    if viewer.is_gm and check.status == Check.REQUESTED:
+        context["target_form"] = target_form or TargetForm(auto_id=f"target-{check.pk}-%s")
+    if check.status == Check.SHIFT:
+        context["proposal"] = system.proposal(check)
+        context["reason_max"] = DECLINE_REASON_MAX
+    if check.status in (Check.FAILED, Check.DONE):
+        last_roll = last_roll or check.rolls.order_by("-seq").first()
+        context["last_roll"] = last_roll
+        context["closed"] = check.status == Check.DONE and system.closed_by_gm(check, last_roll)
+    else:
+        last_roll = None
+    # Once rolled, the card says what its roll's entry says was asked (and rolled).
+    if last_roll is None or "asked" not in last_roll.data:
+        context["asked"] = system.asked(check)
+    return context
+
+
+def render_check(check, viewer, *, request=None, **options):
+    """The card as HTML; ``options`` as for :func:`check_context`."""
+    context = check_context(check, viewer, **options)
+    return render_to_string("rolls/_check.html", context, request=request)
+
+
+def render_gone(check):
+    """The push that takes a closed check's card out of the live checks."""
+    return format_html('<article id="check-{}" hx-swap-oob="delete"></article>', check.pk)
+
+
+def check_messages(check, entry=None, *, swap="update", owner_swap=None):
+    """The pushes of a write on ``check``: ``entry`` (its new log entry, if any) to the room and
+    the card of ``check`` to the GM and to its character's player; nobody else hears of a check.
+    Rendered once the write has committed (``check`` holds its new state), so that no lock is
+    held meanwhile. ``owner_swap``: how the player's card is placed, when not as the GM's (a
+    check handed over with its character is new to its new player)."""
+    gm_id = check.campaign.gm_id()
+    options = {"swap": swap, "last_roll": entry}
+
+    def card(viewer):
+        if not check.is_live:
+            return render_gone(check)
+        return render_check(check, viewer, **options)
+
+    message = {"gm": card(Viewer(gm_id, True))}
+    owner_id = check.character.owner_id
+    if owner_id != gm_id:
+        options["swap"] = owner_swap or swap
+        message["users"] = {str(owner_id): card(Viewer(owner_id, False))}
+    return [entry_message(entry), message] if entry else [message]
+
+
+def write_messages(check, result):
+    """:func:`check_messages` after a write on ``check`` that returned ``result`` (its new log
+    entry, or something else when it logged nothing): the ``pushes`` a view gives
+    ``core.writes.attempt``, ``(check.campaign_id, partial(write_messages, check))``."""
+    return check_messages(check, result if isinstance(result, LogEntry) else None)
+
+
+def push_check(check, *, entry=None, swap="update", owner_swap=None):
+    """Once the write in progress commits, push :func:`check_messages` (``core.push.send``).
+    Call inside the write's transaction, after the write."""
+    messages = partial(check_messages, check, entry, swap=swap, owner_swap=owner_swap)
+    core_push.send_on_commit(check.campaign_id, messages)
+
+
+def checks_follow_character(*, campaign, character, to):
+    """A character handed over to the player ``to`` (``sheets.services.HAND_OVER_FOLLOWERS``):
+    its live checks go with it, their cards pushed to the new player (and again to the GM, who
+    no longer rolls them). Refused while it has a live GM-secret check, which only the GM's own
+    characters roll."""
+    live = Check.objects.of(campaign).filter(character=character).exclude(status=Check.DONE)
+    if any(check.visibility == SECRET for check in live):
+        raise Refused(
+            f"{character.name} has a live GM-secret check: cancel it before handing "
+            f"{character.name} over."
+        )
+    for check in live:
+        check.campaign = campaign
+        check.character.owner = to
+        push_check(check, owner_swap="new")

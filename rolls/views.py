@@ -3,7 +3,7 @@
 Every write runs in one transaction (``core.writes.attempt``) and registers its pushes with
 ``transaction.on_commit``, so a socket only ever hears of what was committed: a new log entry
 goes to the whole room (``rolls.push`` hides what a viewer may not see); a check's card goes to
-the GM and to the character's player (``rolls.cards``). A page's log and cards change through
+the GM and to the character's player (``rolls.push`` too). A page's log and cards change through
 its socket only: an htmx write that succeeded answers 204 (or with the form it came from, reset),
 one that was refused answers 422 with the refusal in place (nothing changed, nothing pushed); a
 plain form post is redirected to the room, or gets the room with the refusal in place.
@@ -19,14 +19,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.urls import reverse
-from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for
 from core.ids import parse_id
-from core.pieces import Piece
-from core.writes import Refused, answer, attempt, respond
+from core.push import push_facts
+from core.writes import Piece, Refused, attempt
 from sheets.access import character_for
 from sheets.party import party_context
 from sparetime.forms import AwardForm
@@ -34,28 +32,14 @@ from sparetime.models import SparetimeEntry
 
 from . import push, services
 from .access import check_for
-from .cards import Viewer, asks, push_check, render_check, write_messages
 from .consumers import online
 from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
 from .models import VISIBILITIES, Check, LogEntry
+from .push import Viewer, asks, check_context, push_check, write_messages
 from .systems import system_of
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
 LOG_PAGE = 50
-
-
-def _answer(request, campaign, *, ok, fragment, piece):
-    """``core.writes.answer`` in the room, for the pieces that are not ``core.pieces.Piece``
-    declarations (a player's request forms, a check's card, a reveal in the log: several of a
-    kind, or no template of their own): a refused plain post gets the room with ``fragment()``
-    in place of ``piece``."""
-    return answer(
-        request,
-        ok=ok,
-        fragment=fragment,
-        page=lambda: _room_page(request, campaign, replace={piece: fragment()}),
-        url=reverse("room", args=[campaign.id]),
-    )
 
 
 def _room_with(request, context, replace):
@@ -63,10 +47,29 @@ def _room_with(request, context, replace):
     return _room_page(request, context["campaign"], replace=replace)
 
 
-def _room_piece(name, template, context):
-    """A piece of the room (the GM's session, ask and NPC roll forms); a plain post goes back
-    to the room."""
-    return Piece(name=name, template=template, context=context, page=_room_with, url="room")
+def _room_piece(name, template, context, **options):
+    """A piece of the room (the GM's session, ask and NPC roll forms, a player's request forms,
+    a check's card, a reveal in the log); a plain post goes back to the room."""
+    return Piece(
+        name=name,
+        template=template,
+        context=context,
+        page=_room_with,
+        url="room",
+        url_ids=1,
+        **options,
+    )
+
+
+def _check_context(request, campaign, check, **options):
+    """A check's card for the viewer: ``rolls.push.check_context`` (``options``: a refused form
+    and the refusal)."""
+    return check_context(check, Viewer.of(campaign), **options)
+
+
+#: A check's card; every page learns of its changes through its socket (a write on the check
+#: answers htmx with nothing, or with the card showing the refusal).
+CHECK = _room_piece("check-{}", "rolls/_check.html", _check_context, pushed=True)
 
 
 # The room ---------------------------------------------------------------------------------------
@@ -98,7 +101,7 @@ def _live_checks(request, campaign):
     cards = {}
     for check in checks:
         check.campaign = campaign
-        cards[check.pk] = render_check(check, viewer, request=request)
+        cards[check.pk] = CHECK.html(request, campaign, check)
     return cards, sum(asks(check, viewer) for check in checks)
 
 
@@ -282,15 +285,17 @@ def _requests_html(request, campaign, *, replace=None, characters=None):
         "campaign": campaign,
         "have": _characters_fingerprint(characters),
         "requests": [
-            replace.get(f"request-{c.pk}") or _request_html(request, campaign, c)
+            replace.get(REQUEST.key(campaign, c)) or REQUEST.html(request, campaign, c)
             for c in characters
         ],
     }
     return render_to_string("rolls/_requests.html", context, request=request)
 
 
-def _request_html(request, campaign, character, *, form=None, error="", created=False):
-    context = {
+def _request_context(request, campaign, character, *, form=None, error="", created=False):
+    """A player's request form for ``character``: ``form`` a refused one; ``created``: the
+    check just requested."""
+    return {
         "campaign": campaign,
         "system": system_of(campaign),
         "character": character,
@@ -298,7 +303,10 @@ def _request_html(request, campaign, character, *, form=None, error="", created=
         "error": error,
         "created": created,
     }
-    return render_to_string("rolls/_request.html", context, request=request)
+
+
+#: A player's request form, one per character in their "Your characters" panel.
+REQUEST = _room_piece("request-{}", "rolls/_request.html", _request_context)
 
 
 def _new_check(campaign, form, create, *, once_by=None):
@@ -463,6 +471,8 @@ def npc_roll(request, campaign_id):
             push.push_entry_on_commit(entry)
         else:
             push_check(check, entry=entry, swap="new")
+        if system.roll_facts:  # Mana's pools: their pages show the new amounts
+            push_facts(campaign, [check.character], private=system.roll_facts == "private")
         return entry
 
     ok, refusal = attempt(write, form=form, once_by=request.user)
@@ -482,40 +492,32 @@ def check_request(request, campaign_id, character_id):
         )
 
     ok, error = _new_check(campaign, form, create)
-
-    def fragment():
-        if ok:
-            return _request_html(request, campaign, character, created=True)
-        return _request_html(request, campaign, character, form=form, error=error)
-
-    return _answer(request, campaign, ok=ok, fragment=fragment, piece=f"request-{character.pk}")
+    if ok:
+        return REQUEST.answer(request, campaign, character, ok=ok, created=True)
+    return REQUEST.answer(request, campaign, character, ok=ok, form=form, error=error)
 
 
 # Writes on one check ----------------------------------------------------------------------------
 
 
-def _check_write(request, check, write, *, form=None, refused_form=None):
+def _check_write(request, check, write, *, form=None, refused_form=None, facts=None):
     """Run ``write()`` (which returns the new log entry, if any) on ``check`` and push what
-    changed (``rolls.cards.write_messages``, once committed). htmx: 204, the card arrives on the
+    changed (``rolls.push.write_messages``, once committed). htmx: 204, the card arrives on the
     sockets; refused, 422 with the card showing the refusal (``refused_form``: "roll_form" or
-    "target_form", the form to show again)."""
-    campaign = check.campaign
-
-    def refused(error):
-        shown = {refused_form: form} if refused_form else {}
-        return render_check(check, Viewer.of(campaign), request=request, error=error, **shown)
-
-    piece = f"check-{check.pk}"
-    return respond(
+    "target_form", the form to show again). ``facts``: the character's facts the write
+    changes (``core.writes.attempt``'s), pushed with its card."""
+    shown = {refused_form: form} if refused_form else {}
+    return CHECK.respond(
         request,
-        write,
+        check.campaign,
+        check,
+        write=write,
         form=form,
         # ``check`` holds its new state then: the write read it again under its lock and
         # changed it.
         pushes=(check.campaign_id, partial(write_messages, check)),
-        refused=refused,
-        page=lambda html: _room_page(request, campaign, replace={piece: html}),
-        url=reverse("room", args=[campaign.id]),
+        facts=facts,
+        **shown,
     )
 
 
@@ -575,7 +577,16 @@ def check_roll(request, campaign_id, check_id):
     form = system.roll_form(check, request.POST)
     data = form.cleaned_data if form.is_valid() else {}  # refused before the write if invalid
     write = partial(system.roll, check, by=request.user, data=data)
-    return _check_write(request, check, write, form=form, refused_form="roll_form")
+    facts = _roll_facts(system, campaign, check.character)
+    return _check_write(request, check, write, form=form, refused_form="roll_form", facts=facts)
+
+
+def _roll_facts(system, campaign, character):
+    """What a roll of ``character`` changes of its facts (``system.roll_facts``), as
+    ``core.writes.attempt``'s ``facts``: None when nothing."""
+    if system.roll_facts is None:
+        return None
+    return campaign, [character], system.roll_facts == "private"
 
 
 @login_required
@@ -625,14 +636,20 @@ def roll_reveal(request, campaign_id, seq):
         return entry
 
     ok, result = attempt(write)
+    if ok:
+        return REVEAL.answer(request, campaign, ok=ok, seq=seq, revealed=result)
+    return REVEAL.answer(request, campaign, ok=ok, seq=seq, error=result)
 
-    def fragment():
-        if ok:
-            return format_html('<span class="muted">Revealed as #{}.</span>', result.seq)
-        context = {"entry": {"campaign_id": campaign.id, "seq": seq}, "error": result}
-        return render_to_string("rolls/_reveal_form.html", context, request=request)
 
-    return _answer(request, campaign, ok=ok, fragment=fragment, piece="log")
+def _reveal_context(request, campaign, *, seq, error="", revealed=None):
+    """The GM's reveal button of the secret roll ``seq`` (with a refusal), or, ``revealed``,
+    the reveal's entry."""
+    entry = {"campaign_id": campaign.id, "seq": seq}
+    return {"campaign": campaign, "entry": entry, "error": error, "revealed": revealed}
+
+
+#: A secret roll's reveal button, in its log entry; a refused plain post shows it above the log.
+REVEAL = _room_piece("log", "rolls/_reveal_form.html", _reveal_context)
 
 
 @login_required

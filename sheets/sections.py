@@ -1,6 +1,6 @@
 """The sheet page's sections, for the sheet's own views (``views.py``) and for a rule system's
 (``rolls/systems/<key>/views.py``), which the system's URLs route: how a section is declared
-(:func:`section`, a ``core.pieces.Piece``), the context every section gets
+(:func:`section`, a ``core.writes.Piece``), the context every section gets
 (:func:`sheet_context`), the page around them (:func:`sheet_page`, :func:`render_sheet`) and a
 write answered with a section (:func:`section_write`, :func:`refusal`).
 
@@ -21,9 +21,8 @@ from django.shortcuts import render
 from campaigns.access import can_edit, sees_private
 from campaigns.systems import system_of
 from campaigns.views import placed
-from core.pieces import Piece
 from core.push import with_facts
-from core.writes import attempt
+from core.writes import Piece, attempt
 
 from .forms import CharacterForm, HandOverForm
 

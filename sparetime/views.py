@@ -14,7 +14,7 @@ token. The character's last raise can be undone (``sparetime_undo``); the GM rev
 row from the GM's card the same way, confirmation first (``sparetime_reversal``, then
 ``sparetime_reverse``). Both take a row back with a counter-entry (``sparetime.services``).
 
-Each fragment is a page piece (``core.pieces.Piece``: ``CHARACTER``, ``GM``, ``DELEGATION``, and
+Each fragment is a page piece (``core.writes.Piece``: ``CHARACTER``, ``GM``, ``DELEGATION``, and
 the confirmations ``RAISE`` and ``REVERSAL``), which gives its GET and a write's answer.
 
 A raise, an undo and a reversal change the sheet's ratings (and its HP, through Endurance): their
@@ -31,9 +31,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for, can_edit
 from campaigns.models import Membership
-from core.pieces import Piece
 from core.push import with_facts
-from core.writes import attempt
+from core.writes import Piece, attempt
 from sheets.access import character_for
 from sheets.models import Rating
 

@@ -13,11 +13,15 @@
 * ``roll_context(check, form=None, changed=None)``: the roll form of an open check (``form``;
   none when there is nothing to roll, which its ``_roll_fields.html`` says), its choices and its
   live odds (``odds``); ``roll_form(check, data)``: the bound form (an ``intent`` field among
-  its fields; Pool's validated already, where its fields are); ``odds(check, form)``: the odds
+  its fields; validated already, where its fields are: a roll's request enters the system's
+  module once); ``odds(check, form)``: the odds
   of what the form holds (``{"dice", "chance"}``), or why it would be refused (``{"error"}``);
-* ``roll(check, by, data)``: the roll itself (the write; Pool's: its ``services.roll``, called
-  straight from the view's write), from the form's cleaned data; it refuses anything but what
-  the check asks for, when it asks for something;
+* ``roll(check, by, data)``: the roll itself (the write; Pool's and Mana's: their
+  ``services.roll``, called straight from the view's write), from the form's cleaned data;
+  it refuses anything but what the check asks for, when it asks for something;
+  ``roll_facts``: what a roll changes of its character's facts (``"private"``: Mana's pools;
+  ``"public"``; None: nothing), which the roll's pushes tell the pages showing them
+  (``core.writes.attempt``'s ``facts``);
 * ``asked(check)``: what the check asks to roll, as text ("" for any: the player chooses);
 * ``proposal(check)``: what a shift awaiting the GM would roll (systems without shifts: None);
   ``answer_shift(check=, approve=, reason=)``: the GM's answer to it, the write (None: no

@@ -1,6 +1,6 @@
 """The path of one roll's request through the project's modules (issue 25): from the view to the
-pushes, a Pool roll enters each module once, in the order docs/architecture.md walks ("One roll,
-from the form to every socket").
+pushes, a Pool roll and a Mana roll enter each module once, in the order docs/architecture.md
+walks ("One roll, from the form to every socket").
 
 A module is entered when one of its functions is called from another module's, or from Django's
 or a library's whose nearest project caller is another module's (a callback). The path counts
@@ -17,7 +17,7 @@ import pytest
 from django.conf import settings
 
 from rolls import views
-from tests.rolls.room_setup import ask, url
+from tests.rolls.room_setup import ask, fill, mana_params, script_dice, url
 
 ROOT = str(settings.BASE_DIR) + "/"
 #: The project's packages (the floors of ``pyproject.toml``'s contract).
@@ -95,11 +95,9 @@ def reentries(path):
     return len(path) - len(set(path))
 
 
-def pool_roll_path(pool_table, client):
-    """The path of one Pool roll's htmx POST, from ``rolls.views.check_roll`` to its pushes."""
-    check = ask(pool_table, pool_table.ilse)
-    target = url("check_roll", pool_table, check.id)
-    data = {"attribute": pool_table.strength.id, "skill": pool_table.jump.id}
+def roll_path(client, target, data):
+    """The path of one roll's htmx POST to ``target``, from ``rolls.views.check_roll`` to its
+    pushes."""
     response, entered = modules_entered(
         inspect.unwrap(views.check_roll).__code__,
         lambda: client.post(target, data, HTTP_HX_REQUEST="true"),
@@ -108,22 +106,57 @@ def pool_roll_path(pool_table, client):
     return path_of(entered)
 
 
-#: The path of one Pool roll (docs/architecture.md walks it): 13 modules, each entered once.
+def pool_roll_path(pool_table, client):
+    """The path of one Pool roll's htmx POST, from ``rolls.views.check_roll`` to its pushes."""
+    check = ask(pool_table, pool_table.ilse)
+    target = url("check_roll", pool_table, check.id)
+    data = {"attribute": pool_table.strength.id, "skill": pool_table.jump.id}
+    return roll_path(client, target, data)
+
+
+def mana_roll_path(mana_table, client):
+    """The path of one Mana roll's htmx POST (1 blue and 1 white mana spent), from
+    ``rolls.views.check_roll`` to its pushes."""
+    fill(mana_table.mira, blue=3, white=2)
+    check = ask(mana_table, mana_table.mira)
+    target = url("check_roll", mana_table, check.id)
+    return roll_path(client, target, mana_params(mana_table, spend_a=1, spend_b=1))
+
+
+#: The path of one Pool roll (docs/architecture.md walks it): 10 modules, each entered once, then
+#: the layer's (12 before ``rolls.forms``'s counts went to the systems' roll forms and
+#: ``rolls.cards`` into ``rolls.push``).
 #: (Before issue 25's item 4: 21 entries of 14 modules, 7 of them again, ``rolls.views`` three
 #: times; the first roll of a process entered ``config.forms`` too, 22 of 15.)
 POOL_ROLL_PATH = [
     "rolls.views",  # check_roll
     "rolls.access",  # check_for: the check (then system_of, the registry: a leaf)
     "campaigns.access",  # campaign_for: the viewer's membership
-    "rolls.systems.pool.system",  # Pool.roll_form: bound and validated
-    "rolls.forms",  # its CountFields
-    "core.writes",  # respond: attempt (the transaction, the pushes registered) and answer
+    "rolls.systems.pool.system",  # Pool.roll_form: bound and validated (its ShiftFields)
+    "core.writes",  # CHECK.respond: attempt (the transaction, the pushes registered), answer
     "rolls.systems.pool.services",  # roll, check_roll_pool
     "rolls.services",  # check_claim, log_append
     "rolls.chain",  # the entry's hash
     "core.push",  # send_rendered, once committed
-    "rolls.cards",  # write_messages: the check's cards
-    "rolls.push",  # entry_message: the entry's variants
+    "rolls.push",  # write_messages: the check's cards and the entry's variants
+]
+
+#: The path of one Mana roll: its pushes carry the pools' facts push (``Mana.roll_facts``), and a
+#: failed roll's card stays live. (Before: a success entered 13 modules 17 times, a failure 18:
+#: ``Mana.roll`` pushed the facts from the system module, in a send of their own; a failed
+#: roll's card asked the system what the check asks after the commit; the roll form was
+#: validated in the view.)
+MANA_ROLL_PATH = [
+    "rolls.views",  # check_roll
+    "rolls.access",  # check_for
+    "campaigns.access",  # campaign_for
+    "rolls.systems.mana.system",  # Mana.roll_form: bound and validated (its SpendFields)
+    "core.writes",  # CHECK.respond: attempt (the pushes and the facts registered), answer
+    "rolls.systems.mana.services",  # roll, check_roll_mana: the pools spent, the dice
+    "rolls.services",  # check_locked, log_append
+    "rolls.chain",  # the entry's hash
+    "core.push",  # send_rendered, once committed: the facts push, then the messages
+    "rolls.push",  # write_messages: the check's cards (a failed roll's live) and the entry
 ]
 
 #: Then the channel layer's group_send_blocking, by layer (settings.CHANNEL_LAYERS): in one
@@ -142,4 +175,18 @@ def test_one_pool_roll_enters_each_module_once_from_the_view_to_the_pushes(
     pool_roll_path(pool_table, client)  # the first roll of the process reads its templates
     path = pool_roll_path(pool_table, client)
     assert path == POOL_ROLL_PATH + LAYER_STEPS[settings.CHANNEL_LAYERS["default"]["BACKEND"]]
+    assert reentries(path) == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("face", [9, 1], ids=["success", "failure"])
+def test_one_mana_roll_enters_each_module_once_from_the_view_to_the_pushes(
+    mana_table, as_user, player, monkeypatch, face
+):
+    client = as_user(player)
+    script_dice(monkeypatch, *[face] * 8)
+    mana_roll_path(mana_table, client)  # the first roll of the process reads its templates
+    script_dice(monkeypatch, *[face] * 8)
+    path = mana_roll_path(mana_table, client)
+    assert path == MANA_ROLL_PATH + LAYER_STEPS[settings.CHANNEL_LAYERS["default"]["BACKEND"]]
     assert reentries(path) == 0

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from rolls import push, services
-from rolls.cards import Viewer, render_check
 from rolls.models import Check
+from rolls.push import Viewer, render_check
 from rolls.systems.pool import services as pool_services
 from sheets.models import Rating
 from tests.helpers import HTMX

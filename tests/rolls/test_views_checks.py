@@ -302,7 +302,7 @@ def test_gm_sets_the_number(
         in (message["gm"])
     )
     owner_html = message["users"][str(player.id)]
-    # Now it waits for the player: marked for the room's tab title (rolls.cards.asks).
+    # Now it waits for the player: marked for the room's tab title (rolls.push.asks).
     assert (
         f'<article id="check-{requested.id}" class="check open" data-asks-me '
         'hx-swap-oob="outerHTML">' in owner_html

@@ -127,6 +127,19 @@ def mana_require(spend, have):
             )
 
 
+def roll(check, *, by, data):
+    """``check_roll_mana`` with what the roll form sent (``Mana.roll``: its cleaned ``data``)."""
+    return check_roll_mana(
+        check=check,
+        by=by,
+        skill=data["skill"],
+        spend_a=data["spend_a"],
+        spend_b=data["spend_b"],
+        colorless=data["colorless"],
+        intent=data["intent"],
+    )
+
+
 @transaction.atomic(savepoint=False)
 def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="", rng=None):
     """Spend mana and roll a Mana check. ``skill`` is a ManaSkill of the campaign, the check's

@@ -8,12 +8,12 @@ from django.core.exceptions import ValidationError
 
 from campaigns import forms as campaign_forms
 from campaigns.models import Campaign
-from core.push import push_facts
 from core.writes import Refused
 from rules import advice, mana
 
-from ...forms import INTENT_MAX, CountField, choice, chosen, first_error
+from ...forms import INTENT_MAX, choice, chosen, first_error
 from ...models import LogEntry
+from ...services import MAX_SPEND
 from . import report, services, sheet, views
 from .calculator import ManaCalculatorForm
 from .forms import ManaSkillForm, parse_skills, skills_field
@@ -23,6 +23,17 @@ from .models import COLORLESS, ManaPool, ManaSkill
 ADVICE_ROWS = 8
 #: The chance the advisor looks for until the player types another, in percent.
 WANT_DEFAULT = 75
+
+
+class SpendField(forms.IntegerField):
+    """Mana spent of one color: a whole number from 0 to MAX_SPEND (what
+    ``services.check_roll_mana`` takes); left blank it is 0."""
+
+    def __init__(self, label):
+        super().__init__(label=label, min_value=0, max_value=MAX_SPEND, required=False)
+
+    def clean(self, value):
+        return super().clean(value) or 0
 
 
 class ManaRollForm(forms.Form):
@@ -37,9 +48,9 @@ class ManaRollForm(forms.Form):
     )
     color_a = forms.CharField(widget=forms.HiddenInput)
     color_b = forms.CharField(widget=forms.HiddenInput)
-    spend_a = CountField("First color")
-    spend_b = CountField("Second color")
-    colorless = CountField("Colorless")
+    spend_a = SpendField("First color")
+    spend_b = SpendField("Second color")
+    colorless = SpendField("Colorless")
     intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
 
     def __init__(self, data, *, skills, **kwargs):
@@ -101,10 +112,14 @@ class Mana:
         return skills
 
     def roll_form(self, check, data, *, skills=None):
-        """The bound roll form; it takes any of the campaign's skills (``skills``: those
-        offered), the roll refuses one the check does not allow with the reason."""
+        """The bound roll form, validated here, where its fields are (what it sent is read
+        once: its errors and cleaned data are kept): a roll's request enters this module once.
+        It takes any of the campaign's skills (``skills``: those offered); the roll refuses one
+        the check does not allow with the reason."""
         skills = check.campaign.mana_skills.all() if skills is None else skills
-        return ManaRollForm(data, skills=skills, auto_id=f"roll-{check.pk}-%s")
+        form = ManaRollForm(data, skills=skills, auto_id=f"roll-{check.pk}-%s")
+        form.is_valid()
+        return form
 
     def roll_context(self, check, *, form=None, changed=None):
         """The roll form's choices, values and live odds. ``form`` is bound to what the player
@@ -142,21 +157,12 @@ class Mana:
     def odds(self, check, form):
         return self.roll_context(check, form=form)["odds"]
 
-    def roll(self, check, *, by, data):
-        entry = services.check_roll_mana(
-            check=check,
-            by=by,
-            skill=data["skill"],
-            spend_a=data["spend_a"],
-            spend_b=data["spend_b"],
-            colorless=data["colorless"],
-            intent=data["intent"],
-        )
-        # The spend changed the pool (private): its pages show the new amounts.
-        push_facts(check.campaign, [check.character], private=True)
-        return entry
-
+    #: The roll (``services.roll``, called straight from the view's write), the GM's for an NPC
+    #: too.
+    roll = staticmethod(services.roll)
     roll_npc = roll
+    #: A roll spends its character's mana pools, private facts: its pushes tell their pages.
+    roll_facts = "private"
 
     def about_form_field(self, campaign):
         """The ask and request forms' skill: one of the campaign's, or any."""

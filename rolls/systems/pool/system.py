@@ -13,7 +13,8 @@ from rules import advice, pool
 from rules import sheet as pool_sheet
 from sheets.models import Rating
 
-from ...forms import BONUS_MAX, INTENT_MAX, CountField, chosen, first_error, suggestion_field
+from ...forms import BONUS_MAX, INTENT_MAX, chosen, first_error, suggestion_field
+from ...services import MAX_SPEND
 from . import report, services, sheet, views
 from .calculator import PoolCalculatorForm
 
@@ -34,14 +35,25 @@ class RowField(forms.Field):
         return row
 
 
+class ShiftField(forms.IntegerField):
+    """Dice shifted aside: a whole number from 0 to MAX_SPEND (what ``services.pool_dice``
+    takes); left blank it is 0."""
+
+    def __init__(self, label):
+        super().__init__(label=label, min_value=0, max_value=MAX_SPEND, required=False)
+
+    def clean(self, value):
+        return super().clean(value) or 0
+
+
 class PoolRollForm(forms.Form):
     """A Pool roll: an attribute of the character, optionally one of its skills, the shift.
     Only the ratings sent are read (``ratings``: all of the character's, when known)."""
 
     attribute = RowField("Choose one of your character's attributes.")
     skill = RowField("Choose one of your character's skills.", required=False)
-    shift_d6 = CountField("Shift d6")
-    shift_d10 = CountField("Shift d10")
+    shift_d6 = ShiftField("Shift d6")
+    shift_d10 = ShiftField("Shift d10")
     bonus_effect = forms.CharField(label="Bonus effect", max_length=BONUS_MAX, required=False)
     intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
 
@@ -159,6 +171,8 @@ class Pool:
 
     #: The roll (``services.roll``, called straight from the view's write).
     roll = staticmethod(services.roll)
+    #: A roll changes none of its character's facts (a shift spends nothing).
+    roll_facts = None
 
     def roll_npc(self, check, *, by, data):
         """The GM's roll for an NPC: a shift is the GM's own, rolled at once (approved)."""

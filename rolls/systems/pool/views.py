@@ -15,9 +15,8 @@ from django.views.decorators.http import require_POST
 
 from campaigns.access import campaign_for
 from campaigns.views import panel_with
-from core.pieces import Piece
 from core.push import with_facts
-from core.writes import attempt
+from core.writes import Piece, attempt
 from sheets import services
 from sheets.access import character_for
 from sheets.models import Rating

@@ -159,6 +159,7 @@ class Coins:
         return check_flip(check=check, by=by, coins=data["coins"], intent=data.get("intent", ""))
 
     roll_npc = roll
+    roll_facts = None
 
     def asked(self, check):
         return check.suggestion
