@@ -96,10 +96,12 @@ def static_files_by_their_names():
         yield
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """PBKDF2 is slow on purpose; the tests hash many passwords and prove nothing with it."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+@pytest.fixture(autouse=True, scope="session")
+def fast_password_hashing():
+    """PBKDF2 is slow on purpose; the tests hash many passwords and prove nothing with it. For
+    the whole session, so that the worlds built once for a class or a module hash fast too."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)
