@@ -7,14 +7,7 @@ from core import push
 from core.writes import Refused
 
 from .models import Campaign, Membership
-from .systems import SYSTEMS
-
-#: What follows a Mana campaign's palette change in the apps above campaigns, which it does not
-#: import (pyproject.toml's contracts): each is called in the write's transaction, in order, as
-#: ``follow(campaign=..., renamed=[(old name, new name), ...])``, once its palette is saved.
-#: The Mana system adds its own at ready() (its skills' and its characters' pools' colors
-#: follow: ``rolls/systems/mana/apps.py``).
-PALETTE_FOLLOWERS = []
+from .systems import SYSTEMS, system_of
 
 
 def _given(**settings):
@@ -28,7 +21,6 @@ def campaign_create(
     user,
     name,
     system,
-    palette=None,
     attribute_cost=None,
     skill_cost=None,
     hp_base=None,
@@ -37,12 +29,11 @@ def campaign_create(
 ):
     """A new campaign with ``user`` as its GM. Settings left at None keep the model defaults.
 
-    ``own``: what else its system's create fields gave (e.g. Mana's ``skills``), for the
-    system's ``campaign_fill(campaign, **own)`` to write."""
+    ``own``: what else its system's create fields gave (e.g. Mana's ``palette`` and
+    ``skills``), for the system's ``campaign_fill(campaign, **own)`` to write."""
     if system not in SYSTEMS:
         raise Refused(f"Unknown system {system!r}.")
     settings = _given(
-        palette=palette,
         attribute_cost=attribute_cost,
         skill_cost=skill_cost,
         hp_base=hp_base,
@@ -55,41 +46,19 @@ def campaign_create(
 
 
 @transaction.atomic(savepoint=False)
-def campaign_palette_update(*, campaign, palette):
-    """Set a Mana campaign's palette, keeping skills and character pools consistent.
-
-    ``palette`` lists the new names position for position: ``palette[i]`` is the new name of
-    the current ``campaign.palette[i]`` (a rename when it differs) and entries beyond the current
-    length are added colors. Colors are never removed. What uses the colors follows
-    (``PALETTE_FOLLOWERS``: the Mana system renames a renamed color in every skill and pool of
-    the campaign, and gives every character a pool row (0/0) for each palette color it
-    lacks). The caller validates names (see forms.renamed_palette): a new name must not be
-    another current color."""
-    old = list(campaign.palette)
-    if len(palette) < len(old):
-        raise Refused("Palette colors can be renamed or added, not removed.")
-    renamed = [
-        (before, after) for before, after in zip(old, palette, strict=False) if before != after
-    ]
-    campaign.palette = list(palette)
-    campaign.save(update_fields=["palette"])
-    for follow in PALETTE_FOLLOWERS:
-        follow(campaign=campaign, renamed=renamed)
-
-
-@transaction.atomic(savepoint=False)
 def campaign_settings_update(
     *,
     campaign,
     name,
-    palette=None,
     attribute_cost=None,
     skill_cost=None,
     hp_base=None,
     hp_per_endurance=None,
+    **own,
 ):
-    """Rename the campaign and change its settings; a palette goes through
-    ``campaign_palette_update``. Settings left at None are unchanged."""
+    """Rename the campaign and change its settings. Settings left at None are unchanged;
+    ``own``: the rest of its system's settings (e.g. Mana's ``palette``), for the system's
+    ``settings_update(campaign, **own)`` to write."""
     changed = _given(
         attribute_cost=attribute_cost,
         skill_cost=skill_cost,
@@ -99,8 +68,7 @@ def campaign_settings_update(
     for field, value in {"name": name, **changed}.items():
         setattr(campaign, field, value)
     campaign.save(update_fields=["name", *changed])
-    if palette is not None:
-        campaign_palette_update(campaign=campaign, palette=palette)
+    system_of(campaign).settings_update(campaign, **own)
     return campaign
 
 

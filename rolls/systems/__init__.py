@@ -29,9 +29,13 @@
   (``{}``: none); ``clean_create(form, cleaned)`` and ``clean_settings(form, cleaned)``, called
   from the form's ``clean`` for the chosen (or the campaign's) system, which may change
   ``cleaned``, ``form.add_error`` or raise ValidationError; ``settings_keys``, what of the
-  cleaned settings ``campaigns.services.campaign_settings_update`` takes (``create_fields()``'
-  cleaned data all go to ``campaign_create``, which gives those it does not name, e.g. Mana's
+  cleaned settings ``campaigns.services.campaign_settings_update`` takes and gives to
+  ``settings_update(campaign, **them)``, the system's write of them (``create_fields()``'
+  cleaned data all go to ``campaign_create``, which gives them, e.g. Mana's palette and
   skills, to ``campaign_fill(campaign, **them)``, the system's part of a new campaign);
+  ``campaign_related``, the names of its own rows of a campaign (its settings' model, a
+  ``OneToOneField`` to ``Campaign``) that ``campaigns.access`` reads along with the campaign
+  (``select_related``; ``()``: none);
   ``create_template`` and ``settings_template``,
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
@@ -87,7 +91,8 @@ panel sections; Pool's include ``sparetime.urls``, the sparetime app's pages, ro
 there), ``forms.py`` (its views' forms), ``apps.py`` (the package is a Django app too, which
 ``ROLL_SYSTEMS`` puts in ``INSTALLED_APPS``; its ``SYSTEM`` is imported when first asked for),
 and where it has models of its own, ``models.py``, ``admin.py`` and ``migrations/`` (Mana's
-skills and pools, app label ``mana``, on the tables they had in ``campaigns`` and ``sheets``),
+settings, its palette; its skills and pools, app label ``mana``, on the tables they had in
+``campaigns`` and ``sheets``),
 ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, **about)``, the fields a new check stores, given what it is about

@@ -4,7 +4,8 @@ import pytest
 from django.urls import reverse
 
 from campaigns import services
-from campaigns.models import DEFAULT_PALETTE, Campaign, Membership
+from campaigns.models import Campaign, Membership
+from rolls.systems.mana.models import DEFAULT_PALETTE, palette_of
 from tests.helpers import db_snapshot, raises_refused
 
 URL = "/campaigns/new/"
@@ -55,7 +56,7 @@ def test_create_pool_campaign_makes_creator_gm(as_user, outsider):
     assert (campaign.hp_base, campaign.hp_per_endurance) == (12, 4)
     membership = Membership.objects.get(campaign=campaign)
     assert (membership.user, membership.role) == (outsider, Membership.GM)
-    assert campaign.palette == DEFAULT_PALETTE
+    assert palette_of(campaign) == DEFAULT_PALETTE
     assert not campaign.mana_skills.exists()
 
 
@@ -63,7 +64,7 @@ def test_pool_campaign_ignores_mana_fields(as_user, outsider):
     response = as_user(outsider).post(URL, {**POOL, "palette": ",,", "skills": "nonsense"})
     assert response.status_code == 302
     campaign = Campaign.objects.get()
-    assert campaign.palette == DEFAULT_PALETTE
+    assert palette_of(campaign) == DEFAULT_PALETTE
     assert not campaign.mana_skills.exists()
 
 
@@ -75,7 +76,7 @@ def test_create_mana_campaign_with_palette_and_skills(as_user, outsider):
     assert response.status_code == 302
     campaign = Campaign.objects.get()
     assert campaign.system == Campaign.MANA
-    assert campaign.palette == ["white", "blue", "red", "Gold"]
+    assert palette_of(campaign) == ["white", "blue", "red", "Gold"]
     assert list(campaign.mana_skills.values_list("name", "color_a", "color_b", "trait")) == [
         ("Gather Information", "blue", "white", ""),
         ("Jump", "Gold", "red", "Athletic"),

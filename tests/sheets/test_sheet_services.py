@@ -1,6 +1,6 @@
 import pytest
 
-from rolls.systems.mana.models import COLORLESS
+from rolls.systems.mana.models import COLORLESS, ManaSettings, palette_of
 from rules import sheet as pool_sheet
 from sheets import services
 from sheets.models import Rating
@@ -26,14 +26,14 @@ def test_pool_character_has_attributes_and_fixed_skills_at_zero(ana_hero, pool_c
 
 def test_mana_character_has_a_pool_per_color_and_colorless(ana_mage, mana_campaign):
     pools = list(ana_mage.mana.all())
-    assert [p.color for p in pools] == [*mana_campaign.palette, COLORLESS]
+    assert [p.color for p in pools] == [*palette_of(mana_campaign), COLORLESS]
     assert all(p.current == 0 and p.maximum == 0 for p in pools)
     assert not ana_mage.ratings.exists()
 
 
 def test_mana_character_follows_a_custom_palette(mana_campaign, player):
-    mana_campaign.palette = ["gold", "colorless", "ash"]
-    mana_campaign.save()
+    palette = ["gold", "colorless", "ash"]
+    ManaSettings.objects.update_or_create(campaign=mana_campaign, defaults={"palette": palette})
     character = services.character_create(campaign=mana_campaign, owner=player, name="Ilse")
     assert [p.color for p in character.mana.all()] == ["gold", "colorless", "ash"]
 

@@ -7,6 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from rolls.systems.mana.models import palette_of
 from rolls.systems.mana.services import mana_set_maxima
 from sheets.models import Character, Rating
 from sheets.services import skill_propose
@@ -46,7 +47,7 @@ def test_gm_creates_an_npc_owned_by_the_gm(as_user, gm, mana_campaign):
     as_user(gm).post(create_url(mana_campaign), {"name": "Harbor master"})
     character = Character.objects.get()
     assert character.owner == gm
-    assert character.mana.count() == len(mana_campaign.palette) + 1
+    assert character.mana.count() == len(palette_of(mana_campaign)) + 1
 
 
 @pytest.mark.parametrize(

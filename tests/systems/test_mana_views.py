@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from rolls.services import check_ask
-from rolls.systems.mana.models import COLORLESS
+from rolls.systems.mana.models import COLORLESS, palette_of
 from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima
 from tests.helpers import HTMX, unchanged
 from tests.sheets.helpers import pools, sheet_url
@@ -21,7 +21,7 @@ def mana_url(campaign):
 
 def maxima_data(character, **values):
     """Every color's field of ``character``'s maxima form, 0 unless given."""
-    colors = [*character.campaign.palette, COLORLESS]
+    colors = [*palette_of(character.campaign), COLORLESS]
     return {f"c{character.id}-{color}": values.get(color, "0") for color in colors}
 
 

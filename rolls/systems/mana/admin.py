@@ -1,9 +1,32 @@
 from django.contrib import admin
 
+from campaigns.models import Campaign
 from sheets.admin import CharacterAdmin
 from sheets.models import Character
 
-from .models import ManaPool, ManaSkill
+from .models import ManaPool, ManaSettings, ManaSkill
+
+
+class ManaSettingsInline(admin.StackedInline):
+    """A Mana campaign's palette, on its campaign's page (where the column was)."""
+
+    model = ManaSettings
+    max_num = 1
+    can_delete = False
+
+
+_CampaignAdmin = type(admin.site.get_model_admin(Campaign))
+
+
+class ManaCampaignAdmin(_CampaignAdmin):
+    """The campaign's admin (as registered: another system may have added its own) with its
+    Mana settings below."""
+
+    inlines = [*_CampaignAdmin.inlines, ManaSettingsInline]
+
+
+admin.site.unregister(Campaign)
+admin.site.register(Campaign, ManaCampaignAdmin)
 
 
 @admin.register(ManaSkill)

@@ -232,8 +232,13 @@ class Pool:
     settings_template = "rolls/systems/pool/_settings_fields.html"
     settings_keys = SETTINGS
 
+    campaign_related = ()
+
     def campaign_fill(self, campaign):
         """A new campaign has nothing of Pool's but its settings."""
+
+    def settings_update(self, campaign):
+        """Its settings are the campaign's columns, written with it."""
 
     def create_fields(self):
         return _settings_fields({f: Campaign._meta.get_field(f).default for f in SETTINGS})

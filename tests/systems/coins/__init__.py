@@ -187,8 +187,12 @@ class Coins:
 
     # No settings of its own: the campaign forms have only the name for it.
     settings_keys = ()
+    campaign_related = ()
 
     def campaign_fill(self, campaign):
+        pass
+
+    def settings_update(self, campaign):
         pass
 
     def create_fields(self):
