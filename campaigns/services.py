@@ -10,36 +10,22 @@ from .models import Campaign, Membership
 from .systems import SYSTEMS, system_of
 
 
-def _given(**settings):
-    """The settings that are not None."""
-    return {key: value for key, value in settings.items() if value is not None}
-
-
 @transaction.atomic(savepoint=False)
 def campaign_create(
     *,
     user,
     name,
     system,
-    attribute_cost=None,
-    skill_cost=None,
-    hp_base=None,
-    hp_per_endurance=None,
     **own,
 ):
-    """A new campaign with ``user`` as its GM. Settings left at None keep the model defaults.
+    """A new campaign with ``user`` as its GM.
 
-    ``own``: what else its system's create fields gave (e.g. Mana's ``palette`` and
-    ``skills``), for the system's ``campaign_fill(campaign, **own)`` to write."""
+    ``own``: what its system's create fields gave (e.g. Mana's ``palette`` and ``skills``,
+    Pool's costs and hit points), for the system's ``campaign_fill(campaign, **own)`` to write
+    (a setting not given keeps its default)."""
     if system not in SYSTEMS:
         raise Refused(f"Unknown system {system!r}.")
-    settings = _given(
-        attribute_cost=attribute_cost,
-        skill_cost=skill_cost,
-        hp_base=hp_base,
-        hp_per_endurance=hp_per_endurance,
-    )
-    campaign = Campaign.objects.create(name=name, system=system, **settings)
+    campaign = Campaign.objects.create(name=name, system=system)
     Membership.objects.create(campaign=campaign, user=user, role=Membership.GM)
     SYSTEMS[system].campaign_fill(campaign, **own)
     return campaign
@@ -50,24 +36,13 @@ def campaign_settings_update(
     *,
     campaign,
     name,
-    attribute_cost=None,
-    skill_cost=None,
-    hp_base=None,
-    hp_per_endurance=None,
     **own,
 ):
-    """Rename the campaign and change its settings. Settings left at None are unchanged;
-    ``own``: the rest of its system's settings (e.g. Mana's ``palette``), for the system's
-    ``settings_update(campaign, **own)`` to write."""
-    changed = _given(
-        attribute_cost=attribute_cost,
-        skill_cost=skill_cost,
-        hp_base=hp_base,
-        hp_per_endurance=hp_per_endurance,
-    )
-    for field, value in {"name": name, **changed}.items():
-        setattr(campaign, field, value)
-    campaign.save(update_fields=["name", *changed])
+    """Rename the campaign and change its settings: ``own``, its system's (e.g. Mana's
+    ``palette``, Pool's costs and hit points), for the system's ``settings_update(campaign,
+    **own)`` to write."""
+    campaign.name = name
+    campaign.save(update_fields=["name"])
     system_of(campaign).settings_update(campaign, **own)
     return campaign
 

@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 
 from campaigns.models import Campaign
+from campaigns.systems import system_of
 from core.writes import Refused
 from rules import sheet as pool_sheet
 
@@ -52,7 +53,7 @@ class Character(models.Model):
 
     @property
     def hp_max(self):
-        return self.campaign.hp_max_for(self.endurance)
+        return system_of(self.campaign).hp_max_for(self.campaign, self.endurance)
 
     def set_hp_current(self, value):
         """Damage and healing at the table: current HP lies in 0..hp_max."""

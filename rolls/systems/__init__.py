@@ -36,6 +36,10 @@
   ``campaign_related``, the names of its own rows of a campaign (its settings' model, a
   ``OneToOneField`` to ``Campaign``) that ``campaigns.access`` reads along with the campaign
   (``select_related``; ``()``: none);
+* what the floors below ask of a system with a sheet's HP and sparetime (Pool; only asked of
+  such a system, ``sparetime``): ``hp_max_for(campaign, endurance)``, a character's HP
+  maximum (``sheets.models.Character.hp_max``), and ``raise_cost(campaign, rating)``, the
+  sparetime a point of ``rating`` costs (``sparetime.services.raise_cost``);
   ``create_template`` and ``settings_template``,
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
@@ -92,7 +96,7 @@ there), ``forms.py`` (its views' forms), ``apps.py`` (the package is a Django ap
 ``ROLL_SYSTEMS`` puts in ``INSTALLED_APPS``; its ``SYSTEM`` is imported when first asked for),
 and where it has models of its own, ``models.py``, ``admin.py`` and ``migrations/`` (Mana's
 settings, its palette; its skills and pools, app label ``mana``, on the tables they had in
-``campaigns`` and ``sheets``),
+``campaigns`` and ``sheets``; Pool's settings, its costs and hit points, label ``pool``),
 ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, **about)``, the fields a new check stores, given what it is about

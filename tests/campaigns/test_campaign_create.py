@@ -6,6 +6,7 @@ from django.urls import reverse
 from campaigns import services
 from campaigns.models import Campaign, Membership
 from rolls.systems.mana.models import DEFAULT_PALETTE, palette_of
+from rolls.systems.pool.models import PoolSettings, settings_of
 from tests.helpers import db_snapshot, raises_refused
 
 URL = "/campaigns/new/"
@@ -52,8 +53,9 @@ def test_create_pool_campaign_makes_creator_gm(as_user, outsider):
     assert response.status_code == 302
     assert response["Location"] == reverse("campaign_detail", args=[campaign.id])
     assert (campaign.name, campaign.system) == ("The Marches", Campaign.POOL)
-    assert (campaign.attribute_cost, campaign.skill_cost) == (3, 2)
-    assert (campaign.hp_base, campaign.hp_per_endurance) == (12, 4)
+    row = settings_of(campaign)
+    assert (row.attribute_cost, row.skill_cost) == (3, 2)
+    assert (row.hp_base, row.hp_per_endurance) == (12, 4)
     membership = Membership.objects.get(campaign=campaign)
     assert (membership.user, membership.role) == (outsider, Membership.GM)
     assert palette_of(campaign) == DEFAULT_PALETTE
@@ -89,7 +91,8 @@ def test_mana_campaign_without_skills_and_with_bad_pool_fields(as_user, outsider
     assert response.status_code == 302
     campaign = Campaign.objects.get()
     assert not campaign.mana_skills.exists()
-    assert (campaign.attribute_cost, campaign.hp_base) == (1, 10)
+    assert (settings_of(campaign).attribute_cost, settings_of(campaign).hp_base) == (1, 10)
+    assert not PoolSettings.objects.filter(campaign=campaign).exists()
 
 
 @pytest.mark.parametrize(
@@ -146,7 +149,8 @@ def test_service_refuses_unknown_system(outsider):
 
 def test_service_keeps_model_defaults(outsider):
     campaign = services.campaign_create(user=outsider, name="X", system=Campaign.POOL)
-    assert (campaign.attribute_cost, campaign.skill_cost, campaign.hp_base) == (1, 1, 10)
+    row = settings_of(campaign)
+    assert (row.attribute_cost, row.skill_cost, row.hp_base) == (1, 1, 10)
     assert campaign.memberships.get().user == outsider
 
 

@@ -3,6 +3,7 @@ from django.urls import reverse
 
 from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaPool, ManaSkill, palette_of
+from rolls.systems.pool.models import PoolSettings, settings_of
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot, raises_refused
 
@@ -54,8 +55,9 @@ def test_gm_changes_pool_settings(as_user, pool_campaign, gm):
     assert response["Location"] == reverse("gm_panel", args=[pool_campaign.id])
     pool_campaign.refresh_from_db()
     assert pool_campaign.name == "The Far Marches"
-    assert (pool_campaign.attribute_cost, pool_campaign.skill_cost) == (3, 2)
-    assert (pool_campaign.hp_base, pool_campaign.hp_per_endurance) == (12, 4)
+    row = settings_of(pool_campaign)
+    assert (row.attribute_cost, row.skill_cost) == (3, 2)
+    assert (row.hp_base, row.hp_per_endurance) == (12, 4)
     page = client.get(response["Location"]).content.decode()
     assert "Settings saved." in page
 
@@ -65,7 +67,7 @@ def test_gm_changes_pool_settings_with_htmx(as_user, pool_campaign, gm):
     assert response.status_code == 200
     assert response.content.decode().startswith('<section id="gm-settings"')
     pool_campaign.refresh_from_db()
-    assert pool_campaign.skill_cost == 2
+    assert settings_of(pool_campaign).skill_cost == 2
 
 
 @pytest.mark.parametrize(
@@ -119,7 +121,8 @@ def test_mana_settings_ignore_pool_fields(as_user, harbor, gm):
     response = as_user(gm).post(settings_url(harbor), {**MANA, "attribute_cost": "50"})
     assert response.status_code == 302
     harbor.refresh_from_db()
-    assert harbor.attribute_cost == 1
+    assert settings_of(harbor).attribute_cost == 1
+    assert not PoolSettings.objects.filter(campaign=harbor).exists()
 
 
 def test_rename_color_everywhere(as_user, harbor, gm, outsider, character_with_pools):

@@ -1,6 +1,7 @@
 import pytest
 
 from rolls.systems.mana.models import COLORLESS, ManaSettings, palette_of
+from rolls.systems.pool.models import settings_of
 from rules import sheet as pool_sheet
 from sheets import services
 from sheets.models import Rating
@@ -20,7 +21,7 @@ def test_pool_character_has_attributes_and_fixed_skills_at_zero(ana_hero, pool_c
     assert len(ratings) == 8 + len(expected)
     assert all(r.value == 0 and r.is_approved and not r.custom for r in ratings)
     assert not any(pool_sheet.is_template(r.skill) for r in ratings)
-    assert ana_hero.hp_current == ana_hero.hp_max == pool_campaign.hp_max_for(0)
+    assert ana_hero.hp_current == ana_hero.hp_max == settings_of(pool_campaign).hp_max_for(0)
     assert not ana_hero.mana.exists()
 
 
@@ -65,17 +66,17 @@ def test_lowering_endurance_lowers_current_hp_to_the_new_maximum(ana_hero, pool_
     endurance = ana_hero.rating("Strength", "Endurance")
     services.rating_set(rating=endurance, value=5)
     ana_hero.refresh_from_db()
-    ana_hero.set_hp_current(pool_campaign.hp_max_for(5))
+    ana_hero.set_hp_current(settings_of(pool_campaign).hp_max_for(5))
     services.rating_set(rating=endurance, value=2)
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == pool_campaign.hp_max_for(2)
+    assert ana_hero.hp_current == settings_of(pool_campaign).hp_max_for(2)
 
 
 def test_raising_endurance_keeps_current_hp(ana_hero, pool_campaign):
     services.rating_set(rating=ana_hero.rating("Strength", "Endurance"), value=3)
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == pool_campaign.hp_max_for(0)
-    assert ana_hero.hp_max == pool_campaign.hp_max_for(3)
+    assert ana_hero.hp_current == settings_of(pool_campaign).hp_max_for(0)
+    assert ana_hero.hp_max == settings_of(pool_campaign).hp_max_for(3)
 
 
 # skill_take ------------------------------------------------------------------------------------

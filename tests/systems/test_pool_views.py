@@ -4,6 +4,7 @@ GM) sets HP, takes template skills and proposes custom ones."""
 import pytest
 from django.urls import reverse
 
+from rolls.systems.pool.models import settings_of
 from sheets.models import Rating
 from sheets.services import skill_propose
 from tests.helpers import HTMX, unchanged
@@ -36,7 +37,8 @@ def test_gm_sets_an_attribute_and_endurance_moves_hp_max(as_user, gm, ana_hero, 
     )
     html = response.content.decode()
     assert "2d6" in html
-    assert f"HP {pool_campaign.hp_max_for(0)} / {pool_campaign.hp_max_for(4)}" in html
+    row = settings_of(pool_campaign)
+    assert f"HP {row.hp_max_for(0)} / {row.hp_max_for(4)}" in html
 
 
 def test_plain_rating_post_redirects(as_user, gm, ana_hero):

@@ -1,5 +1,6 @@
 """The systems' campaign settings moved from columns of ``campaigns.Campaign`` to the systems'
-own models: Mana's palette to ``ManaSettings`` (mana 0002). A database migrated from before the
+own models: Mana's palette to ``ManaSettings`` (mana 0002), Pool's costs and hit points to
+``PoolSettings`` (pool 0001). A database migrated from before the
 move keeps every campaign's settings, read through the new place; migrated back, the columns
 hold them again, those written after the move too."""
 
@@ -9,12 +10,15 @@ from django.contrib.auth import get_user_model
 from campaigns.models import Campaign
 from campaigns.services import campaign_create
 from rolls.systems.mana.models import DEFAULT_PALETTE, ManaSettings, palette_of
+from rolls.systems.pool.models import PoolSettings, settings_of
 from tests.systems.test_mana_migrations import migrate
 
 #: Before the move: the settings columns of the campaign.
 BEFORE = [("campaigns", "0005_manaskill_moves_to_mana"), ("mana", "0001_initial")]
 #: After it: every app of ours at its latest.
-AFTER = ["mana", "campaigns", "sheets", "rolls"]
+AFTER = ["mana", "pool", "campaigns", "sheets", "rolls"]
+#: A Pool campaign's settings, by field name.
+POOL = ("attribute_cost", "skill_cost", "hp_base", "hp_per_endurance")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -43,6 +47,59 @@ def test_palettes_written_before_the_move_are_manas_after_it_and_back():
             plain.pk: DEFAULT_PALETTE,
             marches.pk: DEFAULT_PALETTE,
             tide.pk: ["salt", "foam"],
+        }
+    finally:
+        migrate(AFTER)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pool_settings_written_before_the_move_are_pools_after_it_and_back():
+    old = migrate(BEFORE)
+    try:
+        OldCampaign = old.get_model("campaigns", "Campaign")
+        marches = OldCampaign.objects.create(
+            name="Marches",
+            system="pool",
+            attribute_cost=3,
+            skill_cost=2,
+            hp_base=12,
+            hp_per_endurance=4,
+        )
+        plain = OldCampaign.objects.create(name="Plain", system="pool")
+        harbor = OldCampaign.objects.create(name="Harbor", system="mana", skill_cost=9)
+    finally:
+        migrate(AFTER)
+
+    row = settings_of(Campaign.objects.get(pk=marches.pk))
+    assert [getattr(row, f) for f in POOL] == [3, 2, 12, 4]
+    assert row.hp_max_for(2) == 20
+    assert [getattr(settings_of(Campaign.objects.get(pk=plain.pk)), f) for f in POOL] == [
+        1,
+        1,
+        10,
+        2,
+    ]
+    assert set(PoolSettings.objects.values_list("campaign_id", flat=True)) == {marches.pk, plain.pk}
+    assert not PoolSettings.objects.filter(campaign_id=harbor.pk).exists()
+
+    gm = get_user_model().objects.create(username="gm")
+    wilds = campaign_create(
+        user=gm,
+        name="Wilds",
+        system="pool",
+        attribute_cost=5,
+        skill_cost=4,
+        hp_base=0,
+        hp_per_endurance=7,
+    )
+    old = migrate(BEFORE)
+    try:
+        rows = old.get_model("campaigns", "Campaign").objects.values_list("id", *POOL)
+        assert {pk: values for pk, *values in rows} == {
+            marches.pk: [3, 2, 12, 4],
+            plain.pk: [1, 1, 10, 2],
+            harbor.pk: [1, 1, 10, 2],
+            wilds.pk: [5, 4, 0, 7],
         }
     finally:
         migrate(AFTER)

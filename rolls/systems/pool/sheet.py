@@ -9,10 +9,12 @@ from rules import sheet as pool_sheet
 from sheets.models import Rating
 from sparetime.services import party_free_sparetime
 
+from .models import settings_of
+
 
 def character_fields(campaign):
     """A new character's own fields: it starts at full HP."""
-    return {"hp_current": campaign.hp_max_for(0)}
+    return {"hp_current": settings_of(campaign).hp_max_for(0)}
 
 
 def character_fill(character):
@@ -40,7 +42,7 @@ def party_row(campaign, character, private):
     """A character's party columns: its HP maximum, its free sparetime (None unless
     ``private``)."""
     return {
-        "hp_max": campaign.hp_max_for(character.endurance_value or 0),
+        "hp_max": settings_of(campaign).hp_max_for(character.endurance_value or 0),
         "sparetime": (character.sum_sparetime or 0) if private else None,
     }
 

@@ -1,7 +1,8 @@
 # A Mana campaign's palette moves from a column of campaigns.Campaign to Mana's own ManaSettings
 # (one row per campaign, its primary key the campaign's): every Mana campaign's palette is
 # carried over, and back when unapplied (campaigns 0006, which drops the column, runs after
-# this one, and is unapplied before it).
+# this one, and is unapplied before it). A campaign of another system had the column unused: it
+# is not carried, and comes back at its default.
 
 import django.db.models.deletion
 import rolls.systems.mana.models
