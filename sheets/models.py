@@ -25,8 +25,6 @@ class Character(models.Model):
     name = models.CharField(max_length=80)
     concept = models.CharField(max_length=200, blank=True)
     history = models.TextField(blank=True)
-    # Mana system: the character's traits (a skill naming one of them earns trait dice).
-    traits = models.JSONField(default=list, blank=True)
     # Pool system: current hit points (the maximum follows Endurance).
     hp_current = models.IntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -38,9 +36,6 @@ class Character(models.Model):
 
     def __str__(self):
         return self.name
-
-    def has_trait(self, trait):
-        return bool(trait) and trait.casefold() in {t.casefold() for t in self.traits}
 
     # Pool: ratings ----------------------------------------------------------------------------
     def rating(self, attribute, skill=""):
@@ -62,17 +57,6 @@ class Character(models.Model):
             raise Refused(f"Current HP lies between 0 and {hp_max}.")
         self.hp_current = value
         self.save(update_fields=["hp_current"])
-
-    # Mana: traits -------------------------------------------------------------------------------
-    def set_traits(self, traits):
-        """Replace the traits; blanks are dropped and a trait repeated in any case kept once."""
-        kept = {}
-        for trait in traits:
-            trait = " ".join(trait.split())
-            if trait:
-                kept.setdefault(trait.casefold(), trait)
-        self.traits = list(kept.values())
-        self.save(update_fields=["traits"])
 
 
 class Rating(models.Model):

@@ -35,7 +35,9 @@
   skills, to ``campaign_fill(campaign, **them)``, the system's part of a new campaign);
   ``campaign_related``, the names of its own rows of a campaign (its settings' model, a
   ``OneToOneField`` to ``Campaign``) that ``campaigns.access`` reads along with the campaign
-  (``select_related``; ``()``: none);
+  (``select_related``; ``()``: none); ``character_related``, those of a character (Mana's
+  traits), which ``sheets.access.character_for``, ``Check.objects.of`` and the NPC roll's
+  choice read along with it (``()``: none);
 * what the floors below ask of a system with a sheet's HP and sparetime (Pool; only asked of
   such a system, ``sparetime``): ``hp_max_for(campaign, endurance)``, a character's HP
   maximum (``sheets.models.Character.hp_max``), and ``raise_cost(campaign, rating)``, the
@@ -95,8 +97,9 @@ panel sections; Pool's include ``sparetime.urls``, the sparetime app's pages, ro
 there), ``forms.py`` (its views' forms), ``apps.py`` (the package is a Django app too, which
 ``ROLL_SYSTEMS`` puts in ``INSTALLED_APPS``; its ``SYSTEM`` is imported when first asked for),
 and where it has models of its own, ``models.py``, ``admin.py`` and ``migrations/`` (Mana's
-settings, its palette; its skills and pools, app label ``mana``, on the tables they had in
-``campaigns`` and ``sheets``; Pool's settings, its costs and hit points, label ``pool``),
+settings, its palette; a character's traits; its skills and pools, app label ``mana``, on the
+tables they had in ``campaigns`` and ``sheets``; Pool's settings, its costs and hit points,
+label ``pool``),
 ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, **about)``, the fields a new check stores, given what it is about

@@ -1,6 +1,7 @@
 import pytest
 
-from rolls.systems.mana.models import COLORLESS, ManaSettings, palette_of
+from rolls.systems.mana.models import COLORLESS, ManaSettings, has_trait, palette_of, traits_of
+from rolls.systems.mana.services import traits_set
 from rolls.systems.pool.models import settings_of
 from rules import sheet as pool_sheet
 from sheets import services
@@ -208,7 +209,7 @@ def test_set_hp_current_within_range(ana_hero):
 
 
 def test_set_traits_drops_blanks_and_repeats(ana_mage):
-    ana_mage.set_traits(["Athletic", " ", "sharp   eyes", "ATHLETIC"])
+    traits_set(character=ana_mage, traits=["Athletic", " ", "sharp   eyes", "ATHLETIC"])
     ana_mage.refresh_from_db()
-    assert ana_mage.traits == ["Athletic", "sharp eyes"]
-    assert ana_mage.has_trait("athletic")
+    assert traits_of(ana_mage) == ["Athletic", "sharp eyes"]
+    assert has_trait(ana_mage, "athletic")

@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from rolls.systems.mana.models import palette_of
-from rolls.systems.mana.services import mana_set_maxima
+from rolls.systems.mana.services import mana_set_maxima, traits_set
 from sheets.models import Character, Rating
 from sheets.services import skill_propose
 from tests.helpers import HTMX, unchanged
@@ -136,7 +136,7 @@ def test_other_player_views_the_sheet_without_edit_forms(as_user, other_player, 
 def test_mana_sheet_shows_skills_traits_and_pool(as_user, player, ana_mage, mana_campaign):
     mana_campaign.mana_skills.create(name="Jump", color_a="red", color_b="green", trait="Athletic")
     mana_campaign.mana_skills.create(name="Gather Information", color_a="blue", color_b="white")
-    ana_mage.set_traits(["athletic", "Stubborn"])
+    traits_set(character=ana_mage, traits=["athletic", "Stubborn"])
     mana_set_maxima(character=ana_mage, maxima={"blue": 4})
     html = as_user(player).get(sheet_url("character_detail", ana_mage)).content.decode()
     for text in (

@@ -1,16 +1,24 @@
-"""The systems' campaign settings moved from columns of ``campaigns.Campaign`` to the systems'
-own models: Mana's palette to ``ManaSettings`` (mana 0002), Pool's costs and hit points to
-``PoolSettings`` (pool 0001). A database migrated from before the
-move keeps every campaign's settings, read through the new place; migrated back, the columns
-hold them again, those written after the move too."""
+"""The systems' fields moved from columns of the shared models to the systems' own models:
+Mana's palette to ``ManaSettings`` (mana 0002), Pool's costs and hit points to ``PoolSettings``
+(pool 0001), a Mana character's traits to ``ManaSheet`` (mana 0003). A database migrated from
+before a move keeps every value, read through the new place; migrated back, the columns hold
+them again, those written after the move too."""
 
 import pytest
 from django.contrib.auth import get_user_model
 
 from campaigns.models import Campaign
 from campaigns.services import campaign_create
-from rolls.systems.mana.models import DEFAULT_PALETTE, ManaSettings, palette_of
+from rolls.systems.mana.models import (
+    DEFAULT_PALETTE,
+    ManaSettings,
+    ManaSheet,
+    palette_of,
+    traits_of,
+)
+from rolls.systems.mana.services import traits_set
 from rolls.systems.pool.models import PoolSettings, settings_of
+from sheets.models import Character
 from tests.systems.test_mana_migrations import migrate
 
 #: Before the move: the settings columns of the campaign.
@@ -101,5 +109,45 @@ def test_pool_settings_written_before_the_move_are_pools_after_it_and_back():
             harbor.pk: [1, 1, 10, 2],
             wilds.pk: [5, 4, 0, 7],
         }
+    finally:
+        migrate(AFTER)
+
+
+#: Before the traits' move: the column of the character.
+BEFORE_TRAITS = [
+    ("sheets", "0003_manapool_moves_to_mana"),
+    ("mana", "0002_mana_settings"),
+    ("campaigns", "0007_pool_settings_move_to_pool"),
+]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_traits_written_before_the_move_are_manas_after_it_and_back():
+    old = migrate(BEFORE_TRAITS)
+    try:
+        User = old.get_model("auth", "User")
+        OldCampaign = old.get_model("campaigns", "Campaign")
+        OldCharacter = old.get_model("sheets", "Character")
+        ana = User.objects.create(username="ana")
+        harbor = OldCampaign.objects.create(name="Harbor", system="mana")
+        marches = OldCampaign.objects.create(name="Marches", system="pool")
+        mira = OldCharacter.objects.create(
+            campaign=harbor, owner=ana, name="Mira", traits=["Athletic", "sharp eyes"]
+        )
+        ilse = OldCharacter.objects.create(campaign=harbor, owner=ana, name="Ilse")
+        hero = OldCharacter.objects.create(campaign=marches, owner=ana, name="Hero", traits=["x"])
+    finally:
+        migrate(AFTER)
+
+    assert traits_of(Character.objects.get(pk=mira.pk)) == ["Athletic", "sharp eyes"]
+    assert traits_of(Character.objects.get(pk=ilse.pk)) == []
+    assert set(ManaSheet.objects.values_list("character_id", flat=True)) == {mira.pk, ilse.pk}
+    assert Character.objects.filter(pk=hero.pk).exists()
+
+    traits_set(character=Character.objects.get(pk=ilse.pk), traits=["Stubborn"])
+    old = migrate(BEFORE_TRAITS)
+    try:
+        traits = dict(old.get_model("sheets", "Character").objects.values_list("id", "traits"))
+        assert traits == {mira.pk: ["Athletic", "sharp eyes"], ilse.pk: ["Stubborn"], hero.pk: []}
     finally:
         migrate(AFTER)

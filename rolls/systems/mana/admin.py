@@ -4,7 +4,7 @@ from campaigns.models import Campaign
 from sheets.admin import CharacterAdmin
 from sheets.models import Character
 
-from .models import ManaPool, ManaSettings, ManaSkill
+from .models import ManaPool, ManaSettings, ManaSheet, ManaSkill
 
 
 class ManaSettingsInline(admin.StackedInline):
@@ -42,10 +42,18 @@ class ManaPoolInline(admin.TabularInline):
     extra = 0
 
 
-class ManaCharacterAdmin(CharacterAdmin):
-    """The character's admin with its mana pools below its ratings."""
+class ManaSheetInline(admin.StackedInline):
+    """A Mana character's traits, on its character's page (where the column was)."""
 
-    inlines = [*CharacterAdmin.inlines, ManaPoolInline]
+    model = ManaSheet
+    max_num = 1
+    can_delete = False
+
+
+class ManaCharacterAdmin(CharacterAdmin):
+    """The character's admin with its traits and mana pools below its ratings."""
+
+    inlines = [*CharacterAdmin.inlines, ManaSheetInline, ManaPoolInline]
 
 
 admin.site.unregister(Character)

@@ -1,7 +1,7 @@
-"""Mana's own models: a campaign's settings (its palette), skills and a character's mana pools.
-The skills and pools moved here from ``campaigns`` and ``sheets`` keeping their tables
-(``db_table``), the palette from a column of ``Campaign`` (its rows carried over), as the
-migrations say."""
+"""Mana's own models: a campaign's settings (its palette) and skills, a character's traits and
+mana pools. The skills and pools moved here from ``campaigns`` and ``sheets`` keeping their
+tables (``db_table``), the palette and the traits from columns of ``Campaign`` and
+``Character`` (their rows carried over), as the migrations say."""
 
 from django.db import models
 from django.db.models import Q
@@ -96,3 +96,35 @@ class ManaPool(models.Model):
         self.maximum = maximum
         self.current = min(self.current, maximum)
         self.save(update_fields=["current", "maximum"])
+
+
+class ManaSheet(models.Model):
+    """What a Mana character has besides its pools: its traits (a skill naming one of them earns
+    trait dice). Written by ``services.traits_set``; read through ``sheet_of``."""
+
+    character = models.OneToOneField(
+        Character, on_delete=models.CASCADE, primary_key=True, related_name="mana_sheet"
+    )
+    traits = models.JSONField(default=list, blank=True)
+
+    def __str__(self):
+        return f"{self.character} · {', '.join(self.traits)}"
+
+
+def sheet_of(character):
+    """``character``'s Mana sheet: read along with it (``character_related``), else read once;
+    a character without a row (no traits set yet) has none, unsaved."""
+    try:
+        return character.mana_sheet
+    except ManaSheet.DoesNotExist:
+        return ManaSheet(character=character)
+
+
+def traits_of(character):
+    """``character``'s traits, in order."""
+    return sheet_of(character).traits
+
+
+def has_trait(character, trait):
+    """Whether ``character`` has ``trait`` (in any case)."""
+    return bool(trait) and trait.casefold() in {t.casefold() for t in traits_of(character)}

@@ -11,7 +11,16 @@ from rules import RulesError, mana
 
 from ... import services as shared
 from ...models import Check, LogEntry
-from .models import COLORLESS, ManaPool, ManaSettings, ManaSkill, palette_of, settings_of
+from .models import (
+    COLORLESS,
+    ManaPool,
+    ManaSettings,
+    ManaSkill,
+    has_trait,
+    palette_of,
+    settings_of,
+    sheet_of,
+)
 
 #: Highest mana maximum per color.
 MANA_MAX = 99
@@ -77,6 +86,20 @@ def _pools_follow_palette(*, campaign, renamed):
     )
 
 
+@transaction.atomic(savepoint=False)
+def traits_set(*, character, traits):
+    """Replace the character's traits; blanks are dropped and a trait repeated in any case kept
+    once."""
+    kept = {}
+    for trait in traits:
+        trait = " ".join(trait.split())
+        if trait:
+            kept.setdefault(trait.casefold(), trait)
+    row = sheet_of(character)
+    row.traits = list(kept.values())
+    row.save()
+
+
 def mana_set_maxima(*, character, maxima):
     """Set the mana maximum of each color in ``maxima`` ({color: 0..MANA_MAX}); a current amount
     above its new maximum drops to it. Colors of the palette without a pool row get one."""
@@ -132,7 +155,7 @@ def mana_dice(*, check, skill, spend_a, spend_b, colorless):
             spend_a,
             spend_b,
             colorless,
-            has_trait=check.character.has_trait(skill.trait),
+            has_trait=has_trait(check.character, skill.trait),
             previous_units=previous_units(check),
         )
     except RulesError as error:

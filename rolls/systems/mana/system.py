@@ -25,7 +25,7 @@ from .forms import (
     skills_field,
     split_colors,
 )
-from .models import COLORLESS, ManaPool, ManaSkill, palette_of
+from .models import COLORLESS, ManaPool, ManaSkill, has_trait, palette_of
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
 ADVICE_ROWS = 8
@@ -225,6 +225,9 @@ class Mana:
     settings_keys = ("palette",)
     #: Its settings' row, read along with the campaign (``campaigns.access``).
     campaign_related = ("mana_settings",)
+    #: Its row of a character (its traits), read along with it (``character_for``, a check's
+    #: character, the NPC roll's choice).
+    character_related = ("mana_sheet",)
 
     def campaign_fill(self, campaign, *, palette=None, skills=()):
         """A new campaign's settings and skills, those typed in the create form
@@ -319,7 +322,7 @@ def _advice(check, skill, form, pools):
         have.get(skill.color_b, 0),
         have.get(COLORLESS, 0),
         check.target,
-        has_trait=check.character.has_trait(skill.trait),
+        has_trait=has_trait(check.character, skill.trait),
         previous_units=sum(earlier),
         reattempt=bool(earlier),
     )

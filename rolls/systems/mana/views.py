@@ -97,7 +97,7 @@ def character_traits(request, campaign_id, character_id, system):
         character,
         MANA,
         form,
-        lambda: character.set_traits(form.cleaned_data["traits"]),
+        lambda: services.traits_set(character=character, traits=form.cleaned_data["traits"]),
     )
 
 

@@ -231,6 +231,8 @@ class Pool:
 
     #: Its settings' row, read along with the campaign (``campaigns.access``).
     campaign_related = ("pool_settings",)
+    #: Its rows of a character read along with it: none (its ratings are read apart).
+    character_related = ()
 
     def campaign_fill(self, campaign, **settings):
         """A new campaign has nothing of Pool's but its settings."""

@@ -188,6 +188,7 @@ class Coins:
     # No settings of its own: the campaign forms have only the name for it.
     settings_keys = ()
     campaign_related = ()
+    character_related = ()
 
     def campaign_fill(self, campaign):
         pass
