@@ -3,7 +3,6 @@ from django.db import models
 
 from campaigns.models import Campaign
 from campaigns.systems import system_of
-from core.writes import Refused
 from rules import sheet as pool_sheet
 
 
@@ -25,8 +24,6 @@ class Character(models.Model):
     name = models.CharField(max_length=80)
     concept = models.CharField(max_length=200, blank=True)
     history = models.TextField(blank=True)
-    # Pool system: current hit points (the maximum follows Endurance).
-    hp_current = models.IntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = CharacterQuerySet.as_manager()
@@ -49,14 +46,6 @@ class Character(models.Model):
     @property
     def hp_max(self):
         return system_of(self.campaign).hp_max_for(self.campaign, self.endurance)
-
-    def set_hp_current(self, value):
-        """Damage and healing at the table: current HP lies in 0..hp_max."""
-        hp_max = self.hp_max
-        if not 0 <= value <= hp_max:
-            raise Refused(f"Current HP lies between 0 and {hp_max}.")
-        self.hp_current = value
-        self.save(update_fields=["hp_current"])
 
 
 class Rating(models.Model):

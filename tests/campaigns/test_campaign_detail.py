@@ -5,9 +5,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Membership
-from rolls.systems.pool.models import settings_of
+from rolls.systems.pool.models import PoolSheet, settings_of
 from rules.sheet import ENDURANCE
-from sheets.models import Character, Rating
+from sheets.models import Rating
 from sheets.services import character_create
 from sparetime.services import free_sparetime, sparetime_grant, sparetime_spend
 from tests.conftest import make_campaign, make_user
@@ -69,7 +69,7 @@ def test_the_gm_sees_every_character_with_its_player_hp_and_sparetime(
     bram = character_create(campaign=pool_campaign, owner=other_player, name="Bram")
     npc = character_create(campaign=pool_campaign, owner=gm, name="Ogre")
     Rating.objects.filter(character=ilse, skill=ENDURANCE).update(value=2)
-    Character.objects.filter(pk=ilse.pk).update(hp_current=7)
+    PoolSheet.objects.update_or_create(character_id=ilse.pk, defaults=dict(hp_current=7))
     sparetime_grant(character=ilse, amount=5, by=gm)
     sparetime_grant(character=bram, amount=3, by=gm)
     content = as_user(gm).get(detail(pool_campaign)).content.decode()

@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 
 from rolls.systems.mana.models import ManaPool
-from rolls.systems.pool.models import settings_of
+from rolls.systems.pool.models import PoolSheet, settings_of
 from rules.sheet import ENDURANCE
-from sheets.models import Character, Rating
+from sheets.models import Rating
 from sheets.services import character_create
 from sparetime.services import sparetime_grant
 from tests.helpers import HTMX
@@ -35,7 +35,7 @@ def pool_party(pool_campaign, gm, player, other_player):
     tor = character_create(campaign=pool_campaign, owner=other_player, name="Tor <b>")
     ogre = character_create(campaign=pool_campaign, owner=gm, name="The Ogre")
     Rating.objects.filter(character=ilse, skill=ENDURANCE).update(value=3)
-    Character.objects.filter(pk=ilse.pk).update(hp_current=4)
+    PoolSheet.objects.update_or_create(character_id=ilse.pk, defaults=dict(hp_current=4))
     sparetime_grant(character=ilse, amount=6, by=gm)
     sparetime_grant(character=tor, amount=11, by=gm)
     return pool_campaign, ilse, tor, ogre

@@ -2,7 +2,8 @@ import pytest
 
 from rolls.systems.mana.models import COLORLESS, ManaSettings, has_trait, palette_of, traits_of
 from rolls.systems.mana.services import traits_set
-from rolls.systems.pool.models import settings_of
+from rolls.systems.pool.models import settings_of, sheet_of
+from rolls.systems.pool.services import hp_set
 from rules import sheet as pool_sheet
 from sheets import services
 from sheets.models import Rating
@@ -22,7 +23,8 @@ def test_pool_character_has_attributes_and_fixed_skills_at_zero(ana_hero, pool_c
     assert len(ratings) == 8 + len(expected)
     assert all(r.value == 0 and r.is_approved and not r.custom for r in ratings)
     assert not any(pool_sheet.is_template(r.skill) for r in ratings)
-    assert ana_hero.hp_current == ana_hero.hp_max == settings_of(pool_campaign).hp_max_for(0)
+    full = settings_of(pool_campaign).hp_max_for(0)
+    assert sheet_of(ana_hero).hp_current == ana_hero.hp_max == full
     assert not ana_hero.mana.exists()
 
 
@@ -67,16 +69,16 @@ def test_lowering_endurance_lowers_current_hp_to_the_new_maximum(ana_hero, pool_
     endurance = ana_hero.rating("Strength", "Endurance")
     services.rating_set(rating=endurance, value=5)
     ana_hero.refresh_from_db()
-    ana_hero.set_hp_current(settings_of(pool_campaign).hp_max_for(5))
+    hp_set(character=ana_hero, value=settings_of(pool_campaign).hp_max_for(5))
     services.rating_set(rating=endurance, value=2)
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == settings_of(pool_campaign).hp_max_for(2)
+    assert sheet_of(ana_hero).hp_current == settings_of(pool_campaign).hp_max_for(2)
 
 
 def test_raising_endurance_keeps_current_hp(ana_hero, pool_campaign):
     services.rating_set(rating=ana_hero.rating("Strength", "Endurance"), value=3)
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == settings_of(pool_campaign).hp_max_for(0)
+    assert sheet_of(ana_hero).hp_current == settings_of(pool_campaign).hp_max_for(0)
     assert ana_hero.hp_max == settings_of(pool_campaign).hp_max_for(3)
 
 
@@ -200,12 +202,12 @@ def test_skill_decide_refuses_a_seed_skill(ana_hero):
 
 
 def test_set_hp_current_within_range(ana_hero):
-    ana_hero.set_hp_current(0)
+    hp_set(character=ana_hero, value=0)
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == 0
+    assert sheet_of(ana_hero).hp_current == 0
     for value in (-1, ana_hero.hp_max + 1):
         with unchanged(), raises_refused(match="between 0 and"):
-            ana_hero.set_hp_current(value)
+            hp_set(character=ana_hero, value=value)
 
 
 def test_set_traits_drops_blanks_and_repeats(ana_mage):

@@ -4,7 +4,7 @@ GM) sets HP, takes template skills and proposes custom ones."""
 import pytest
 from django.urls import reverse
 
-from rolls.systems.pool.models import settings_of
+from rolls.systems.pool.models import settings_of, sheet_of
 from sheets.models import Rating
 from sheets.services import skill_propose
 from tests.helpers import HTMX, unchanged
@@ -105,7 +105,7 @@ def test_owner_and_gm_set_hp(as_user, request, ana_hero, who):
     assert response.status_code == 200
     assert f"HP 4 / {ana_hero.hp_max}".encode() in response.content
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == 4
+    assert sheet_of(ana_hero).hp_current == 4
 
 
 @pytest.mark.parametrize("value", ["-1", "abc", "11", HUGE, ""])

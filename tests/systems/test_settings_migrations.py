@@ -1,6 +1,7 @@
 """The systems' fields moved from columns of the shared models to the systems' own models:
 Mana's palette to ``ManaSettings`` (mana 0002), Pool's costs and hit points to ``PoolSettings``
-(pool 0001), a Mana character's traits to ``ManaSheet`` (mana 0003). A database migrated from
+(pool 0001), a Mana character's traits to ``ManaSheet`` (mana 0003), a Pool character's current
+HP to ``PoolSheet`` (pool 0002). A database migrated from
 before a move keeps every value, read through the new place; migrated back, the columns hold
 them again, those written after the move too."""
 
@@ -17,7 +18,8 @@ from rolls.systems.mana.models import (
     traits_of,
 )
 from rolls.systems.mana.services import traits_set
-from rolls.systems.pool.models import PoolSettings, settings_of
+from rolls.systems.pool.models import PoolSettings, PoolSheet, settings_of, sheet_of
+from rolls.systems.pool.services import hp_set
 from sheets.models import Character
 from tests.systems.test_mana_migrations import migrate
 
@@ -149,5 +151,44 @@ def test_traits_written_before_the_move_are_manas_after_it_and_back():
     try:
         traits = dict(old.get_model("sheets", "Character").objects.values_list("id", "traits"))
         assert traits == {mira.pk: ["Athletic", "sharp eyes"], ilse.pk: ["Stubborn"], hero.pk: []}
+    finally:
+        migrate(AFTER)
+
+
+#: Before the HP's move: the column of the character.
+BEFORE_HP = [
+    ("sheets", "0004_traits_move_to_mana"),
+    ("pool", "0001_initial"),
+    ("mana", "0003_mana_sheet"),
+    ("campaigns", "0007_pool_settings_move_to_pool"),
+]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hp_written_before_the_move_is_pools_after_it_and_back():
+    old = migrate(BEFORE_HP)
+    try:
+        User = old.get_model("auth", "User")
+        OldCampaign = old.get_model("campaigns", "Campaign")
+        OldCharacter = old.get_model("sheets", "Character")
+        ana = User.objects.create(username="ana")
+        marches = OldCampaign.objects.create(name="Marches", system="pool")
+        harbor = OldCampaign.objects.create(name="Harbor", system="mana")
+        aria = OldCharacter.objects.create(campaign=marches, owner=ana, name="Aria", hp_current=7)
+        bram = OldCharacter.objects.create(campaign=marches, owner=ana, name="Bram")
+        mira = OldCharacter.objects.create(campaign=harbor, owner=ana, name="Mira", hp_current=3)
+    finally:
+        migrate(AFTER)
+
+    assert sheet_of(Character.objects.get(pk=aria.pk)).hp_current == 7
+    assert sheet_of(Character.objects.get(pk=bram.pk)).hp_current == 0
+    assert set(PoolSheet.objects.values_list("character_id", flat=True)) == {aria.pk, bram.pk}
+    assert Character.objects.filter(pk=mira.pk).exists()
+
+    hp_set(character=Character.objects.get(pk=bram.pk), value=5)
+    old = migrate(BEFORE_HP)
+    try:
+        hp = dict(old.get_model("sheets", "Character").objects.values_list("id", "hp_current"))
+        assert hp == {aria.pk: 7, bram.pk: 5, mira.pk: 0}
     finally:
         migrate(AFTER)

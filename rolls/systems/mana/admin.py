@@ -1,7 +1,6 @@
 from django.contrib import admin
 
 from campaigns.models import Campaign
-from sheets.admin import CharacterAdmin
 from sheets.models import Character
 
 from .models import ManaPool, ManaSettings, ManaSheet, ManaSkill
@@ -50,10 +49,14 @@ class ManaSheetInline(admin.StackedInline):
     can_delete = False
 
 
-class ManaCharacterAdmin(CharacterAdmin):
-    """The character's admin with its traits and mana pools below its ratings."""
+_CharacterAdmin = type(admin.site.get_model_admin(Character))
 
-    inlines = [*CharacterAdmin.inlines, ManaSheetInline, ManaPoolInline]
+
+class ManaCharacterAdmin(_CharacterAdmin):
+    """The character's admin (as registered: another system may have added its own) with its
+    traits and mana pools below its ratings."""
+
+    inlines = [*_CharacterAdmin.inlines, ManaSheetInline, ManaPoolInline]
 
 
 admin.site.unregister(Character)

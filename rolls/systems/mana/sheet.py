@@ -11,8 +11,8 @@ from .services import mana_colors
 
 
 def character_fields(campaign):
-    """A new character's own fields: none of Pool's HP."""
-    return {"hp_current": 0}
+    """A new character's own fields: none."""
+    return {}
 
 
 def character_fill(character):

@@ -1,9 +1,11 @@
-"""Pool's own models: a campaign's settings, carried over from columns of ``Campaign`` (pool
-0001). Its ratings are ``sheets.Rating``, its ledger the ``sparetime`` app."""
+"""Pool's own models: a campaign's settings and a character's current HP, carried over from
+columns of ``Campaign`` and ``Character`` (pool 0001, 0002). Its ratings are ``sheets.Rating``,
+its ledger the ``sparetime`` app."""
 
 from django.db import models
 
 from campaigns.models import Campaign
+from sheets.models import Character
 
 
 class PoolSettings(models.Model):
@@ -45,3 +47,26 @@ def settings_of(campaign):
         return campaign.pool_settings
     except PoolSettings.DoesNotExist:
         return PoolSettings(campaign=campaign)
+
+
+class PoolSheet(models.Model):
+    """What a Pool character has besides its ratings: its current hit points (the maximum
+    follows Endurance: ``Character.hp_max``). Written by ``services.hp_set`` (and a new
+    character's ``sheet.character_fill``); read through ``sheet_of``."""
+
+    character = models.OneToOneField(
+        Character, on_delete=models.CASCADE, primary_key=True, related_name="pool_sheet"
+    )
+    hp_current = models.IntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.character} · HP {self.hp_current}"
+
+
+def sheet_of(character):
+    """``character``'s Pool sheet: read along with it (``character_related``), else read once;
+    a character without a row (made without ``character_fill``) has 0 HP, unsaved."""
+    try:
+        return character.pool_sheet
+    except PoolSheet.DoesNotExist:
+        return PoolSheet(character=character)

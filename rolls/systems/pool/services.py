@@ -11,7 +11,7 @@ from sheets.models import Rating
 
 from ... import services as shared
 from ...models import Check, LogEntry
-from .models import SETTINGS, PoolSettings, settings_of
+from .models import SETTINGS, PoolSettings, settings_of, sheet_of
 
 #: What a declined shift resets.
 SHIFT_STATE = ["status", "shift_d6", "shift_d10", "bonus_effect"]
@@ -39,6 +39,27 @@ def settings_update(*, campaign, **settings):
     for field, value in _given(settings).items():
         setattr(row, field, value)
     row.save()
+
+
+@transaction.atomic(savepoint=False)
+def hp_set(*, character, value):
+    """Damage and healing at the table: current HP lies in 0..hp_max."""
+    hp_max = character.hp_max
+    if not 0 <= value <= hp_max:
+        raise Refused(f"Current HP lies between 0 and {hp_max}.")
+    row = sheet_of(character)
+    row.hp_current = value
+    row.save()
+
+
+def hp_follow_endurance(*, character):
+    """Endurance changed (``sheet.endurance_follow``): current HP above the new maximum drops
+    to it."""
+    row = sheet_of(character)
+    hp_max = character.hp_max
+    if row.hp_current > hp_max:
+        row.hp_current = hp_max
+        row.save()
 
 
 def asked_fields(character, suggestion):

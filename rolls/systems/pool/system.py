@@ -231,8 +231,9 @@ class Pool:
 
     #: Its settings' row, read along with the campaign (``campaigns.access``).
     campaign_related = ("pool_settings",)
-    #: Its rows of a character read along with it: none (its ratings are read apart).
-    character_related = ()
+    #: Its row of a character (its HP), read along with it (``character_for``, a check's
+    #: character, the NPC roll's choice; its ratings are read apart).
+    character_related = ("pool_sheet",)
 
     def campaign_fill(self, campaign, **settings):
         """A new campaign has nothing of Pool's but its settings."""

@@ -72,7 +72,7 @@ class Sheet:
 
     @staticmethod
     def character_fields(campaign):
-        return {"hp_current": 0}
+        return {}
 
     @staticmethod
     def character_fill(character):
