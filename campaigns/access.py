@@ -7,7 +7,7 @@ from django.db.models import Q
 from django.http import Http404
 
 from .models import Membership
-from .systems import SYSTEMS
+from .systems import SYSTEMS, campaign_related
 
 
 def campaign_for(request, campaign_id, *, gm=False, system=None):
@@ -30,10 +30,12 @@ def campaign_for(request, campaign_id, *, gm=False, system=None):
 
 def membership_of(user_id, campaign_id):
     """(the user's Membership of the campaign with its campaign, or None; the GM's user id),
-    in one small query. The room's socket asks here too."""
+    in one small query, the campaign's rows of its systems joined (``campaign_related``). The
+    room's socket asks here too."""
     if user_id is None:
         return None, None
-    rows = Membership.objects.select_related("campaign").filter(
+    related = [f"campaign__{name}" for name in campaign_related()]
+    rows = Membership.objects.select_related("campaign", *related).filter(
         Q(user_id=user_id) | Q(role=Membership.GM), campaign_id=campaign_id
     )
     membership, gm_id = None, None

@@ -1,54 +1,19 @@
 """Forms for signing up, creating a campaign and for the GM panel's settings.
 
 The campaign forms hold the name and ask the systems (``SYSTEMS``) for the rest; the fields
-and checks below (palette, colors, costs, hit points) are what the systems' packages build
-theirs from (``rolls/systems/<key>/system.py``; Mana's skills: ``rolls/systems/mana/forms.py``)."""
+below (costs, hit points) are what the systems' packages build theirs from
+(``rolls/systems/<key>/system.py``; Mana's palette and skills: ``rolls/systems/mana/forms.py``)."""
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
-from django.core.exceptions import ValidationError
 
 from core.names import check_username, plain_name
 
-from .models import DEFAULT_PALETTE, Campaign
+from .models import Campaign
 from .systems import SYSTEMS, system_choices, system_of
 
-COLORLESS = "colorless"
-MAX_COLORS = 12
-COLOR_MAX_LENGTH = 30
 MAX_COST = 100
 MAX_HP = 1000
-
-
-def split_colors(text):
-    """``"white, blue"`` -> ``["white", "blue"]``; blank text -> ``[]``. Entries are stripped."""
-    if not text.strip():
-        return []
-    return [name.strip() for name in text.split(",")]
-
-
-def check_colors(colors, *, taken=()):
-    """Raise ValidationError unless ``colors`` are usable new color names.
-
-    Each name is non-empty, at most 30 characters, not "colorless", not in ``taken`` and appears
-    once (names compare case-insensitively)."""
-    seen = {name.casefold() for name in taken}
-    for name in colors:
-        if not name:
-            raise ValidationError("A color name is blank (check for doubled or trailing commas).")
-        plain_name(name)
-        if len(name) > COLOR_MAX_LENGTH:
-            raise ValidationError(f"“{name}” is too long (at most {COLOR_MAX_LENGTH} characters).")
-        if name.casefold() == COLORLESS:
-            raise ValidationError("“colorless” is always there; it can't be a palette color.")
-        if name.casefold() in seen:
-            raise ValidationError(f"The color “{name}” appears twice.")
-        seen.add(name.casefold())
-
-
-def check_palette_size(colors):
-    if not 1 <= len(colors) <= MAX_COLORS:
-        raise ValidationError(f"A palette has 1 to {MAX_COLORS} colors.")
 
 
 def cost_field(label, **kwargs):
@@ -57,56 +22,6 @@ def cost_field(label, **kwargs):
 
 def hp_field(label, **kwargs):
     return forms.IntegerField(label=label, min_value=0, max_value=MAX_HP, **kwargs)
-
-
-class PaletteField(forms.CharField):
-    """Comma-separated new color names -> the list of them (1 to ``MAX_COLORS``)."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("initial", ", ".join(DEFAULT_PALETTE))
-        kwargs.setdefault(
-            "help_text",
-            f"Comma-separated, 1 to {MAX_COLORS} colors (colorless is always there).",
-        )
-        super().__init__(**kwargs)
-
-    def clean(self, value):
-        colors = split_colors(super().clean(value))
-        check_palette_size(colors)
-        check_colors(colors)
-        return colors
-
-
-def color_field(index, color):
-    """The settings' rename field of palette color ``index``, now ``color``."""
-    return forms.CharField(
-        label=f"Color {index + 1}",
-        initial=color,
-        max_length=COLOR_MAX_LENGTH,
-        validators=[plain_name],
-    )
-
-
-def add_colors_field():
-    return forms.CharField(
-        required=False, label="Add colors", help_text="Comma-separated, optional."
-    )
-
-
-def renamed_palette(old, renamed, added):
-    """The palette after renaming ``old``'s colors to ``renamed`` (position for position) and
-    adding ``added``, or ValidationError. Colors are never removed, so every skill and mana pool
-    keeps a color; a new name may not be another current color: no swaps, no chains, no
-    re-adds."""
-    palette = renamed + added
-    check_palette_size(palette)
-    for index, (before, after) in enumerate(zip(old, renamed, strict=True)):
-        others = old[:index] + old[index + 1 :]
-        if after != before:
-            check_colors([after], taken=others)
-    check_colors(added, taken=old)
-    check_colors(palette)
-    return palette
 
 
 class CampaignFieldsForm(forms.Form):

@@ -5,15 +5,9 @@ from django.db import models
 
 from .systems import system_choices
 
-DEFAULT_PALETTE = ["white", "blue", "black", "red", "green"]
-
 
 def new_invite_token():
     return secrets.token_urlsafe(24)
-
-
-def default_palette():
-    return list(DEFAULT_PALETTE)
 
 
 class Campaign(models.Model):
@@ -24,13 +18,6 @@ class Campaign(models.Model):
     system = models.CharField(max_length=4, choices=system_choices)
     created_at = models.DateTimeField(auto_now_add=True)
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
-    # Mana settings: the palette of colors (colorless is always there besides).
-    palette = models.JSONField(default=default_palette)
-    # Pool settings: sparetime cost per point, and HP max = hp_base + hp_per_endurance * Endurance.
-    attribute_cost = models.PositiveIntegerField(default=1)
-    skill_cost = models.PositiveIntegerField(default=1)
-    hp_base = models.PositiveIntegerField(default=10)
-    hp_per_endurance = models.PositiveIntegerField(default=2)
     # The head of the roll log, apart from its entries (rolls.services.log_append writes it, under
     # this row's lock): the last number handed out, the hash of that entry, and the game session
     # new entries belong to (the open one).
@@ -46,9 +33,6 @@ class Campaign(models.Model):
     def renew_invite(self):
         self.invite_token = new_invite_token()
         self.save(update_fields=["invite_token"])
-
-    def hp_max_for(self, endurance):
-        return self.hp_base + self.hp_per_endurance * endurance
 
     def member(self, user):
         """The user's Membership in this campaign, or None."""

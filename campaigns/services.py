@@ -7,19 +7,7 @@ from core import push
 from core.writes import Refused
 
 from .models import Campaign, Membership
-from .systems import SYSTEMS
-
-#: What follows a Mana campaign's palette change in the apps above campaigns, which it does not
-#: import (pyproject.toml's contracts): each is called in the write's transaction, in order, as
-#: ``follow(campaign=..., renamed=[(old name, new name), ...])``, once its palette is saved.
-#: The Mana system adds its own at ready() (its skills' and its characters' pools' colors
-#: follow: ``rolls/systems/mana/apps.py``).
-PALETTE_FOLLOWERS = []
-
-
-def _given(**settings):
-    """The settings that are not None."""
-    return {key: value for key, value in settings.items() if value is not None}
+from .systems import SYSTEMS, system_of
 
 
 @transaction.atomic(savepoint=False)
@@ -28,53 +16,19 @@ def campaign_create(
     user,
     name,
     system,
-    palette=None,
-    attribute_cost=None,
-    skill_cost=None,
-    hp_base=None,
-    hp_per_endurance=None,
     **own,
 ):
-    """A new campaign with ``user`` as its GM. Settings left at None keep the model defaults.
+    """A new campaign with ``user`` as its GM.
 
-    ``own``: what else its system's create fields gave (e.g. Mana's ``skills``), for the
-    system's ``campaign_fill(campaign, **own)`` to write."""
+    ``own``: what its system's create fields gave (e.g. Mana's ``palette`` and ``skills``,
+    Pool's costs and hit points), for the system's ``campaign_fill(campaign, **own)`` to write
+    (a setting not given keeps its default)."""
     if system not in SYSTEMS:
         raise Refused(f"Unknown system {system!r}.")
-    settings = _given(
-        palette=palette,
-        attribute_cost=attribute_cost,
-        skill_cost=skill_cost,
-        hp_base=hp_base,
-        hp_per_endurance=hp_per_endurance,
-    )
-    campaign = Campaign.objects.create(name=name, system=system, **settings)
+    campaign = Campaign.objects.create(name=name, system=system)
     Membership.objects.create(campaign=campaign, user=user, role=Membership.GM)
     SYSTEMS[system].campaign_fill(campaign, **own)
     return campaign
-
-
-@transaction.atomic(savepoint=False)
-def campaign_palette_update(*, campaign, palette):
-    """Set a Mana campaign's palette, keeping skills and character pools consistent.
-
-    ``palette`` lists the new names position for position: ``palette[i]`` is the new name of
-    the current ``campaign.palette[i]`` (a rename when it differs) and entries beyond the current
-    length are added colors. Colors are never removed. What uses the colors follows
-    (``PALETTE_FOLLOWERS``: the Mana system renames a renamed color in every skill and pool of
-    the campaign, and gives every character a pool row (0/0) for each palette color it
-    lacks). The caller validates names (see forms.renamed_palette): a new name must not be
-    another current color."""
-    old = list(campaign.palette)
-    if len(palette) < len(old):
-        raise Refused("Palette colors can be renamed or added, not removed.")
-    renamed = [
-        (before, after) for before, after in zip(old, palette, strict=False) if before != after
-    ]
-    campaign.palette = list(palette)
-    campaign.save(update_fields=["palette"])
-    for follow in PALETTE_FOLLOWERS:
-        follow(campaign=campaign, renamed=renamed)
 
 
 @transaction.atomic(savepoint=False)
@@ -82,25 +36,14 @@ def campaign_settings_update(
     *,
     campaign,
     name,
-    palette=None,
-    attribute_cost=None,
-    skill_cost=None,
-    hp_base=None,
-    hp_per_endurance=None,
+    **own,
 ):
-    """Rename the campaign and change its settings; a palette goes through
-    ``campaign_palette_update``. Settings left at None are unchanged."""
-    changed = _given(
-        attribute_cost=attribute_cost,
-        skill_cost=skill_cost,
-        hp_base=hp_base,
-        hp_per_endurance=hp_per_endurance,
-    )
-    for field, value in {"name": name, **changed}.items():
-        setattr(campaign, field, value)
-    campaign.save(update_fields=["name", *changed])
-    if palette is not None:
-        campaign_palette_update(campaign=campaign, palette=palette)
+    """Rename the campaign and change its settings: ``own``, its system's (e.g. Mana's
+    ``palette``, Pool's costs and hit points), for the system's ``settings_update(campaign,
+    **own)`` to write."""
+    campaign.name = name
+    campaign.save(update_fields=["name"])
+    system_of(campaign).settings_update(campaign, **own)
     return campaign
 
 

@@ -17,3 +17,9 @@ def system_choices():
     """The registered systems as choices, ``[(key, name)]``: ``Campaign.system`` and the create
     form offer every system registered, with no migration per system."""
     return [(key, system.name) for key, system in SYSTEMS.items()]
+
+
+def campaign_related():
+    """What a campaign is read along with (``select_related``): every system's own rows of it
+    (its ``campaign_related``, e.g. its settings), so that no system's read costs a query."""
+    return [name for system in SYSTEMS.values() for name in system.campaign_related]

@@ -162,7 +162,11 @@ class NpcRollForm(forms.Form):
 
     def __init__(self, data=None, *, campaign, **kwargs):
         super().__init__(data, **kwargs)
-        self.fields["character"].queryset = campaign.characters.filter(owner_id=campaign.gm_id())
+        from .systems import system_of
+
+        npcs = campaign.characters.filter(owner_id=campaign.gm_id())
+        related = system_of(campaign).character_related
+        self.fields["character"].queryset = npcs.select_related(*related) if related else npcs
 
 
 class RequestForm(_CheckAboutForm):

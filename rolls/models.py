@@ -27,13 +27,15 @@ def entitled(visibility, *, viewer_id, roller_id, gm_id):
 
 class CheckQuerySet(models.QuerySet):
     def of(self, campaign, *, card=True):
-        """The campaign's checks, with what their cards show: the character and its player, and
-        the skill (Mana) or the attribute and skill (Pool); ``card=False``: the character and
-        its player only."""
+        """The campaign's checks, with what their cards show: the character, its player and its
+        system's rows (``character_related``), and the skill (Mana) or the attribute and skill
+        (Pool); ``card=False``: the character, its player and its system's rows only."""
         from .systems import system_of
 
-        related = system_of(campaign).card_related if card else ()
-        return self.filter(campaign=campaign).select_related("character__owner", *related)
+        system = system_of(campaign)
+        related = system.card_related if card else ()
+        own = [f"character__{name}" for name in system.character_related]
+        return self.filter(campaign=campaign).select_related("character__owner", *own, *related)
 
 
 class Check(models.Model):

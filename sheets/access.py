@@ -4,6 +4,7 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 
 from campaigns.access import campaign_for, can_edit, sees_private
+from campaigns.systems import system_of
 
 from .models import Character
 
@@ -25,8 +26,9 @@ def character_for(
     only they see: mana pools and sparetime, ``sees_private``), and for anyone but its player
     when ``owner``."""
     campaign = campaign_for(request, campaign_id, gm=gm, system=system)
+    related = system_of(campaign).character_related
     character = get_object_or_404(
-        Character.objects.visible_to(campaign).select_related("owner"), pk=character_id
+        Character.objects.visible_to(campaign).select_related("owner", *related), pk=character_id
     )
     character.campaign = campaign
     if edit and not can_edit(campaign, character):

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 
 from campaigns.models import Campaign
-from core.writes import Refused
+from campaigns.systems import system_of
 from rules import sheet as pool_sheet
 
 
@@ -24,10 +24,6 @@ class Character(models.Model):
     name = models.CharField(max_length=80)
     concept = models.CharField(max_length=200, blank=True)
     history = models.TextField(blank=True)
-    # Mana system: the character's traits (a skill naming one of them earns trait dice).
-    traits = models.JSONField(default=list, blank=True)
-    # Pool system: current hit points (the maximum follows Endurance).
-    hp_current = models.IntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = CharacterQuerySet.as_manager()
@@ -37,9 +33,6 @@ class Character(models.Model):
 
     def __str__(self):
         return self.name
-
-    def has_trait(self, trait):
-        return bool(trait) and trait.casefold() in {t.casefold() for t in self.traits}
 
     # Pool: ratings ----------------------------------------------------------------------------
     def rating(self, attribute, skill=""):
@@ -52,26 +45,7 @@ class Character(models.Model):
 
     @property
     def hp_max(self):
-        return self.campaign.hp_max_for(self.endurance)
-
-    def set_hp_current(self, value):
-        """Damage and healing at the table: current HP lies in 0..hp_max."""
-        hp_max = self.hp_max
-        if not 0 <= value <= hp_max:
-            raise Refused(f"Current HP lies between 0 and {hp_max}.")
-        self.hp_current = value
-        self.save(update_fields=["hp_current"])
-
-    # Mana: traits -------------------------------------------------------------------------------
-    def set_traits(self, traits):
-        """Replace the traits; blanks are dropped and a trait repeated in any case kept once."""
-        kept = {}
-        for trait in traits:
-            trait = " ".join(trait.split())
-            if trait:
-                kept.setdefault(trait.casefold(), trait)
-        self.traits = list(kept.values())
-        self.save(update_fields=["traits"])
+        return system_of(self.campaign).hp_max_for(self.campaign, self.endurance)
 
 
 class Rating(models.Model):

@@ -88,12 +88,9 @@ def rating_set(*, rating, value):
     with transaction.atomic(savepoint=False):
         rating.value = value
         rating.save(update_fields=["value"])
-        if rating.skill == pool_sheet.ENDURANCE:
+        if rating.skill == pool_sheet.ENDURANCE:  # the HP maximum follows it
             character = rating.character
-            hp_max = character.hp_max
-            if character.hp_current > hp_max:
-                character.hp_current = hp_max
-                character.save(update_fields=["hp_current"])
+            system_of(character.campaign).sheet.endurance_follow(character)
     return rating
 
 

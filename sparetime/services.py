@@ -69,8 +69,8 @@ def player_characters(campaign):
 
 
 def raise_cost(campaign, rating):
-    """What raising ``rating`` by one point costs in ``campaign``."""
-    return campaign.attribute_cost if rating.is_attribute else campaign.skill_cost
+    """What raising ``rating`` by one point costs in ``campaign`` (its system's settings)."""
+    return system_of(campaign).raise_cost(campaign, rating)
 
 
 # Balances -------------------------------------------------------------------------------------

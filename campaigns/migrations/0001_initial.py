@@ -6,6 +6,11 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def default_palette():
+    """The palette's default as it was here (the palette moved to Mana's app: mana 0002)."""
+    return ["white", "blue", "black", "red", "green"]
+
+
 class Migration(migrations.Migration):
 
     initial = True
@@ -23,7 +28,7 @@ class Migration(migrations.Migration):
                 ('system', models.CharField(choices=[('mana', 'Mana'), ('pool', 'Pool')], max_length=4)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('invite_token', models.CharField(default=campaigns.models.new_invite_token, max_length=64, unique=True)),
-                ('palette', models.JSONField(default=campaigns.models.default_palette)),
+                ('palette', models.JSONField(default=default_palette)),
                 ('attribute_cost', models.PositiveIntegerField(default=1)),
                 ('skill_cost', models.PositiveIntegerField(default=1)),
                 ('hp_base', models.PositiveIntegerField(default=10)),

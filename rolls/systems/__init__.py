@@ -33,15 +33,27 @@
   (``{}``: none); ``clean_create(form, cleaned)`` and ``clean_settings(form, cleaned)``, called
   from the form's ``clean`` for the chosen (or the campaign's) system, which may change
   ``cleaned``, ``form.add_error`` or raise ValidationError; ``settings_keys``, what of the
-  cleaned settings ``campaigns.services.campaign_settings_update`` takes (``create_fields()``'
-  cleaned data all go to ``campaign_create``, which gives those it does not name, e.g. Mana's
+  cleaned settings ``campaigns.services.campaign_settings_update`` takes and gives to
+  ``settings_update(campaign, **them)``, the system's write of them (``create_fields()``'
+  cleaned data all go to ``campaign_create``, which gives them, e.g. Mana's palette and
   skills, to ``campaign_fill(campaign, **them)``, the system's part of a new campaign);
+  ``campaign_related``, the names of its own rows of a campaign (its settings' model, a
+  ``OneToOneField`` to ``Campaign``) that ``campaigns.access`` reads along with the campaign
+  (``select_related``; ``()``: none); ``character_related``, those of a character (Mana's
+  traits, Pool's HP), which ``sheets.access.character_for``, ``Check.objects.of`` and the NPC roll's
+  choice read along with it (``()``: none);
+* what the floors below ask of a system with a sheet's HP and sparetime (Pool; only asked of
+  such a system, ``sparetime``): ``hp_max_for(campaign, endurance)``, a character's HP
+  maximum (``sheets.models.Character.hp_max``), and ``raise_cost(campaign, rating)``, the
+  sparetime a point of ``rating`` costs (``sparetime.services.raise_cost``);
   ``create_template`` and ``settings_template``,
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
   holds its own fieldset;
 * what it adds to a character: ``sheet``, its module (``sheet.py``): ``character_fields`` and
-  ``character_fill`` (a new character's), ``party_characters`` and ``party_row`` (the party's
+  ``character_fill`` (a new character's; its own rows, e.g. Pool's HP, are the fill's),
+  ``endurance_follow(character)`` (systems with ratings, Pool: what follows a new Endurance,
+  ``sheets.services.rating_set``), ``party_characters`` and ``party_row`` (the party's
   rows), ``section_context(campaign, character, section, private=)`` (the context of its sheet
   sections: ``section`` one's, or None for the whole sheet); ``sheet_sections``, the
   ``(name, template)`` of its sections on the sheet page after the header, included in order
@@ -91,7 +103,9 @@ panel sections; Pool's include ``sparetime.urls``, the sparetime app's pages, ro
 there), ``forms.py`` (its views' forms), ``apps.py`` (the package is a Django app too, which
 ``ROLL_SYSTEMS`` puts in ``INSTALLED_APPS``; its ``SYSTEM`` is imported when first asked for),
 and where it has models of its own, ``models.py``, ``admin.py`` and ``migrations/`` (Mana's
-skills and pools, app label ``mana``, on the tables they had in ``campaigns`` and ``sheets``),
+settings, its palette; a character's traits; its skills and pools, app label ``mana``, on the
+tables they had in ``campaigns`` and ``sheets``; Pool's settings, its costs and hit points,
+a character's HP, label ``pool``),
 ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, **about)``, the fields a new check stores, given what it is about

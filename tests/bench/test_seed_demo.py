@@ -11,7 +11,7 @@ from bench.management.commands.seed_demo import MANA_NAME, PASSWORD, POOL_NAME
 from campaigns.models import Campaign, Membership
 from rolls.models import Check, LogEntry
 from rolls.services import log_verify, open_session
-from rolls.systems.mana.models import ManaPool, ManaSkill
+from rolls.systems.mana.models import ManaPool, ManaSkill, palette_of, traits_of
 from sheets.models import Character, Rating
 from sparetime.models import SparetimeEntry
 from sparetime.services import free_sparetime
@@ -63,12 +63,12 @@ def test_creates_the_demo(settings):
         owners = set(campaign.characters.values_list("owner__username", flat=True))
         assert owners == {"ana", "ben"}
 
-    assert mana.palette == ["white", "blue", "black", "red", "green"]
+    assert palette_of(mana) == ["white", "blue", "black", "red", "green"]
     gather = mana.mana_skills.get(name="Gather Information")
     assert {gather.color_a, gather.color_b} == {"blue", "white"}
     assert mana.mana_skills.get(name="Jump").trait == "Athletic"
     for character in mana.characters.all():
-        assert character.traits
+        assert traits_of(character)
         assert sum(character.mana.values_list("maximum", flat=True)) > 0
     assert mana.log.filter(visibility="private").exists()
 

@@ -4,7 +4,9 @@ import pytest
 from django.urls import reverse
 
 from campaigns import services
-from campaigns.models import DEFAULT_PALETTE, Campaign, Membership
+from campaigns.models import Campaign, Membership
+from rolls.systems.mana.models import DEFAULT_PALETTE, palette_of
+from rolls.systems.pool.models import PoolSettings, settings_of
 from tests.helpers import db_snapshot, raises_refused
 
 URL = "/campaigns/new/"
@@ -51,11 +53,12 @@ def test_create_pool_campaign_makes_creator_gm(as_user, outsider):
     assert response.status_code == 302
     assert response["Location"] == reverse("campaign_detail", args=[campaign.id])
     assert (campaign.name, campaign.system) == ("The Marches", Campaign.POOL)
-    assert (campaign.attribute_cost, campaign.skill_cost) == (3, 2)
-    assert (campaign.hp_base, campaign.hp_per_endurance) == (12, 4)
+    row = settings_of(campaign)
+    assert (row.attribute_cost, row.skill_cost) == (3, 2)
+    assert (row.hp_base, row.hp_per_endurance) == (12, 4)
     membership = Membership.objects.get(campaign=campaign)
     assert (membership.user, membership.role) == (outsider, Membership.GM)
-    assert campaign.palette == DEFAULT_PALETTE
+    assert palette_of(campaign) == DEFAULT_PALETTE
     assert not campaign.mana_skills.exists()
 
 
@@ -63,7 +66,7 @@ def test_pool_campaign_ignores_mana_fields(as_user, outsider):
     response = as_user(outsider).post(URL, {**POOL, "palette": ",,", "skills": "nonsense"})
     assert response.status_code == 302
     campaign = Campaign.objects.get()
-    assert campaign.palette == DEFAULT_PALETTE
+    assert palette_of(campaign) == DEFAULT_PALETTE
     assert not campaign.mana_skills.exists()
 
 
@@ -75,7 +78,7 @@ def test_create_mana_campaign_with_palette_and_skills(as_user, outsider):
     assert response.status_code == 302
     campaign = Campaign.objects.get()
     assert campaign.system == Campaign.MANA
-    assert campaign.palette == ["white", "blue", "red", "Gold"]
+    assert palette_of(campaign) == ["white", "blue", "red", "Gold"]
     assert list(campaign.mana_skills.values_list("name", "color_a", "color_b", "trait")) == [
         ("Gather Information", "blue", "white", ""),
         ("Jump", "Gold", "red", "Athletic"),
@@ -88,7 +91,8 @@ def test_mana_campaign_without_skills_and_with_bad_pool_fields(as_user, outsider
     assert response.status_code == 302
     campaign = Campaign.objects.get()
     assert not campaign.mana_skills.exists()
-    assert (campaign.attribute_cost, campaign.hp_base) == (1, 10)
+    assert (settings_of(campaign).attribute_cost, settings_of(campaign).hp_base) == (1, 10)
+    assert not PoolSettings.objects.filter(campaign=campaign).exists()
 
 
 @pytest.mark.parametrize(
@@ -145,7 +149,8 @@ def test_service_refuses_unknown_system(outsider):
 
 def test_service_keeps_model_defaults(outsider):
     campaign = services.campaign_create(user=outsider, name="X", system=Campaign.POOL)
-    assert (campaign.attribute_cost, campaign.skill_cost, campaign.hp_base) == (1, 1, 10)
+    row = settings_of(campaign)
+    assert (row.attribute_cost, row.skill_cost, row.hp_base) == (1, 1, 10)
     assert campaign.memberships.get().user == outsider
 
 

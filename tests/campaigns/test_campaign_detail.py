@@ -5,8 +5,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns.models import Membership
+from rolls.systems.pool.models import PoolSheet, settings_of
 from rules.sheet import ENDURANCE
-from sheets.models import Character, Rating
+from sheets.models import Rating
 from sheets.services import character_create
 from sparetime.services import free_sparetime, sparetime_grant, sparetime_spend
 from tests.conftest import make_campaign, make_user
@@ -68,11 +69,11 @@ def test_the_gm_sees_every_character_with_its_player_hp_and_sparetime(
     bram = character_create(campaign=pool_campaign, owner=other_player, name="Bram")
     npc = character_create(campaign=pool_campaign, owner=gm, name="Ogre")
     Rating.objects.filter(character=ilse, skill=ENDURANCE).update(value=2)
-    Character.objects.filter(pk=ilse.pk).update(hp_current=7)
+    PoolSheet.objects.update_or_create(character_id=ilse.pk, defaults=dict(hp_current=7))
     sparetime_grant(character=ilse, amount=5, by=gm)
     sparetime_grant(character=bram, amount=3, by=gm)
     content = as_user(gm).get(detail(pool_campaign)).content.decode()
-    hp_max = pool_campaign.hp_max_for(2)
+    hp_max = settings_of(pool_campaign).hp_max_for(2)
     assert "Ilse" in party_row(content, ilse) and "ana" in party_row(content, ilse)
     assert f"7 / {hp_max}" in party_row(content, ilse)
     assert ">5<" in party_row(content, ilse) and ">3<" in party_row(content, bram)
@@ -88,7 +89,7 @@ def test_a_player_sees_every_hp_but_only_their_own_sparetime(
     sparetime_grant(character=ilse, amount=5, by=gm)
     sparetime_grant(character=bram, amount=3, by=gm)
     content = as_user(player).get(detail(pool_campaign)).content.decode()
-    full = pool_campaign.hp_max_for(0)
+    full = settings_of(pool_campaign).hp_max_for(0)
     assert f"{full} / {full}" in party_row(content, ilse)
     assert f"{full} / {full}" in party_row(content, bram)
     assert ">5<" in party_row(content, ilse)

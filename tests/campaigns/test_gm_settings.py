@@ -1,8 +1,9 @@
 import pytest
 from django.urls import reverse
 
-from campaigns import services
-from rolls.systems.mana.models import ManaPool, ManaSkill
+from rolls.systems.mana import services as mana_services
+from rolls.systems.mana.models import ManaPool, ManaSkill, palette_of
+from rolls.systems.pool.models import PoolSettings, settings_of
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot, raises_refused
 
@@ -38,7 +39,7 @@ def harbor(mana_campaign, player, other_player, character_with_pools):
         campaign=mana_campaign, name="Gather Information", color_a="blue", color_b="white"
     )
     ManaSkill.objects.create(campaign=mana_campaign, name="Jump", color_a="red", color_b="blue")
-    full = {color: (1, 3) for color in [*mana_campaign.palette, "colorless"]}
+    full = {color: (1, 3) for color in [*palette_of(mana_campaign), "colorless"]}
     character_with_pools(mana_campaign, player, "Ilse", pools=full)
     character_with_pools(mana_campaign, other_player, "Bram", pools={"white": (0, 1)})
     return mana_campaign
@@ -54,8 +55,9 @@ def test_gm_changes_pool_settings(as_user, pool_campaign, gm):
     assert response["Location"] == reverse("gm_panel", args=[pool_campaign.id])
     pool_campaign.refresh_from_db()
     assert pool_campaign.name == "The Far Marches"
-    assert (pool_campaign.attribute_cost, pool_campaign.skill_cost) == (3, 2)
-    assert (pool_campaign.hp_base, pool_campaign.hp_per_endurance) == (12, 4)
+    row = settings_of(pool_campaign)
+    assert (row.attribute_cost, row.skill_cost) == (3, 2)
+    assert (row.hp_base, row.hp_per_endurance) == (12, 4)
     page = client.get(response["Location"]).content.decode()
     assert "Settings saved." in page
 
@@ -65,7 +67,7 @@ def test_gm_changes_pool_settings_with_htmx(as_user, pool_campaign, gm):
     assert response.status_code == 200
     assert response.content.decode().startswith('<section id="gm-settings"')
     pool_campaign.refresh_from_db()
-    assert pool_campaign.skill_cost == 2
+    assert settings_of(pool_campaign).skill_cost == 2
 
 
 @pytest.mark.parametrize(
@@ -119,7 +121,8 @@ def test_mana_settings_ignore_pool_fields(as_user, harbor, gm):
     response = as_user(gm).post(settings_url(harbor), {**MANA, "attribute_cost": "50"})
     assert response.status_code == 302
     harbor.refresh_from_db()
-    assert harbor.attribute_cost == 1
+    assert settings_of(harbor).attribute_cost == 1
+    assert not PoolSettings.objects.filter(campaign=harbor).exists()
 
 
 def test_rename_color_everywhere(as_user, harbor, gm, outsider, character_with_pools):
@@ -129,7 +132,7 @@ def test_rename_color_everywhere(as_user, harbor, gm, outsider, character_with_p
     response = as_user(gm).post(settings_url(harbor), {**MANA, "color_1": "azure"})
     assert response.status_code == 302
     harbor.refresh_from_db()
-    assert harbor.palette == ["white", "azure", "black", "red", "green"]
+    assert palette_of(harbor) == ["white", "azure", "black", "red", "green"]
     assert list(harbor.mana_skills.values_list("name", "color_a", "color_b")) == [
         ("Gather Information", "azure", "white"),
         ("Jump", "red", "azure"),
@@ -147,7 +150,7 @@ def test_rename_color_everywhere(as_user, harbor, gm, outsider, character_with_p
 def test_rename_changing_only_case(as_user, harbor, gm):
     as_user(gm).post(settings_url(harbor), {**MANA, "color_1": "Blue"})
     harbor.refresh_from_db()
-    assert harbor.palette[1] == "Blue"
+    assert palette_of(harbor)[1] == "Blue"
     assert harbor.mana_skills.get(name="Jump").color_b == "Blue"
     assert "Blue" in pools(harbor.characters.get(name="Ilse"))
 
@@ -159,7 +162,7 @@ def test_add_colors_creates_empty_pools(as_user, harbor, gm):
     assert response.status_code == 302
     harbor.refresh_from_db()
     assert harbor.name == "Harbor"
-    assert harbor.palette == ["white", "blue", "black", "red", "green", "gold", "silver"]
+    assert palette_of(harbor) == ["white", "blue", "black", "red", "green", "gold", "silver"]
     for character in harbor.characters.all():
         assert character.mana.get(color="gold").maximum == 0
         assert character.mana.get(color="silver").current == 0
@@ -173,7 +176,7 @@ def test_rename_and_add_in_one_go_with_htmx(as_user, harbor, gm):
     assert response.status_code == 200
     assert 'name="color_5" value="gold"' in response.content.decode()
     harbor.refresh_from_db()
-    assert harbor.palette == ["ivory", "blue", "black", "red", "green", "gold"]
+    assert palette_of(harbor) == ["ivory", "blue", "black", "red", "green", "gold"]
 
 
 @pytest.mark.parametrize(
@@ -218,5 +221,5 @@ def test_missing_color_field_is_refused(as_user, harbor, gm):
 def test_palette_service_refuses_removal(harbor):
     before = db_snapshot()
     with raises_refused(match="not removed"):
-        services.campaign_palette_update(campaign=harbor, palette=["white", "blue"])
+        mana_services.palette_update(campaign=harbor, palette=["white", "blue"])
     assert db_snapshot() == before

@@ -17,7 +17,7 @@ from core.names import (
 )
 from rolls.forms import AskForm, RequestForm
 from rolls.systems.mana.forms import ManaSkillForm, TraitsForm, parse_skills
-from rolls.systems.mana.models import ManaSkill
+from rolls.systems.mana.models import ManaSkill, palette_of
 from rolls.systems.pool.forms import SkillProposalForm, TemplateSkillForm
 from sheets.forms import CharacterForm
 from sheets.models import Character
@@ -119,7 +119,7 @@ def forms_with(name, mana, pool_campaign, player):
         (
             "color rename",
             CampaignSettingsForm(
-                {"name": "Harbor", **{f"color_{i}": c for i, c in enumerate(mana.palette)}}
+                {"name": "Harbor", **{f"color_{i}": c for i, c in enumerate(palette_of(mana))}}
                 | {"color_0": name},
                 campaign=mana,
             ),
@@ -131,7 +131,7 @@ def forms_with(name, mana, pool_campaign, player):
                 {
                     "name": "Harbor",
                     "add_colors": name,
-                    **{f"color_{i}": c for i, c in enumerate(mana.palette)},
+                    **{f"color_{i}": c for i, c in enumerate(palette_of(mana))},
                 },
                 campaign=mana,
             ),
@@ -140,7 +140,7 @@ def forms_with(name, mana, pool_campaign, player):
         (
             "mana skill name",
             ManaSkillForm(
-                {"name": name, "color_a": "red", "color_b": "blue"}, palette=mana.palette
+                {"name": name, "color_a": "red", "color_b": "blue"}, palette=palette_of(mana)
             ),
             "name",
         ),
@@ -148,7 +148,7 @@ def forms_with(name, mana, pool_campaign, player):
             "mana skill trait",
             ManaSkillForm(
                 {"name": "Swim", "color_a": "red", "color_b": "blue", "trait": name},
-                palette=mana.palette,
+                palette=palette_of(mana),
             ),
             "trait",
         ),
@@ -195,7 +195,7 @@ def test_every_name_takes_a_plain_one(mana, pool_campaign, player):
 
 def test_mana_skill_lines_refuse_hidden_characters(mana):
     with pytest.raises(ValidationError, match="invisible or direction-changing"):
-        parse_skills(f"Jump{RLO} | red | green", mana.palette)
+        parse_skills(f"Jump{RLO} | red | green", palette_of(mana))
 
 
 def test_campaign_named_with_an_override_is_refused_through_the_view(as_user, outsider):

@@ -7,6 +7,7 @@ from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry
 from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaSkill
+from rolls.systems.mana.services import traits_set
 from rolls.systems.pool import services as pool_services
 from sheets.models import Rating
 from sheets.services import character_create
@@ -105,7 +106,7 @@ def test_mana_worked_example_end_to_end(mana_campaign, gm, player, mira, gather)
 
 
 def test_mana_trait_and_colorless_dice(mana_campaign, gm, player, mira, jump):
-    mira.set_traits(["athletic"])  # the trait matches in any case
+    traits_set(character=mira, traits=["athletic"])  # the trait matches in any case
     check = mana_check(mana_campaign, mira, gm, target=1)
     entry = roll_mana(check, player, jump, (1, 2, 3, 4, 5, 6, 7), colorless=2)
     # 1 free + 3 units (red, green, a colorless pair) + 1 synergy + 2 trait (3 units / 2, up)

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import LogEntry
+from rolls.systems.mana.services import traits_set
 from rolls.templatetags.dice import percent
 from rules import mana, pool
 from tests.helpers import HTMX
@@ -56,7 +57,7 @@ def test_the_cheapest_spend_for_the_wanted_chance(mana_table, as_user, player):
 
 
 def test_the_advisor_follows_the_pool_the_trait_and_earlier_attempts(mana_table, as_user, player):
-    mana_table.mira.set_traits(["Athletic"])
+    traits_set(character=mana_table.mira, traits=["Athletic"])
     check = ask(mana_table, mana_table.mira, target=2)
     jump = mana_table.jump  # red + green, trait Athletic; Mira holds red 1, green 0
     params = {"skill": jump.id, "color_a": "red", "color_b": "green", "want": 90}

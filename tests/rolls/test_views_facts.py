@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from campaigns.models import Membership
 from rolls.models import Presence
+from rolls.systems.mana.models import palette_of
 from rules.sheet import ENDURANCE
 from sheets.models import Rating
 from sparetime import services as sparetime_services
@@ -118,7 +119,7 @@ async def test_mana_maxima_and_refills_reach_only_the_player_and_the_gm(mana):
     async with AsyncExitStack() as stack:
         opened = await sockets(stack, mana)
         path = reverse("mana_maxima", args=[mana.campaign.id, mana.bo.id])
-        colors = [*mana.campaign.palette, "colorless"]
+        colors = [*palette_of(mana.campaign), "colorless"]
         data = {f"c{mana.bo.id}-{color}": 6 for color in colors}
         response = await sync_to_async(mana.client["gm"].post)(path, data, **HTMX)
         assert response.status_code == 200

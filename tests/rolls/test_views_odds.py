@@ -7,6 +7,7 @@ from django.urls import reverse
 from rolls import services
 from rolls.models import Check
 from rolls.systems.mana.models import ManaSkill
+from rolls.systems.mana.services import traits_set
 from rolls.templatetags.dice import percent
 from rules import mana, pool
 from sheets.services import character_create
@@ -26,7 +27,7 @@ def test_mana_odds_part_by_part_with_the_exact_chance(mana_table, as_user, playe
 
 
 def test_mana_odds_count_colorless_pairs_and_traits(mana_table, as_user, player):
-    mana_table.mira.set_traits(["Athletic"])
+    traits_set(character=mana_table.mira, traits=["Athletic"])
     check = ask(mana_table, mana_table.mira, target=2)
     html = odds(
         as_user(player),

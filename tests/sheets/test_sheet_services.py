@@ -1,6 +1,9 @@
 import pytest
 
-from rolls.systems.mana.models import COLORLESS
+from rolls.systems.mana.models import COLORLESS, ManaSettings, has_trait, palette_of, traits_of
+from rolls.systems.mana.services import traits_set
+from rolls.systems.pool.models import settings_of, sheet_of
+from rolls.systems.pool.services import hp_set
 from rules import sheet as pool_sheet
 from sheets import services
 from sheets.models import Rating
@@ -20,20 +23,21 @@ def test_pool_character_has_attributes_and_fixed_skills_at_zero(ana_hero, pool_c
     assert len(ratings) == 8 + len(expected)
     assert all(r.value == 0 and r.is_approved and not r.custom for r in ratings)
     assert not any(pool_sheet.is_template(r.skill) for r in ratings)
-    assert ana_hero.hp_current == ana_hero.hp_max == pool_campaign.hp_max_for(0)
+    full = settings_of(pool_campaign).hp_max_for(0)
+    assert sheet_of(ana_hero).hp_current == ana_hero.hp_max == full
     assert not ana_hero.mana.exists()
 
 
 def test_mana_character_has_a_pool_per_color_and_colorless(ana_mage, mana_campaign):
     pools = list(ana_mage.mana.all())
-    assert [p.color for p in pools] == [*mana_campaign.palette, COLORLESS]
+    assert [p.color for p in pools] == [*palette_of(mana_campaign), COLORLESS]
     assert all(p.current == 0 and p.maximum == 0 for p in pools)
     assert not ana_mage.ratings.exists()
 
 
 def test_mana_character_follows_a_custom_palette(mana_campaign, player):
-    mana_campaign.palette = ["gold", "colorless", "ash"]
-    mana_campaign.save()
+    palette = ["gold", "colorless", "ash"]
+    ManaSettings.objects.update_or_create(campaign=mana_campaign, defaults={"palette": palette})
     character = services.character_create(campaign=mana_campaign, owner=player, name="Ilse")
     assert [p.color for p in character.mana.all()] == ["gold", "colorless", "ash"]
 
@@ -65,17 +69,17 @@ def test_lowering_endurance_lowers_current_hp_to_the_new_maximum(ana_hero, pool_
     endurance = ana_hero.rating("Strength", "Endurance")
     services.rating_set(rating=endurance, value=5)
     ana_hero.refresh_from_db()
-    ana_hero.set_hp_current(pool_campaign.hp_max_for(5))
+    hp_set(character=ana_hero, value=settings_of(pool_campaign).hp_max_for(5))
     services.rating_set(rating=endurance, value=2)
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == pool_campaign.hp_max_for(2)
+    assert sheet_of(ana_hero).hp_current == settings_of(pool_campaign).hp_max_for(2)
 
 
 def test_raising_endurance_keeps_current_hp(ana_hero, pool_campaign):
     services.rating_set(rating=ana_hero.rating("Strength", "Endurance"), value=3)
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == pool_campaign.hp_max_for(0)
-    assert ana_hero.hp_max == pool_campaign.hp_max_for(3)
+    assert sheet_of(ana_hero).hp_current == settings_of(pool_campaign).hp_max_for(0)
+    assert ana_hero.hp_max == settings_of(pool_campaign).hp_max_for(3)
 
 
 # skill_take ------------------------------------------------------------------------------------
@@ -198,16 +202,16 @@ def test_skill_decide_refuses_a_seed_skill(ana_hero):
 
 
 def test_set_hp_current_within_range(ana_hero):
-    ana_hero.set_hp_current(0)
+    hp_set(character=ana_hero, value=0)
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == 0
+    assert sheet_of(ana_hero).hp_current == 0
     for value in (-1, ana_hero.hp_max + 1):
         with unchanged(), raises_refused(match="between 0 and"):
-            ana_hero.set_hp_current(value)
+            hp_set(character=ana_hero, value=value)
 
 
 def test_set_traits_drops_blanks_and_repeats(ana_mage):
-    ana_mage.set_traits(["Athletic", " ", "sharp   eyes", "ATHLETIC"])
+    traits_set(character=ana_mage, traits=["Athletic", " ", "sharp   eyes", "ATHLETIC"])
     ana_mage.refresh_from_db()
-    assert ana_mage.traits == ["Athletic", "sharp eyes"]
-    assert ana_mage.has_trait("athletic")
+    assert traits_of(ana_mage) == ["Athletic", "sharp eyes"]
+    assert has_trait(ana_mage, "athletic")

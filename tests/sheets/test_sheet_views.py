@@ -7,7 +7,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from rolls.systems.mana.services import mana_set_maxima
+from rolls.systems.mana.models import palette_of
+from rolls.systems.mana.services import mana_set_maxima, traits_set
+from rolls.systems.pool.models import sheet_of
 from sheets.models import Character, Rating
 from sheets.services import skill_propose
 from tests.helpers import HTMX, unchanged
@@ -46,7 +48,7 @@ def test_gm_creates_an_npc_owned_by_the_gm(as_user, gm, mana_campaign):
     as_user(gm).post(create_url(mana_campaign), {"name": "Harbor master"})
     character = Character.objects.get()
     assert character.owner == gm
-    assert character.mana.count() == len(mana_campaign.palette) + 1
+    assert character.mana.count() == len(palette_of(mana_campaign)) + 1
 
 
 @pytest.mark.parametrize(
@@ -98,7 +100,7 @@ def test_owner_sees_the_whole_pool_sheet(as_user, player, ana_hero):
         "e.g. “Geography: Northern Marches”",
         "Juggling",
         "pending GM approval",
-        f"HP {ana_hero.hp_current} / {ana_hero.hp_max}",
+        f"HP {sheet_of(ana_hero).hp_current} / {ana_hero.hp_max}",
         'id="sparetime"',
         f"/campaigns/{ana_hero.campaign_id}/room/",
         f'hx-get="/campaigns/{ana_hero.campaign_id}/characters/{ana_hero.id}/sparetime/"',
@@ -135,7 +137,7 @@ def test_other_player_views_the_sheet_without_edit_forms(as_user, other_player, 
 def test_mana_sheet_shows_skills_traits_and_pool(as_user, player, ana_mage, mana_campaign):
     mana_campaign.mana_skills.create(name="Jump", color_a="red", color_b="green", trait="Athletic")
     mana_campaign.mana_skills.create(name="Gather Information", color_a="blue", color_b="white")
-    ana_mage.set_traits(["athletic", "Stubborn"])
+    traits_set(character=ana_mage, traits=["athletic", "Stubborn"])
     mana_set_maxima(character=ana_mage, maxima={"blue": 4})
     html = as_user(player).get(sheet_url("character_detail", ana_mage)).content.decode()
     for text in (

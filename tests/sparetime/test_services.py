@@ -3,8 +3,10 @@
 import pytest
 from django.db import IntegrityError, transaction
 
-from campaigns.models import Campaign, GameSession
+from campaigns.models import GameSession
 from core.writes import Refused
+from rolls.systems.pool.models import PoolSettings, sheet_of
+from rolls.systems.pool.services import hp_set
 from sheets.models import Character, Rating
 from sheets.services import character_create
 from sparetime.models import SparetimeEntry
@@ -162,7 +164,9 @@ def test_spend_raises_the_rating_and_writes_the_row(hero, player, gm):
 
 
 def test_spend_uses_the_campaigns_costs(pool_campaign, hero, gm):
-    Campaign.objects.filter(pk=pool_campaign.pk).update(attribute_cost=3, skill_cost=2)
+    PoolSettings.objects.update_or_create(
+        campaign_id=pool_campaign.pk, defaults=dict(attribute_cost=3, skill_cost=2)
+    )
     hero.refresh_from_db()
     sparetime_grant(character=hero, amount=10, by=gm)
     strength = rating(hero, "Strength")
@@ -184,7 +188,9 @@ def test_spend_refused_when_short_changes_nothing(hero, player):
 
 
 def test_spend_refused_when_cost_exceeds_balance(pool_campaign, hero, gm):
-    Campaign.objects.filter(pk=pool_campaign.pk).update(attribute_cost=3)
+    PoolSettings.objects.update_or_create(
+        campaign_id=pool_campaign.pk, defaults=dict(attribute_cost=3)
+    )
     hero.refresh_from_db()
     sparetime_grant(character=hero, amount=2, by=gm)
     before = db_snapshot()
@@ -553,11 +559,11 @@ def test_undoing_an_endurance_raise_keeps_hp_within_the_maximum(pool_campaign, g
     endurance = Rating.objects.get(character=ilse, skill="Endurance")
     spend = sparetime_spend(character=ilse, rating=endurance, by=player)
     ilse.refresh_from_db()
-    ilse.set_hp_current(ilse.hp_max)
-    assert ilse.hp_current == 12
+    hp_set(character=ilse, value=ilse.hp_max)
+    assert sheet_of(ilse).hp_current == 12
     sparetime_undo(entry=spend, by=player)
     ilse.refresh_from_db()
-    assert (ilse.hp_current, ilse.hp_max) == (10, 10)
+    assert (sheet_of(ilse).hp_current, ilse.hp_max) == (10, 10)
 
 
 def test_gm_reverses_a_grant(hero, gm):

@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.models import Campaign, GameSession
+from campaigns.models import GameSession
+from rolls.systems.pool.models import PoolSettings
 from sheets.models import Character, Rating
 from sparetime.models import SparetimeEntry
 from sparetime.services import (
@@ -69,7 +70,9 @@ def test_without_htmx_the_fragment_comes_in_a_page(as_user, player, hero):
 
 
 def test_raise_buttons_show_the_campaigns_costs(as_user, gm, hero, pool_campaign):
-    Campaign.objects.filter(pk=pool_campaign.pk).update(attribute_cost=3, skill_cost=2)
+    PoolSettings.objects.update_or_create(
+        campaign_id=pool_campaign.pk, defaults=dict(attribute_cost=3, skill_cost=2)
+    )
     html = as_user(gm).get(url("character_sparetime", pool_campaign, hero.id), **HTMX)
     html = html.content.decode()
     assert "Raise Strength 2 → 3 (costs 3)" in html
@@ -198,7 +201,7 @@ def test_plain_post_redirects_back_to_the_fragment(as_user, player, gm, hero):
 
 
 def test_gm_may_spend_for_a_character(as_user, gm, hero, pool_campaign):
-    Campaign.objects.filter(pk=pool_campaign.pk).update(skill_cost=2)
+    PoolSettings.objects.update_or_create(campaign_id=pool_campaign.pk, defaults=dict(skill_cost=2))
     sparetime_grant(character=hero, amount=5, by=gm)
     response = as_user(gm).post(spend_url(hero), {"rating": rating(hero, "Dodge").id}, **HTMX)
     assert response.status_code == 200
@@ -731,7 +734,7 @@ def raise_url(character):
 
 def test_a_raise_button_spends_nothing_and_opens_its_confirmation(as_user, player, gm, hero):
     sparetime_grant(character=hero, amount=10, by=gm)
-    Campaign.objects.filter(pk=hero.campaign_id).update(skill_cost=6)
+    PoolSettings.objects.update_or_create(campaign_id=hero.campaign_id, defaults=dict(skill_cost=6))
     client = as_user(player)
     html = client.get(url("character_sparetime", hero.campaign, hero.id), **HTMX).content.decode()
     climb = rating(hero, "Climb")

@@ -3,7 +3,7 @@
 import pytest
 
 from rolls.systems.mana import services
-from rolls.systems.mana.models import COLORLESS
+from rolls.systems.mana.models import COLORLESS, ManaSettings, palette_of
 from tests.helpers import raises_refused, unchanged
 from tests.sheets.helpers import pools
 
@@ -32,8 +32,8 @@ def test_mana_set_maxima_refuses_bad_input(ana_mage, maxima, message):
 
 
 def test_mana_set_maxima_creates_the_row_of_a_new_palette_color(ana_mage, mana_campaign):
-    mana_campaign.palette = [*mana_campaign.palette, "gold"]
-    mana_campaign.save()
+    palette = [*palette_of(mana_campaign), "gold"]
+    ManaSettings.objects.update_or_create(campaign=mana_campaign, defaults={"palette": palette})
     ana_mage.campaign = mana_campaign
     services.mana_set_maxima(character=ana_mage, maxima={"gold": 4})
     assert pools(ana_mage)["gold"] == (0, 4)

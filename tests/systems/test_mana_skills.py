@@ -4,7 +4,7 @@ deleting a skill."""
 import pytest
 from django.urls import reverse
 
-from rolls.systems.mana.models import ManaSkill
+from rolls.systems.mana.models import ManaSettings, ManaSkill
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
 
@@ -75,8 +75,8 @@ def test_gm_adds_skill_with_htmx(as_user, mana_campaign, gm, gather):
 
 
 def test_skill_uses_a_renamed_palette(as_user, mana_campaign, gm):
-    mana_campaign.palette = ["sun", "moon"]
-    mana_campaign.save()
+    palette = ["sun", "moon"]
+    ManaSettings.objects.update_or_create(campaign=mana_campaign, defaults={"palette": palette})
     data = {**NEW, "new-skill-color_a": "sun", "new-skill-color_b": "moon"}
     client = as_user(gm)
     assert client.post(add_url(mana_campaign), data).status_code == 302

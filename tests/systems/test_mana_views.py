@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from rolls.services import check_ask
-from rolls.systems.mana.models import COLORLESS
-from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima
+from rolls.systems.mana.models import COLORLESS, palette_of, traits_of
+from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima, traits_set
 from tests.helpers import HTMX, unchanged
 from tests.sheets.helpers import pools, sheet_url
 
@@ -21,7 +21,7 @@ def mana_url(campaign):
 
 def maxima_data(character, **values):
     """Every color's field of ``character``'s maxima form, 0 unless given."""
-    colors = [*character.campaign.palette, COLORLESS]
+    colors = [*palette_of(character.campaign), COLORLESS]
     return {f"c{character.id}-{color}": values.get(color, "0") for color in colors}
 
 
@@ -182,14 +182,14 @@ def test_gm_sets_traits(as_user, gm, ana_mage, mana_campaign):
     assert html.lstrip().startswith('<section id="sheet-mana"')
     assert "has it" in html
     ana_mage.refresh_from_db()
-    assert ana_mage.traits == ["Athletic", "sharp eyes"]
+    assert traits_of(ana_mage) == ["Athletic", "sharp eyes"]
 
 
 def test_gm_clears_traits(as_user, gm, ana_mage):
-    ana_mage.set_traits(["Athletic"])
+    traits_set(character=ana_mage, traits=["Athletic"])
     as_user(gm).post(sheet_url("character_traits", ana_mage), {"traits": ""}, **HTMX)
     ana_mage.refresh_from_db()
-    assert ana_mage.traits == []
+    assert traits_of(ana_mage) == []
 
 
 @pytest.mark.parametrize("traits", ["t" * 61, "ok, " + "t" * 61, "x" * 1001])

@@ -4,6 +4,7 @@ GM) sets HP, takes template skills and proposes custom ones."""
 import pytest
 from django.urls import reverse
 
+from rolls.systems.pool.models import settings_of, sheet_of
 from sheets.models import Rating
 from sheets.services import skill_propose
 from tests.helpers import HTMX, unchanged
@@ -36,7 +37,8 @@ def test_gm_sets_an_attribute_and_endurance_moves_hp_max(as_user, gm, ana_hero, 
     )
     html = response.content.decode()
     assert "2d6" in html
-    assert f"HP {pool_campaign.hp_max_for(0)} / {pool_campaign.hp_max_for(4)}" in html
+    row = settings_of(pool_campaign)
+    assert f"HP {row.hp_max_for(0)} / {row.hp_max_for(4)}" in html
 
 
 def test_plain_rating_post_redirects(as_user, gm, ana_hero):
@@ -103,7 +105,7 @@ def test_owner_and_gm_set_hp(as_user, request, ana_hero, who):
     assert response.status_code == 200
     assert f"HP 4 / {ana_hero.hp_max}".encode() in response.content
     ana_hero.refresh_from_db()
-    assert ana_hero.hp_current == 4
+    assert sheet_of(ana_hero).hp_current == 4
 
 
 @pytest.mark.parametrize("value", ["-1", "abc", "11", HUGE, ""])

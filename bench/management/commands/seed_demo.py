@@ -17,8 +17,8 @@ from campaigns.models import Campaign, Membership
 from campaigns.services import campaign_create, membership_join
 from rolls.models import PRIVATE, Check, LogEntry
 from rolls.services import check_ask, check_request, session_start
-from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima
-from rolls.systems.pool.services import check_roll_pool
+from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima, traits_set
+from rolls.systems.pool.services import check_roll_pool, hp_set
 from sheets.services import character_create, rating_set
 from sparetime.services import sparetime_delegate, sparetime_grant, sparetime_handout
 
@@ -133,7 +133,7 @@ class Command(BaseCommand):
             character = character_create(
                 campaign=campaign, owner=users[username], name=name, concept=concept
             )
-            character.set_traits(traits)
+            traits_set(character=character, traits=traits)
             mana_set_maxima(character=character, maxima=maxima)
             characters[username] = character
         mana_refill(campaign=campaign)
@@ -185,7 +185,7 @@ class Command(BaseCommand):
             )
             for (attribute, skill), value in ratings.items():
                 rating_set(rating=character.rating(attribute, skill), value=value)
-            character.set_hp_current(character.hp_max)
+            hp_set(character=character, value=character.hp_max)
             characters[username] = character
         ilse, corvin = characters["ana"], characters["ben"]
 

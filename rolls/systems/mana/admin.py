@@ -1,9 +1,31 @@
 from django.contrib import admin
 
-from sheets.admin import CharacterAdmin
+from campaigns.models import Campaign
 from sheets.models import Character
 
-from .models import ManaPool, ManaSkill
+from .models import ManaPool, ManaSettings, ManaSheet, ManaSkill
+
+
+class ManaSettingsInline(admin.StackedInline):
+    """A Mana campaign's palette, on its campaign's page (where the column was)."""
+
+    model = ManaSettings
+    max_num = 1
+    can_delete = False
+
+
+_CampaignAdmin = type(admin.site.get_model_admin(Campaign))
+
+
+class ManaCampaignAdmin(_CampaignAdmin):
+    """The campaign's admin (as registered: another system may have added its own) with its
+    Mana settings below."""
+
+    inlines = [*_CampaignAdmin.inlines, ManaSettingsInline]
+
+
+admin.site.unregister(Campaign)
+admin.site.register(Campaign, ManaCampaignAdmin)
 
 
 @admin.register(ManaSkill)
@@ -19,10 +41,22 @@ class ManaPoolInline(admin.TabularInline):
     extra = 0
 
 
-class ManaCharacterAdmin(CharacterAdmin):
-    """The character's admin with its mana pools below its ratings."""
+class ManaSheetInline(admin.StackedInline):
+    """A Mana character's traits, on its character's page (where the column was)."""
 
-    inlines = [*CharacterAdmin.inlines, ManaPoolInline]
+    model = ManaSheet
+    max_num = 1
+    can_delete = False
+
+
+_CharacterAdmin = type(admin.site.get_model_admin(Character))
+
+
+class ManaCharacterAdmin(_CharacterAdmin):
+    """The character's admin (as registered: another system may have added its own) with its
+    traits and mana pools below its ratings."""
+
+    inlines = [*_CharacterAdmin.inlines, ManaSheetInline, ManaPoolInline]
 
 
 admin.site.unregister(Character)

@@ -1,5 +1,7 @@
-"""Mana's own models: a campaign's skills and a character's mana pools. They moved here from
-``campaigns`` and ``sheets`` keeping their tables (``db_table``), as the migrations say."""
+"""Mana's own models: a campaign's settings (its palette) and skills, a character's traits and
+mana pools. The skills and pools moved here from ``campaigns`` and ``sheets`` keeping their
+tables (``db_table``), the palette and the traits from columns of ``Campaign`` and
+``Character`` (their rows carried over), as the migrations say."""
 
 from django.db import models
 from django.db.models import Q
@@ -9,6 +11,43 @@ from sheets.models import Character
 
 #: The color every pool has besides the palette's; two of it count as one colored mana.
 COLORLESS = "colorless"
+#: A new campaign's palette, unless its GM types another.
+DEFAULT_PALETTE = ["white", "blue", "black", "red", "green"]
+
+
+def default_palette():
+    return list(DEFAULT_PALETTE)
+
+
+class ManaSettings(models.Model):
+    """A Mana campaign's settings: its palette of colors (colorless is always there besides).
+    Written by ``campaign_fill`` and the GM's settings; read through ``settings_of``."""
+
+    campaign = models.OneToOneField(
+        Campaign, on_delete=models.CASCADE, primary_key=True, related_name="mana_settings"
+    )
+    palette = models.JSONField(default=default_palette)
+
+    class Meta:
+        verbose_name_plural = "mana settings"
+
+    def __str__(self):
+        return f"{self.campaign} · {', '.join(self.palette)}"
+
+
+def settings_of(campaign):
+    """``campaign``'s Mana settings: read along with it (``campaign_related``, which
+    ``campaigns.access`` joins), else read once; a campaign without a row (made without
+    ``campaign_fill``) has the defaults, unsaved."""
+    try:
+        return campaign.mana_settings
+    except ManaSettings.DoesNotExist:
+        return ManaSettings(campaign=campaign)
+
+
+def palette_of(campaign):
+    """``campaign``'s palette, in order."""
+    return settings_of(campaign).palette
 
 
 class ManaSkill(models.Model):
@@ -57,3 +96,35 @@ class ManaPool(models.Model):
         self.maximum = maximum
         self.current = min(self.current, maximum)
         self.save(update_fields=["current", "maximum"])
+
+
+class ManaSheet(models.Model):
+    """What a Mana character has besides its pools: its traits (a skill naming one of them earns
+    trait dice). Written by ``services.traits_set``; read through ``sheet_of``."""
+
+    character = models.OneToOneField(
+        Character, on_delete=models.CASCADE, primary_key=True, related_name="mana_sheet"
+    )
+    traits = models.JSONField(default=list, blank=True)
+
+    def __str__(self):
+        return f"{self.character} · {', '.join(self.traits)}"
+
+
+def sheet_of(character):
+    """``character``'s Mana sheet: read along with it (``character_related``), else read once;
+    a character without a row (no traits set yet) has none, unsaved."""
+    try:
+        return character.mana_sheet
+    except ManaSheet.DoesNotExist:
+        return ManaSheet(character=character)
+
+
+def traits_of(character):
+    """``character``'s traits, in order."""
+    return sheet_of(character).traits
+
+
+def has_trait(character, trait):
+    """Whether ``character`` has ``trait`` (in any case)."""
+    return bool(trait) and trait.casefold() in {t.casefold() for t in traits_of(character)}

@@ -1,6 +1,7 @@
-"""Mana's writes: the roll, which spends the pool's mana; the GM's maxima and refills; what
-follows a palette change (its skills' and pools' colors). Each write is one transaction; what
-every system shares (the log, the check's state) is ``rolls.services``."""
+"""Mana's writes: the roll, which spends the pool's mana; the GM's maxima and refills; a new
+campaign's settings and skills; a palette change, which its skills' and pools' colors follow.
+Each write is one transaction; what every system shares (the log, the check's state) is
+``rolls.services``."""
 
 from django.db import transaction
 from django.db.models import F
@@ -10,7 +11,16 @@ from rules import RulesError, mana
 
 from ... import services as shared
 from ...models import Check, LogEntry
-from .models import COLORLESS, ManaPool, ManaSkill
+from .models import (
+    COLORLESS,
+    ManaPool,
+    ManaSettings,
+    ManaSkill,
+    has_trait,
+    palette_of,
+    settings_of,
+    sheet_of,
+)
 
 #: Highest mana maximum per color.
 MANA_MAX = 99
@@ -18,27 +28,52 @@ MANA_MAX = 99
 
 def mana_colors(campaign):
     """The colors a character's mana pool has: the campaign's palette, then colorless."""
-    return list(dict.fromkeys([*campaign.palette, COLORLESS]))
+    return list(dict.fromkeys([*palette_of(campaign), COLORLESS]))
 
 
-def skills_create(*, campaign, skills):
-    """A new Mana campaign's skills (``skills``: dicts with name, color_a, color_b and
-    (optional) trait): what its creation adds (the system's ``campaign_fill``)."""
+@transaction.atomic(savepoint=False)
+def campaign_fill(*, campaign, palette=None, skills=()):
+    """What a new Mana campaign adds (the system's ``campaign_fill``): its settings (``palette``;
+    None: the default) and its skills (``skills``: dicts with name, color_a, color_b and
+    (optional) trait)."""
+    given = {} if palette is None else {"palette": list(palette)}
+    campaign.mana_settings = ManaSettings.objects.create(campaign=campaign, **given)
     ManaSkill.objects.bulk_create(ManaSkill(campaign=campaign, **skill) for skill in skills)
 
 
-def skills_follow_palette(*, campaign, renamed):
-    """A Mana campaign's palette changed (``campaigns.services.PALETTE_FOLLOWERS``): a renamed
-    color is renamed in every skill of the campaign."""
+@transaction.atomic(savepoint=False)
+def palette_update(*, campaign, palette):
+    """Set a Mana campaign's palette, keeping skills and character pools consistent.
+
+    ``palette`` lists the new names position for position: ``palette[i]`` is the new name of
+    the current ``palette_of(campaign)[i]`` (a rename when it differs) and entries beyond the
+    current length are added colors. Colors are never removed. A renamed color is renamed in
+    every skill and pool of the campaign, and every character gets a pool row (0/0) for each
+    palette color it lacks. The caller validates names (see ``forms.renamed_palette``): a new
+    name must not be another current color."""
+    row = settings_of(campaign)
+    old = list(row.palette)
+    if len(palette) < len(old):
+        raise Refused("Palette colors can be renamed or added, not removed.")
+    renamed = [
+        (before, after) for before, after in zip(old, palette, strict=False) if before != after
+    ]
+    row.palette = list(palette)
+    row.save()
+    _skills_follow_palette(campaign=campaign, renamed=renamed)
+    _pools_follow_palette(campaign=campaign, renamed=renamed)
+
+
+def _skills_follow_palette(*, campaign, renamed):
+    """A renamed color is renamed in every skill of the campaign."""
     for before, after in renamed:
         campaign.mana_skills.filter(color_a=before).update(color_a=after)
         campaign.mana_skills.filter(color_b=before).update(color_b=after)
 
 
-def pools_follow_palette(*, campaign, renamed):
-    """A Mana campaign's palette changed (``campaigns.services.PALETTE_FOLLOWERS``): rename its
-    characters' pools of each renamed color, and give every character a pool (0/0) of each
-    palette color it lacks."""
+def _pools_follow_palette(*, campaign, renamed):
+    """Rename the campaign's characters' pools of each renamed color, and give every character a
+    pool (0/0) of each palette color it lacks."""
     pools = ManaPool.objects.filter(character__campaign=campaign)
     for before, after in renamed:
         pools.filter(color=before).update(color=after)
@@ -46,9 +81,23 @@ def pools_follow_palette(*, campaign, renamed):
     ManaPool.objects.bulk_create(
         ManaPool(character_id=character_id, color=color, current=0, maximum=0)
         for character_id in campaign.characters.values_list("id", flat=True)
-        for color in campaign.palette
+        for color in palette_of(campaign)
         if (character_id, color) not in have
     )
+
+
+@transaction.atomic(savepoint=False)
+def traits_set(*, character, traits):
+    """Replace the character's traits; blanks are dropped and a trait repeated in any case kept
+    once."""
+    kept = {}
+    for trait in traits:
+        trait = " ".join(trait.split())
+        if trait:
+            kept.setdefault(trait.casefold(), trait)
+    row = sheet_of(character)
+    row.traits = list(kept.values())
+    row.save()
 
 
 def mana_set_maxima(*, character, maxima):
@@ -106,7 +155,7 @@ def mana_dice(*, check, skill, spend_a, spend_b, colorless):
             spend_a,
             spend_b,
             colorless,
-            has_trait=check.character.has_trait(skill.trait),
+            has_trait=has_trait(check.character, skill.trait),
             previous_units=previous_units(check),
         )
     except RulesError as error:

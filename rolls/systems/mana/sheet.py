@@ -6,13 +6,13 @@ its sheet section's context (the pools, traits and the campaign's skills) and it
 from django.db.models import Prefetch
 
 from .forms import TraitsForm
-from .models import ManaPool
+from .models import ManaPool, has_trait, traits_of
 from .services import mana_colors
 
 
 def character_fields(campaign):
-    """A new character's own fields: none of Pool's HP."""
-    return {"hp_current": 0}
+    """A new character's own fields: none."""
+    return {}
 
 
 def character_fill(character):
@@ -41,9 +41,10 @@ def section_context(campaign, character, section, *, private):
         return {}
     context = {
         "mana_skills": [
-            (skill, character.has_trait(skill.trait)) for skill in campaign.mana_skills.all()
+            (skill, has_trait(character, skill.trait)) for skill in campaign.mana_skills.all()
         ],
-        "traits_form": TraitsForm(initial={"traits": ", ".join(character.traits)}),
+        "traits": traits_of(character),
+        "traits_form": TraitsForm(initial={"traits": ", ".join(traits_of(character))}),
     }
     if private:
         context["mana_pools"] = pools(campaign, character)

@@ -6,7 +6,6 @@ from fractions import Fraction
 from django import forms
 from django.core.exceptions import ValidationError
 
-from campaigns import forms as campaign_forms
 from campaigns.models import Campaign
 from core.writes import Refused
 from rules import advice, mana
@@ -16,8 +15,17 @@ from ...models import LogEntry
 from ...services import MAX_SPEND
 from . import report, services, sheet, views
 from .calculator import ManaCalculatorForm
-from .forms import ManaSkillForm, parse_skills, skills_field
-from .models import COLORLESS, ManaPool, ManaSkill
+from .forms import (
+    ManaSkillForm,
+    PaletteField,
+    add_colors_field,
+    color_field,
+    parse_skills,
+    renamed_palette,
+    skills_field,
+    split_colors,
+)
+from .models import COLORLESS, ManaPool, ManaSkill, has_trait, palette_of
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
 ADVICE_ROWS = 8
@@ -214,20 +222,30 @@ class Mana:
     def panel_context(self, request, campaign, overrides):
         """The skills' rows and the new skill's form; ``overrides["edit_form"]`` is the refused
         form of the skill being edited."""
-        new = ManaSkillForm(palette=campaign.palette, prefix="new-skill")
+        new = ManaSkillForm(palette=palette_of(campaign), prefix="new-skill")
         return {"skill_rows": _skill_rows(campaign, overrides.get("edit_form")), "skill_form": new}
 
     # The campaign's settings: its palette (and, at creation, its first skills).
     create_template = "rolls/systems/mana/_create_fields.html"
     settings_template = "rolls/systems/mana/_settings_fields.html"
     settings_keys = ("palette",)
+    #: Its settings' row, read along with the campaign (``campaigns.access``).
+    campaign_related = ("mana_settings",)
+    #: Its row of a character (its traits), read along with it (``character_for``, a check's
+    #: character, the NPC roll's choice).
+    character_related = ("mana_sheet",)
 
-    def campaign_fill(self, campaign, *, skills=()):
-        """A new campaign's skills, those typed in the create form (``clean_create``)."""
-        services.skills_create(campaign=campaign, skills=skills)
+    def campaign_fill(self, campaign, *, palette=None, skills=()):
+        """A new campaign's settings and skills, those typed in the create form
+        (``clean_create``)."""
+        services.campaign_fill(campaign=campaign, palette=palette, skills=skills)
+
+    def settings_update(self, campaign, *, palette):
+        """The GM's settings: the palette renamed and added to (``clean_settings``)."""
+        services.palette_update(campaign=campaign, palette=palette)
 
     def create_fields(self):
-        return {"palette": campaign_forms.PaletteField(), "skills": skills_field()}
+        return {"palette": PaletteField(), "skills": skills_field()}
 
     def clean_create(self, form, cleaned):
         """The skills typed, parsed against the palette (``forms.parse_skills``)."""
@@ -240,20 +258,20 @@ class Mana:
     def settings_fields(self, campaign):
         """A field per palette color (``color_0``...) to rename it, and ``add_colors``."""
         fields = {
-            f"color_{index}": campaign_forms.color_field(index, color)
-            for index, color in enumerate(campaign.palette)
+            f"color_{index}": color_field(index, color)
+            for index, color in enumerate(palette_of(campaign))
         }
-        return fields | {"add_colors": campaign_forms.add_colors_field()}
+        return fields | {"add_colors": add_colors_field()}
 
     def clean_settings(self, form, cleaned):
         """``cleaned["palette"]``: the new palette, position for position (see
-        ``campaigns.services.campaign_palette_update``)."""
+        ``services.palette_update``)."""
         if form.errors:
             return
-        old = form.campaign.palette
+        old = palette_of(form.campaign)
         renamed = [cleaned[f"color_{index}"] for index in range(len(old))]
-        added = campaign_forms.split_colors(cleaned.get("add_colors", ""))
-        cleaned["palette"] = campaign_forms.renamed_palette(old, renamed, added)
+        added = split_colors(cleaned.get("add_colors", ""))
+        cleaned["palette"] = renamed_palette(old, renamed, added)
 
 
 def _skill_rows(campaign, bound=None):
@@ -262,7 +280,7 @@ def _skill_rows(campaign, bound=None):
     for skill in campaign.mana_skills.all():
         form = ManaSkillForm(
             initial={f: getattr(skill, f) for f in ("name", "color_a", "color_b", "trait")},
-            palette=campaign.palette,
+            palette=palette_of(campaign),
             prefix=f"skill-{skill.id}",
         )
         rows.append((skill, bound if bound and bound.prefix == form.prefix else form))
@@ -310,7 +328,7 @@ def _advice(check, skill, form, pools):
         have.get(skill.color_b, 0),
         have.get(COLORLESS, 0),
         check.target,
-        has_trait=check.character.has_trait(skill.trait),
+        has_trait=has_trait(check.character, skill.trait),
         previous_units=sum(earlier),
         reattempt=bool(earlier),
     )

@@ -23,7 +23,7 @@ from sheets.sections import refusal, section, section_write
 
 from . import services
 from .forms import ManaMaximaForm, ManaSkillForm, TraitsForm
-from .models import ManaSkill
+from .models import ManaSkill, palette_of
 from .sheet import pools
 
 #: The GM panel's card of the campaign's skills (its context: the system's ``panel_context``).
@@ -40,7 +40,7 @@ def mana_skill_add(request, campaign_id, system):
     campaign = campaign_for(request, campaign_id, gm=True, system=system)
     form = ManaSkillForm(
         request.POST,
-        palette=campaign.palette,
+        palette=palette_of(campaign),
         taken=campaign.mana_skills.values_list("name", flat=True),
         prefix="new-skill",
     )
@@ -58,7 +58,7 @@ def mana_skill_edit(request, campaign_id, skill_id, system):
     skill = get_object_or_404(ManaSkill, pk=skill_id, campaign=campaign)
     form = ManaSkillForm(
         request.POST,
-        palette=campaign.palette,
+        palette=palette_of(campaign),
         taken=campaign.mana_skills.exclude(pk=skill.pk).values_list("name", flat=True),
         prefix=f"skill-{skill.id}",
     )
@@ -96,7 +96,7 @@ def character_traits(request, campaign_id, character_id, system):
         character,
         MANA,
         form,
-        lambda: character.set_traits(form.cleaned_data["traits"]),
+        lambda: services.traits_set(character=character, traits=form.cleaned_data["traits"]),
     )
 
 

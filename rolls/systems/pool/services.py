@@ -1,6 +1,6 @@
-"""Pool's writes: the roll, the shift the GM answers, and what a check's suggestion binds. Each
-write is one transaction; what every system shares (the log, the check's state) is
-``rolls.services``."""
+"""Pool's writes: the roll, the shift the GM answers, what a check's suggestion binds, and a
+campaign's settings. Each write is one transaction; what every system shares (the log, the
+check's state) is ``rolls.services``."""
 
 from django.db import transaction
 
@@ -11,9 +11,55 @@ from sheets.models import Rating
 
 from ... import services as shared
 from ...models import Check, LogEntry
+from .models import SETTINGS, PoolSettings, settings_of, sheet_of
 
 #: What a declined shift resets.
 SHIFT_STATE = ["status", "shift_d6", "shift_d10", "bonus_effect"]
+
+
+def _given(settings):
+    """The settings given (not None), by field name; nothing but them."""
+    unknown = set(settings) - set(SETTINGS)
+    if unknown:
+        raise TypeError(f"Not Pool settings: {', '.join(sorted(unknown))}")
+    return {key: value for key, value in settings.items() if value is not None}
+
+
+@transaction.atomic(savepoint=False)
+def campaign_fill(*, campaign, **settings):
+    """A new Pool campaign's settings (the system's ``campaign_fill``): those given, the rest
+    at their defaults."""
+    campaign.pool_settings = PoolSettings.objects.create(campaign=campaign, **_given(settings))
+
+
+@transaction.atomic(savepoint=False)
+def settings_update(*, campaign, **settings):
+    """The GM changes the campaign's settings (those given; None: unchanged)."""
+    row = settings_of(campaign)
+    for field, value in _given(settings).items():
+        setattr(row, field, value)
+    row.save()
+
+
+@transaction.atomic(savepoint=False)
+def hp_set(*, character, value):
+    """Damage and healing at the table: current HP lies in 0..hp_max."""
+    hp_max = character.hp_max
+    if not 0 <= value <= hp_max:
+        raise Refused(f"Current HP lies between 0 and {hp_max}.")
+    row = sheet_of(character)
+    row.hp_current = value
+    row.save()
+
+
+def hp_follow_endurance(*, character):
+    """Endurance changed (``sheet.endurance_follow``): current HP above the new maximum drops
+    to it."""
+    row = sheet_of(character)
+    hp_max = character.hp_max
+    if row.hp_current > hp_max:
+        row.hp_current = hp_max
+        row.save()
 
 
 def asked_fields(character, suggestion):

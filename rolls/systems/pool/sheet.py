@@ -9,14 +9,19 @@ from rules import sheet as pool_sheet
 from sheets.models import Rating
 from sparetime.services import party_free_sparetime
 
+from .models import PoolSheet, settings_of, sheet_of
+from .services import hp_follow_endurance
+
 
 def character_fields(campaign):
-    """A new character's own fields: it starts at full HP."""
-    return {"hp_current": campaign.hp_max_for(0)}
+    """A new character's own fields: none (its HP is its ``PoolSheet``)."""
+    return {}
 
 
 def character_fill(character):
-    """A new character's sheet: every attribute and fixed skill at 0."""
+    """A new character's sheet: full HP, every attribute and fixed skill at 0."""
+    hp = settings_of(character.campaign).hp_max_for(0)
+    character.pool_sheet = PoolSheet.objects.create(character=character, hp_current=hp)
     Rating.objects.bulk_create(
         Rating(character=character, attribute=attribute, skill=skill)
         for attribute in pool_sheet.ATTRIBUTES
@@ -30,17 +35,18 @@ def party_characters(campaign, characters):
     endurance = Rating.objects.filter(
         character=OuterRef("pk"), skill=pool_sheet.ENDURANCE, status=Rating.APPROVED
     ).values("value")[:1]
-    return characters.annotate(
+    return characters.select_related("pool_sheet").annotate(
         endurance_value=Subquery(endurance, output_field=IntegerField()),
         sum_sparetime=party_free_sparetime(),
     )
 
 
 def party_row(campaign, character, private):
-    """A character's party columns: its HP maximum, its free sparetime (None unless
+    """A character's party columns: its HP and their maximum, its free sparetime (None unless
     ``private``)."""
     return {
-        "hp_max": campaign.hp_max_for(character.endurance_value or 0),
+        "hp_current": sheet_of(character).hp_current,
+        "hp_max": settings_of(campaign).hp_max_for(character.endurance_value or 0),
         "sparetime": (character.sum_sparetime or 0) if private else None,
     }
 
@@ -50,7 +56,17 @@ def section_context(campaign, character, section, *, private):
     "sparetime" loads on its own)."""
     if section not in (None, "pool"):
         return {}
-    return {"attributes": _pool_attributes(character.ratings.all()), "hp_max": character.hp_max}
+    return {
+        "attributes": _pool_attributes(character.ratings.all()),
+        "hp_current": sheet_of(character).hp_current,
+        "hp_max": character.hp_max,
+    }
+
+
+def endurance_follow(character):
+    """What follows a new Endurance (``sheets.services.rating_set``): a lower one lowers the
+    current HP to its new maximum."""
+    hp_follow_endurance(character=character)
 
 
 def _skill_order(seed_skills):

@@ -17,6 +17,7 @@ from ...forms import BONUS_MAX, INTENT_MAX, chosen, first_error, suggestion_fiel
 from ...services import MAX_SPEND
 from . import report, services, sheet, views
 from .calculator import PoolCalculatorForm
+from .models import SETTINGS, PoolSettings, settings_of
 
 
 class RowField(forms.Field):
@@ -67,10 +68,6 @@ class PoolRollForm(forms.Form):
                 ratings = list(Rating.objects.filter(character=character, pk__in=ids).order_by())
         self.fields["attribute"].rows = [r for r in ratings if r.is_attribute]
         self.fields["skill"].rows = [r for r in ratings if not r.is_attribute]
-
-
-#: A Pool campaign's settings (``Campaign`` fields).
-SETTINGS = ("attribute_cost", "skill_cost", "hp_base", "hp_per_endurance")
 
 
 class Pool:
@@ -246,20 +243,41 @@ class Pool:
     settings_template = "rolls/systems/pool/_settings_fields.html"
     settings_keys = SETTINGS
 
-    def campaign_fill(self, campaign):
+    #: Its settings' row, read along with the campaign (``campaigns.access``).
+    campaign_related = ("pool_settings",)
+    #: Its row of a character (its HP), read along with it (``character_for``, a check's
+    #: character, the NPC roll's choice; its ratings are read apart).
+    character_related = ("pool_sheet",)
+
+    def campaign_fill(self, campaign, **settings):
         """A new campaign has nothing of Pool's but its settings."""
+        services.campaign_fill(campaign=campaign, **settings)
+
+    def settings_update(self, campaign, **settings):
+        services.settings_update(campaign=campaign, **settings)
 
     def create_fields(self):
-        return _settings_fields({f: Campaign._meta.get_field(f).default for f in SETTINGS})
+        return _settings_fields({f: PoolSettings._meta.get_field(f).default for f in SETTINGS})
 
     def clean_create(self, form, cleaned):
         pass
 
     def settings_fields(self, campaign):
-        return _settings_fields({f: getattr(campaign, f) for f in SETTINGS})
+        row = settings_of(campaign)
+        return _settings_fields({f: getattr(row, f) for f in SETTINGS})
 
     def clean_settings(self, form, cleaned):
         pass
+
+    # What the floors below ask of it (``campaigns.systems.system_of``): a character's HP
+    # maximum (``sheets``) and what raising a rating costs (``sparetime``).
+    def hp_max_for(self, campaign, endurance):
+        """The HP maximum of a character of ``campaign`` with ``endurance``."""
+        return settings_of(campaign).hp_max_for(endurance)
+
+    def raise_cost(self, campaign, rating):
+        """What raising ``rating`` by one point costs in sparetime in ``campaign``."""
+        return settings_of(campaign).raise_cost(rating)
 
 
 def _settings_fields(initial):

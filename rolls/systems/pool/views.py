@@ -23,6 +23,7 @@ from sheets.models import Rating
 from sheets.sections import section, section_write
 
 from .forms import HpForm, RatingForm, SkillProposalForm, TemplateSkillForm
+from .services import hp_set
 
 #: The sheet's Pool section: HP, the attributes and their skills (its context:
 #: ``sheet.section_context``).
@@ -42,7 +43,7 @@ def character_hp(request, campaign_id, character_id, system):
         character,
         POOL,
         form,
-        lambda: character.set_hp_current(form.cleaned_data["hp_current"]),
+        lambda: hp_set(character=character, value=form.cleaned_data["hp_current"]),
     )
 
 

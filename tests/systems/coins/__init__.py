@@ -72,7 +72,7 @@ class Sheet:
 
     @staticmethod
     def character_fields(campaign):
-        return {"hp_current": 0}
+        return {}
 
     @staticmethod
     def character_fill(character):
@@ -188,8 +188,13 @@ class Coins:
 
     # No settings of its own: the campaign forms have only the name for it.
     settings_keys = ()
+    campaign_related = ()
+    character_related = ()
 
     def campaign_fill(self, campaign):
+        pass
+
+    def settings_update(self, campaign):
         pass
 
     def create_fields(self):

@@ -1,0 +1,194 @@
+"""The systems' fields moved from columns of the shared models to the systems' own models:
+Mana's palette to ``ManaSettings`` (mana 0002), Pool's costs and hit points to ``PoolSettings``
+(pool 0001), a Mana character's traits to ``ManaSheet`` (mana 0003), a Pool character's current
+HP to ``PoolSheet`` (pool 0002). A database migrated from
+before a move keeps every value, read through the new place; migrated back, the columns hold
+them again, those written after the move too."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from campaigns.models import Campaign
+from campaigns.services import campaign_create
+from rolls.systems.mana.models import (
+    DEFAULT_PALETTE,
+    ManaSettings,
+    ManaSheet,
+    palette_of,
+    traits_of,
+)
+from rolls.systems.mana.services import traits_set
+from rolls.systems.pool.models import PoolSettings, PoolSheet, settings_of, sheet_of
+from rolls.systems.pool.services import hp_set
+from sheets.models import Character
+from tests.systems.test_mana_migrations import migrate
+
+#: Before the move: the settings columns of the campaign.
+BEFORE = [("campaigns", "0005_manaskill_moves_to_mana"), ("mana", "0001_initial")]
+#: After it: every app of ours at its latest.
+AFTER = ["mana", "pool", "campaigns", "sheets", "rolls"]
+#: A Pool campaign's settings, by field name.
+POOL = ("attribute_cost", "skill_cost", "hp_base", "hp_per_endurance")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_palettes_written_before_the_move_are_manas_after_it_and_back():
+    old = migrate(BEFORE)
+    try:
+        OldCampaign = old.get_model("campaigns", "Campaign")
+        harbor = OldCampaign.objects.create(name="Harbor", system="mana", palette=["sun", "moon"])
+        plain = OldCampaign.objects.create(name="Plain", system="mana")
+        marches = OldCampaign.objects.create(name="Marches", system="pool")
+    finally:
+        migrate(AFTER)
+
+    assert palette_of(Campaign.objects.get(pk=harbor.pk)) == ["sun", "moon"]
+    assert palette_of(Campaign.objects.get(pk=plain.pk)) == DEFAULT_PALETTE
+    assert set(ManaSettings.objects.values_list("campaign_id", flat=True)) == {harbor.pk, plain.pk}
+    assert Campaign.objects.filter(pk=marches.pk).exists()
+
+    gm = get_user_model().objects.create(username="gm")
+    tide = campaign_create(user=gm, name="Tide", system="mana", palette=["salt", "foam"])
+    old = migrate(BEFORE)
+    try:
+        palettes = dict(old.get_model("campaigns", "Campaign").objects.values_list("id", "palette"))
+        assert palettes == {
+            harbor.pk: ["sun", "moon"],
+            plain.pk: DEFAULT_PALETTE,
+            marches.pk: DEFAULT_PALETTE,
+            tide.pk: ["salt", "foam"],
+        }
+    finally:
+        migrate(AFTER)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pool_settings_written_before_the_move_are_pools_after_it_and_back():
+    old = migrate(BEFORE)
+    try:
+        OldCampaign = old.get_model("campaigns", "Campaign")
+        marches = OldCampaign.objects.create(
+            name="Marches",
+            system="pool",
+            attribute_cost=3,
+            skill_cost=2,
+            hp_base=12,
+            hp_per_endurance=4,
+        )
+        plain = OldCampaign.objects.create(name="Plain", system="pool")
+        harbor = OldCampaign.objects.create(name="Harbor", system="mana", skill_cost=9)
+    finally:
+        migrate(AFTER)
+
+    row = settings_of(Campaign.objects.get(pk=marches.pk))
+    assert [getattr(row, f) for f in POOL] == [3, 2, 12, 4]
+    assert row.hp_max_for(2) == 20
+    assert [getattr(settings_of(Campaign.objects.get(pk=plain.pk)), f) for f in POOL] == [
+        1,
+        1,
+        10,
+        2,
+    ]
+    assert set(PoolSettings.objects.values_list("campaign_id", flat=True)) == {marches.pk, plain.pk}
+    assert not PoolSettings.objects.filter(campaign_id=harbor.pk).exists()
+
+    gm = get_user_model().objects.create(username="gm")
+    wilds = campaign_create(
+        user=gm,
+        name="Wilds",
+        system="pool",
+        attribute_cost=5,
+        skill_cost=4,
+        hp_base=0,
+        hp_per_endurance=7,
+    )
+    old = migrate(BEFORE)
+    try:
+        rows = old.get_model("campaigns", "Campaign").objects.values_list("id", *POOL)
+        assert {pk: values for pk, *values in rows} == {
+            marches.pk: [3, 2, 12, 4],
+            plain.pk: [1, 1, 10, 2],
+            harbor.pk: [1, 1, 10, 2],
+            wilds.pk: [5, 4, 0, 7],
+        }
+    finally:
+        migrate(AFTER)
+
+
+#: Before the traits' move: the column of the character.
+BEFORE_TRAITS = [
+    ("sheets", "0003_manapool_moves_to_mana"),
+    ("mana", "0002_mana_settings"),
+    ("campaigns", "0007_pool_settings_move_to_pool"),
+]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_traits_written_before_the_move_are_manas_after_it_and_back():
+    old = migrate(BEFORE_TRAITS)
+    try:
+        User = old.get_model("auth", "User")
+        OldCampaign = old.get_model("campaigns", "Campaign")
+        OldCharacter = old.get_model("sheets", "Character")
+        ana = User.objects.create(username="ana")
+        harbor = OldCampaign.objects.create(name="Harbor", system="mana")
+        marches = OldCampaign.objects.create(name="Marches", system="pool")
+        mira = OldCharacter.objects.create(
+            campaign=harbor, owner=ana, name="Mira", traits=["Athletic", "sharp eyes"]
+        )
+        ilse = OldCharacter.objects.create(campaign=harbor, owner=ana, name="Ilse")
+        hero = OldCharacter.objects.create(campaign=marches, owner=ana, name="Hero", traits=["x"])
+    finally:
+        migrate(AFTER)
+
+    assert traits_of(Character.objects.get(pk=mira.pk)) == ["Athletic", "sharp eyes"]
+    assert traits_of(Character.objects.get(pk=ilse.pk)) == []
+    assert set(ManaSheet.objects.values_list("character_id", flat=True)) == {mira.pk, ilse.pk}
+    assert Character.objects.filter(pk=hero.pk).exists()
+
+    traits_set(character=Character.objects.get(pk=ilse.pk), traits=["Stubborn"])
+    old = migrate(BEFORE_TRAITS)
+    try:
+        traits = dict(old.get_model("sheets", "Character").objects.values_list("id", "traits"))
+        assert traits == {mira.pk: ["Athletic", "sharp eyes"], ilse.pk: ["Stubborn"], hero.pk: []}
+    finally:
+        migrate(AFTER)
+
+
+#: Before the HP's move: the column of the character.
+BEFORE_HP = [
+    ("sheets", "0004_traits_move_to_mana"),
+    ("pool", "0001_initial"),
+    ("mana", "0003_mana_sheet"),
+    ("campaigns", "0007_pool_settings_move_to_pool"),
+]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hp_written_before_the_move_is_pools_after_it_and_back():
+    old = migrate(BEFORE_HP)
+    try:
+        User = old.get_model("auth", "User")
+        OldCampaign = old.get_model("campaigns", "Campaign")
+        OldCharacter = old.get_model("sheets", "Character")
+        ana = User.objects.create(username="ana")
+        marches = OldCampaign.objects.create(name="Marches", system="pool")
+        harbor = OldCampaign.objects.create(name="Harbor", system="mana")
+        aria = OldCharacter.objects.create(campaign=marches, owner=ana, name="Aria", hp_current=7)
+        bram = OldCharacter.objects.create(campaign=marches, owner=ana, name="Bram")
+        mira = OldCharacter.objects.create(campaign=harbor, owner=ana, name="Mira", hp_current=3)
+    finally:
+        migrate(AFTER)
+
+    assert sheet_of(Character.objects.get(pk=aria.pk)).hp_current == 7
+    assert sheet_of(Character.objects.get(pk=bram.pk)).hp_current == 0
+    assert set(PoolSheet.objects.values_list("character_id", flat=True)) == {aria.pk, bram.pk}
+    assert Character.objects.filter(pk=mira.pk).exists()
+
+    hp_set(character=Character.objects.get(pk=bram.pk), value=5)
+    old = migrate(BEFORE_HP)
+    try:
+        hp = dict(old.get_model("sheets", "Character").objects.values_list("id", "hp_current"))
+        assert hp == {aria.pk: 7, bram.pk: 5, mira.pk: 0}
+    finally:
+        migrate(AFTER)
