@@ -32,10 +32,12 @@ settings.register_profile("ci", max_examples=150, database=None, print_blob=True
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev"))
 
 
-#: The tests that take longest, by module: they run first, so that the workers (xdist hands out
-#: the tests in their order) finish together rather than one waiting out the other's long test
-#: at the end. A whole evening in the browser, then any browser test, then the tests that start
-#: servers of their own.
+#: The tests that take longest, by module: they run first, so that the workers finish together
+#: rather than one waiting out the other's long test at the end (xdist's ``worksteal``, in
+#: pyproject.toml's addopts, gives each worker its share of the tests in this order, and a
+#: worker that has run its share takes over the tests still waiting in another's; a long test
+#: cannot be shared). A whole evening in the browser, then any browser test, then the tests
+#: that start servers of their own.
 LONGEST_FIRST = {
     "tests/test_evening_browser.py": 3,
     "tests/config/test_database_outage.py": 1,
