@@ -40,7 +40,6 @@ def character_create(*, campaign, owner, name, concept="", history=""):
             name=name,
             concept=concept,
             history=history,
-            **sheet.character_fields(campaign),
         )
         sheet.character_fill(character)
     return character

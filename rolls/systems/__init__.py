@@ -50,8 +50,8 @@
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
   holds its own fieldset;
-* what it adds to a character: ``sheet``, its module (``sheet.py``): ``character_fields`` and
-  ``character_fill`` (a new character's; its own rows, e.g. Pool's HP, are the fill's),
+* what it adds to a character: ``sheet``, its module (``sheet.py``): ``character_fill`` (a
+  new character's own rows, e.g. Pool's ratings and HP),
   ``endurance_follow(character)`` (systems with ratings, Pool: what follows a new Endurance,
   ``sheets.services.rating_set``), ``party_characters`` and ``party_row`` (the party's
   rows), ``section_context(campaign, character, section, private=)`` (the context of its sheet

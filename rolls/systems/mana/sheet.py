@@ -10,11 +10,6 @@ from .models import ManaPool, has_trait, traits_of
 from .services import mana_colors
 
 
-def character_fields(campaign):
-    """A new character's own fields: none."""
-    return {}
-
-
 def character_fill(character):
     """A new character's sheet: an empty pool per color and colorless."""
     ManaPool.objects.bulk_create(

@@ -13,11 +13,6 @@ from .models import PoolSheet, settings_of, sheet_of
 from .services import hp_follow_endurance
 
 
-def character_fields(campaign):
-    """A new character's own fields: none (its HP is its ``PoolSheet``)."""
-    return {}
-
-
 def character_fill(character):
     """A new character's sheet: full HP, every attribute and fixed skill at 0."""
     hp = settings_of(character.campaign).hp_max_for(0)

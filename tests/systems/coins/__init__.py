@@ -71,10 +71,6 @@ class Sheet:
     """A coin character has nothing but its name: no rows, no party columns."""
 
     @staticmethod
-    def character_fields(campaign):
-        return {}
-
-    @staticmethod
     def character_fill(character):
         pass
 
