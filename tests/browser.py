@@ -9,12 +9,14 @@ They are strict about the console: every page a test opens (in any context of th
 an error to the console, threw an error nobody caught, or broke the Content-Security-Policy."""
 
 import asyncio
+import json
 import os
 import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
+from urllib.parse import urlsplit
 
 import pytest
 from asgiref.sync import SyncToAsync
@@ -31,6 +33,8 @@ CHROMIUM = shutil.which("chromium")
 #: What the live servers serve: the app with its static files, as channels' own live server.
 APPLICATION = partial(make_application, static_wrapper=ASGIStaticFilesHandler)
 TIMEOUT = 10_000  # ms
+#: What a context given back keeps open (``reset``): the login page, signed out.
+KEEPER = "/accounts/login/"
 
 #: The binding through which a page reports each violation of the Content-Security-Policy
 #: (``WATCH_CSP``, which calls it by this name, installed before the page's own scripts in every
@@ -141,6 +145,12 @@ class Chromium:
     ``resume`` marks it running again for a test's block, ``pause`` clears the mark after it."""
 
     playwright = browser = loop = None
+    #: Contexts a test has done with, ready for the next one that asks for the same options
+    #: (``WatchedBrowser``): a new context costs Chromium about a second of CPU (a renderer
+    #: process, a profile, every script compiled again), most of a browser test's.
+    idle = {}
+    #: Which test's watch hears each context's pages (``BrowserTestCase.watch``).
+    owners = {}
 
     @classmethod
     def resume(cls):
@@ -173,27 +183,104 @@ class Chromium:
             cls.playwright.stop()
         finally:
             cls.playwright = cls.browser = cls.loop = None
+            cls.idle, cls.owners = {}, {}
             cls.pause()
 
 
 class WatchedBrowser:
-    """The worker's Chromium as one test sees it: each context it opens is watched (``watch``)
-    and closed by ``close`` (the test's block ends with it); the browser stays up."""
+    """The worker's Chromium as one test sees it: each context it opens is watched for this test
+    (``BrowserTestCase.watch``) and given back when the test's block ends (``close``) or when
+    the test closes it; the browser stays up.
 
-    def __init__(self, browser, watch):
-        self._browser, self._watch, self._contexts = browser, watch, []
+    A context given back serves the next test that asks for one with the same options, as if
+    new (``reset``): a new context costs Chromium about a second of CPU (a profile, a renderer
+    process, every script compiled again), most of what a browser test costs it. A context
+    the test changed in a way ``reset`` does not undo (``LASTING``: its routes, listeners,
+    scripts) is closed instead."""
+
+    #: What a test may do to a context that would outlast the test: such a context is closed.
+    LASTING = (
+        "add_init_script",
+        "expose_binding",
+        "expose_function",
+        "on",
+        "once",
+        "route",
+        "route_from_har",
+        "route_web_socket",
+        "set_extra_http_headers",
+        "set_geolocation",
+    )
+
+    def __init__(self, browser, test):
+        self._browser, self._test, self._contexts = browser, test, []
 
     def new_context(self, **options):
-        context = self._watch(self._browser.new_context(**options))
+        key = json.dumps(options, sort_keys=True, default=str)
+        idle = Chromium.idle.setdefault(key, [])
+        context = idle.pop() if idle else self._test.watch(self._browser.new_context(**options))
+        Chromium.owners[context] = self._test
         self._contexts.append(context)
+        context.close = partial(self.give_back, key, context)
+        for name in self.LASTING:
+            setattr(context, name, partial(self.changed, context, name))
         return context
 
     def new_page(self, **options):
         return self.new_context(**options).new_page()
 
+    def changed(self, context, name, *args, **kwargs):
+        """``context.<name>(...)``, after which ``context`` cannot serve another test."""
+        context.close = partial(self.give_back, None, context)
+        return getattr(type(context), name)(context, *args, **kwargs)
+
+    def give_back(self, key, context, **_):
+        if context not in self._contexts:
+            return
+        self._contexts.remove(context)
+        Chromium.owners.pop(context, None)
+        for name in ("close", *self.LASTING):
+            vars(context).pop(name, None)
+        if key is not None and reset(context):
+            Chromium.idle.setdefault(key, []).append(context)
+        else:
+            quietly(context.close)
+
     def close(self):
         while self._contexts:
-            self._contexts.pop().close()
+            self._contexts[-1].close()
+
+
+def reset(context):
+    """Make ``context`` as a new one would be, but for one page, ``KEEPER`` of the site its
+    pages were on, which keeps the site's renderer process up for the next test's pages: True
+    if it could (its pages were on one site, to clear its storage from)."""
+    pages = context.pages
+    sites = {urlsplit(page.url)[:2] for page in pages if not page.url.startswith("about:")}
+    if len(sites) != 1 or next(iter(sites))[0] != "http":
+        return False
+    scheme, host = sites.pop()
+
+    def clear():
+        site = next(page for page in pages if page.url.startswith("http"))
+        site.evaluate("() => window.localStorage.clear()")
+        context.clear_cookies()
+        context.clear_permissions()
+        context.set_offline(False)
+        context.new_page().goto(f"{scheme}://{host}{KEEPER}")
+        for page in pages:
+            page.close()
+
+    return quietly(clear)
+
+
+def quietly(action):
+    """``action()``: True if it went through, False if it failed (a page or browser gone)."""
+    try:
+        action()
+    except Exception:
+        return False
+    return True
 
 
 class LiveServer:
@@ -289,7 +376,7 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
         if not isinstance(self.console_errors, list):
             self.console_errors = []
             self.addCleanup(self.check_console)
-        browser = WatchedBrowser(Chromium.resume(), self.watch)
+        browser = WatchedBrowser(Chromium.resume(), self)
         try:
             yield browser
         finally:
@@ -299,26 +386,32 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
                 Chromium.pause()
 
     def watch(self, context):
-        """Record in ``console_errors`` every console error of ``context``'s pages, every error
+        """Record in the ``console_errors`` of the test using ``context`` (``Chromium.owners``:
+        a context serves one test after another) every console error of its pages, every error
         they throw uncaught, and every violation of the Content-Security-Policy (which Chromium
         also logs as a console error: ``WATCH_CSP`` says which element and which script)."""
 
+        def report(text):
+            test = Chromium.owners.get(context)
+            if test is not None:
+                test.console_errors.append(text)
+
         def where(page):
-            return page.url.removeprefix(self.live_server_url) if page else "?"
+            test = Chromium.owners.get(context)
+            url = page.url if page else "?"
+            return url.removeprefix(test.live_server_url) if test else url
 
         def console(message):
             if message.type == "error" and not expected(message):
                 at = message.location
                 source = f"{at.get('url', '?')}:{at.get('lineNumber', '?')}"
-                self.console_errors.append(
-                    f"console error on {where(message.page)}: {message.text} ({source})"
-                )
+                report(f"console error on {where(message.page)}: {message.text} ({source})")
 
         def page_error(error):
-            self.console_errors.append(f"uncaught error on {where(error.page)}: {error.error}")
+            report(f"uncaught error on {where(error.page)}: {error.error}")
 
         def violation(source, text):
-            self.console_errors.append(f"CSP violation on {where(source['page'])}: {text}")
+            report(f"CSP violation on {where(source['page'])}: {text}")
 
         context.on("console", console)
         context.on("weberror", page_error)
