@@ -264,12 +264,12 @@ def reset(context):
     def clear():
         site = next(page for page in pages if page.url.startswith("http"))
         site.evaluate("() => window.localStorage.clear()")
-        context.clear_cookies()
         context.clear_permissions()
         context.set_offline(False)
         context.new_page().goto(f"{scheme}://{host}{KEEPER}")
         for page in pages:
             page.close()
+        context.clear_cookies()  # the keeper's too
 
     return quietly(clear)
 

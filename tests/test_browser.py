@@ -99,3 +99,45 @@ class TestTheConsoleIsWatched(BrowserTestCase):
         assert 'sample "", on body' in report
         # Reported once: the end of this test finds nothing left.
         self.check_console()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None and not in_ci(), reason="needs Debian's chromium")
+class TestContextsGoOnCleared(BrowserTestCase):
+    """A browser context a test is done with serves the next test that asks for one with the
+    same options (tests/browser.py, ``WatchedBrowser``) as a new one would: signed out, its
+    local storage empty, online, none of the last test's pages; one the test changed for good
+    (a route, a listener, a script) is closed instead."""
+
+    def setUp(self):
+        self.log_in(make_user("ana"))
+
+    def test_a_context_given_back_is_cleared_and_one_changed_for_good_is_closed(self):
+        home = f"{self.live_server_url}/"
+        with self.browser() as browser:
+            page = self.open_page(browser, "ana", "/")
+            context = page.context
+            page.evaluate("() => window.localStorage.setItem('rollroom-theme', 'dark')")
+            context.grant_permissions(["clipboard-read"], origin=self.live_server_url)
+            context.set_offline(True)
+            context.close()  # given back, as the end of the test's block would
+
+            again = browser.new_context()
+            assert again is context
+            assert again.cookies() == []
+            assert [p.url for p in again.pages] == [f"{self.live_server_url}/accounts/login/"]
+            fresh = again.new_page()
+            fresh.goto(home)  # online again
+            assert fresh.evaluate("() => window.localStorage.length") == 0
+            assert "Log in" in fresh.content() and "ana" not in fresh.locator("nav").inner_text()
+            assert (
+                fresh.evaluate(
+                    "() => navigator.permissions.query({name: 'clipboard-read'}).then(p => p.state)"
+                )
+                == "prompt"
+            )
+
+            again.route("**/never/", lambda route: route.abort())
+            again.close()  # a route would outlast the test: closed, not given back
+            assert browser.new_context() is not again
+            browser.close()
