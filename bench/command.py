@@ -37,6 +37,8 @@ TMP = "ROLLROOM_BENCH_TMP"
 SETTINGS = "bench.settings"
 APPLICATION = "bench.asgi:application"
 RERUN_OPTIONS = ("rooms", "clients", "rate", "seconds", "cpu", "servers", "grace", "seed")
+#: The rates (rolls/s) of ``--ladder``, climbed until one is past the knee (report.KNEE_MS).
+LADDER = (20, 40, 60, 80, 100, 130, 160, 200, 250, 320, 400)
 
 
 def server_env(tmp):
@@ -85,6 +87,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--keep", action="store_true", help="keep the temporary folder (database, logs)"
         )
+        parser.add_argument(
+            "--ladder",
+            action="store_true",
+            help="then the app alone at rising rates, --seconds each, to find where it saturates",
+        )
 
     def handle(self, **options):
         if options["rooms"] < 1 or options["clients"] < 1 or options["servers"] < 1:
@@ -115,7 +122,7 @@ class Command(BaseCommand):
             raise CommandError("Several servers share their rooms through Redis: set REDIS_URL.")
         argv = [sys.executable, os.path.join(settings.BASE_DIR, "manage.py"), "bench_rolls"]
         argv += [f"--{name}={options[name]}" for name in RERUN_OPTIONS]
-        flags = ("json", "skip_floors", "keep")
+        flags = ("json", "skip_floors", "keep", "ladder")
         argv += ["--" + flag.replace("_", "-") for flag in flags if options[flag]]
         sys.stdout.flush()
         sys.stderr.flush()
@@ -171,20 +178,51 @@ class Command(BaseCommand):
 
     def measure(self, options, servers, cpu, tmp, started):
         rooms, clients = options["rooms"], options["clients"]
-        rng = random.Random(options["seed"])
-        count = max(1, round(options["rate"] * options["seconds"]))
-        sends = [(rng.randrange(rooms), rng.randrange(clients)) for _ in range(count)]
-        warmups = [(room, room % clients) for room in range(rooms)]
-        self.progress(options, f"creating {rooms} rooms x {clients} players, {count} checks")
-        table = table_create(rooms=rooms, clients=clients, sends=sends, warmups=warmups)
+        self.tmp = tmp
 
         def raw_floor():
             raw = self.start(tmp, 0, cpu, started, module="bench.wsfloor")
             return raw, started.pop().stop
 
+        self.progress(options, f"running against {', '.join(s.origin for s in servers)}")
+        phases = self.phases(
+            options, servers, options["rate"], floors=not options["skip_floors"], raw=raw_floor
+        )
+        ladder = None
+        if options["ladder"]:
+            ladder = []
+            for rate in LADDER:
+                self.progress(options, f"ladder: {rate} rolls/s")
+                step = {"rate": rate, **self.phases(options, servers, rate, settle=True)["app"]}
+                ladder.append(step)
+                if not report.under_the_knee(step):
+                    break
+        config = {
+            "rooms": rooms,
+            "clients": clients,
+            "rate": options["rate"],
+            "seconds": options["seconds"],
+            "sends": max(1, round(options["rate"] * options["seconds"])),
+            "servers": len(servers),
+            "cpu": cpu if cpu is not None else -1,
+            "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
+            "layer": settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1],
+            "loadavg_1m": round(options["loadavg"], 2),  # others' load skews every figure
+        }
+        return report.result(config, phases, ladder)
+
+    def phases(self, options, servers, rate, *, floors=False, raw=None, settle=False):
+        """The app's phase (and the floors') at ``rate`` rolls/s for ``--seconds``, on rooms,
+        players and checks of its own."""
+        rooms, clients = options["rooms"], options["clients"]
+        rng = random.Random(options["seed"])
+        count = max(1, round(rate * options["seconds"]))
+        sends = [(rng.randrange(rooms), rng.randrange(clients)) for _ in range(count)]
+        warmups = [(room, room % clients) for room in range(rooms)]
+        self.progress(options, f"creating {rooms} rooms x {clients} players, {count} checks")
+        table = table_create(rooms=rooms, clients=clients, sends=sends, warmups=warmups)
         try:
-            self.progress(options, f"running against {', '.join(s.origin for s in servers)}")
-            phases = asyncio.run(
+            return asyncio.run(
                 run_all(
                     table,
                     servers,
@@ -192,29 +230,17 @@ class Command(BaseCommand):
                     warmups=warmups,
                     rooms=rooms,
                     clients=clients,
-                    rate=options["rate"],
+                    rate=rate,
                     grace=options["grace"],
-                    floors=not options["skip_floors"],
-                    raw_floor=raw_floor,
+                    floors=floors,
+                    raw_floor=raw,
                     meters=meters.meters(self.application_name),
+                    settle=settle,
                 )
             )
         finally:
-            if not str(settings.DATABASES["default"]["NAME"]).startswith(tmp):
+            if not str(settings.DATABASES["default"]["NAME"]).startswith(self.tmp):
                 table_delete(table)  # a database that outlives the benchmark
-        config = {
-            "rooms": rooms,
-            "clients": clients,
-            "rate": options["rate"],
-            "seconds": options["seconds"],
-            "sends": count,
-            "servers": len(servers),
-            "cpu": cpu if cpu is not None else -1,
-            "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
-            "layer": settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1],
-            "loadavg_1m": round(options["loadavg"], 2),  # others' load skews every figure
-        }
-        return report.result(config, phases)
 
     def progress(self, options, text):
         if not options["json"]:

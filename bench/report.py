@@ -24,15 +24,48 @@ COLUMNS = [
 ]
 
 
-def result(config, phases):
-    """{config, app, floor_*, app_over_<floor>_p99, app_over_<floor>_p50}."""
+#: The knee of the ladder (``--ladder``): a rate whose p99 is over this, or that lost or failed
+#: a roll, is past saturation.
+KNEE_MS = 100.0
+
+
+def result(config, phases, ladder=None):
+    """{config, app, floor_*, app_over_<floor>_p99, app_over_<floor>_p50, app_over_<floor>_cpu}
+    (the app's CPU per roll over the floor's per request, in the same run), and with ``ladder``
+    (the app's summaries at rising rates) the ladder and its ``saturation_rate``."""
     out = {"config": config, **phases}
     app = phases["app"]
     for name, short in FLOOR_SHORT.items():
         if name in phases:
             for q in ("p99", "p50"):
                 out[f"app_over_{short}_{q}"] = stats.ratio(app[f"{q}_ms"], phases[name][f"{q}_ms"])
+            out[f"app_over_{short}_cpu"] = stats.ratio(
+                app.get("cpu_ms_per_roll"), phases[name].get("cpu_ms_per_roll")
+            )
+    if ladder is not None:
+        out["ladder"] = ladder
+        out["saturation_rate"] = saturation_rate(ladder)
     return out
+
+
+def under_the_knee(step):
+    return (
+        step.get("p99_ms") is not None
+        and step["p99_ms"] <= KNEE_MS
+        and not step.get("lost")
+        and not step.get("errors")
+    )
+
+
+def saturation_rate(ladder):
+    """The highest rate of ``ladder`` (the app's summaries, each with its ``rate``, in rising
+    order) below which every step stayed under the knee; None if the first did not."""
+    best = None
+    for step in ladder:
+        if not under_the_knee(step):
+            break
+        best = step["rate"]
+    return best
 
 
 def _cell(value):
@@ -62,6 +95,27 @@ def table(out):
     ]
     if ratios:
         lines.append("app p99 over floor p99: " + ", ".join(ratios))
+    cpu = [
+        f"{short} {out[f'app_over_{short}_cpu']}x"
+        for short in FLOOR_SHORT.values()
+        if out.get(f"app_over_{short}_cpu") is not None
+    ]
+    if cpu:
+        lines.append("app CPU per roll over floor CPU per request: " + ", ".join(cpu))
+    if "ladder" in out:
+        steps = ", ".join(
+            f"{step['rate']:g}/s p99 {_cell(step.get('p99_ms'))} ms"
+            f" {_cell(step.get('cpu_ms_per_roll'))} ms/roll"
+            + ("" if under_the_knee(step) else " (past the knee)")
+            for step in out["ladder"]
+        )
+        lines.append(f"ladder: {steps}")
+        rate = out["saturation_rate"]
+        lines.append(
+            f"saturation: {rate:g} rolls/s, the last rate with p99 under {KNEE_MS:g} ms"
+            if rate is not None
+            else f"saturation: below {out['ladder'][0]['rate']:g} rolls/s"
+        )
     lines.append(f"floor payload: {_cell(out['app'].get('payload_bytes'))} bytes")
     lag = max(out[name].get("send_lag_max_ms") or 0 for name in PHASES if name in out)
     if lag > LAG_WARNING_MS:

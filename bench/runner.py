@@ -191,13 +191,28 @@ def socket_floor_phase(name, servers, *, sends, size, path):
 
 
 async def run_all(
-    table, servers, *, sends, warmups, rooms, clients, rate, grace, floors, raw_floor, meters=()
+    table,
+    servers,
+    *,
+    sends,
+    warmups,
+    rooms,
+    clients,
+    rate,
+    grace,
+    floors,
+    raw_floor,
+    meters=(),
+    settle=False,
 ):
     """Run the app and, when ``floors``, the floors; returns {phase name: summary}.
     ``raw_floor()`` starts the plain websockets server and returns (Server, stop); ``meters``:
-    the CPU measured beside the servers' (bench/meters.py)."""
+    the CPU measured beside the servers' (bench/meters.py); ``settle``: first wait until the
+    servers are idle (a run after another)."""
     servers = Servers(servers, clients, meters)
     common = {"sends": sends, "rooms": rooms, "clients": clients, "rate": rate, "grace": grace}
+    if settle:
+        await idle(servers)
     results = {"app": await run(app_phase(table, servers, sends=sends, warmups=warmups), **common)}
     if not floors:
         return results

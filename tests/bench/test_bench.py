@@ -22,6 +22,7 @@ from bench import floors, meters, report, stats
 from bench import server as procs
 from bench import settings as bench_settings
 from bench.client import HttpPool, Tracker, http_request, marker
+from bench.command import LADDER
 from bench.runner import Server, Servers
 from config.routing import websocket_urlpatterns
 
@@ -92,6 +93,60 @@ def test_report_ratios_and_table():
     assert out["app_over_http_p50"] == 1.0
     assert "app_over_channels_p99" not in out
     assert "floor_http" in report.table(out)
+
+
+#: A run's config, as the reports below print it.
+CONFIG = {
+    "rooms": 1,
+    "clients": 2,
+    "rate": 5,
+    "seconds": 1,
+    "sends": 5,
+    "cpu": 1,
+    "database": "sqlite3",
+    "layer": "InMemoryChannelLayer",
+    "loadavg_1m": 0.5,
+}
+
+
+def test_report_the_cpu_per_roll_over_the_floors():
+    app = {"p50_ms": 3.0, "p99_ms": 9.0, "cpu_ms_per_roll": 12.0}
+    floor = {"p50_ms": 1.0, "p99_ms": 3.0, "cpu_ms_per_roll": 4.0}
+    unmeasured = {**floor, "cpu_ms_per_roll": None}
+    out = report.result(CONFIG, {"app": app, "floor_http": floor, "floor_channels": unmeasured})
+    assert out["app_over_http_cpu"] == 3.0
+    assert out["app_over_channels_cpu"] is None
+    assert "app CPU per roll over floor CPU per request: http 3.0x" in report.table(out)
+    assert "ladder" not in out and "saturation" not in report.table(out)
+
+
+def step(rate, p99, lost=0, errors=0):
+    return {"rate": rate, "p99_ms": p99, "lost": lost, "errors": errors, "cpu_ms_per_roll": 11.0}
+
+
+def test_the_saturation_rate_is_the_last_step_under_the_knee():
+    assert report.saturation_rate([step(20, 15.0), step(40, 60.0), step(60, 240.0)]) == 40
+    assert report.saturation_rate([step(20, 15.0), step(40, 99.0)]) == 40
+    # A step that lost or failed a roll is past the knee, whatever its p99.
+    assert report.saturation_rate([step(20, 15.0), step(40, 30.0, lost=1)]) == 20
+    assert report.saturation_rate([step(20, 15.0), step(40, 30.0, errors=2)]) == 20
+    assert report.saturation_rate([step(20, 101.0)]) is None
+    assert report.saturation_rate([step(20, None, lost=4)]) is None
+
+
+def test_report_the_ladder():
+    phase = {"p50_ms": 2.0, "p99_ms": 4.0, "cpu_ms_per_roll": 10.0}
+    ladder = [step(20, 15.0), step(40, 130.0)]
+    out = report.result(CONFIG, {"app": phase}, ladder)
+    assert out["ladder"] == ladder and out["saturation_rate"] == 20
+    text = report.table(out)
+    assert (
+        "ladder: 20/s p99 15.0 ms 11.0 ms/roll, 40/s p99 130.0 ms 11.0 ms/roll (past the knee)"
+        in (text)
+    )
+    assert "saturation: 20 rolls/s, the last rate with p99 under 100 ms" in text
+    out = report.result(CONFIG, {"app": phase}, [step(20, 130.0)])
+    assert "saturation: below 20 rolls/s" in report.table(out)
 
 
 # Matching arrivals to sends --------------------------------------------------------------------
@@ -355,6 +410,30 @@ def test_small_run_end_to_end():
         assert out[phase]["misrouted"] == 0, out[phase]
     for short in ("http", "channels", "websockets"):
         assert isinstance(out[f"app_over_{short}_p99"], float)
+    assert isinstance(out["app_over_http_cpu"], float)
+    assert "ladder" not in out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_ladder_climbs_the_rates_until_the_knee():
+    """``--ladder``: the app alone at rising rates, each on checks of its own, up to the first
+    rate past the knee (or the last rate)."""
+    command = [sys.executable, "manage.py", "bench_rolls", "--rooms", "1", "--clients", "1"]
+    command += ["--seconds", "0.1", "--skip-floors", "--ladder", "--json"]
+    done = subprocess.run(
+        command, cwd=settings.BASE_DIR, env=bench_env(), capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    ladder = out["ladder"]
+    rates = [step["rate"] for step in ladder]
+    assert rates == list(LADDER[: len(rates)])
+    assert all(report.under_the_knee(step) for step in ladder[:-1])
+    assert len(ladder) == len(LADDER) or not report.under_the_knee(ladder[-1])
+    for step in ladder:
+        assert step["duplicated"] == 0 and step["misrouted"] == 0, step
+        assert is_number(step["cpu_ms_per_roll"]), step
+    assert out["saturation_rate"] == report.saturation_rate(ladder)
 
 
 @POSTGRES_AND_REDIS
