@@ -92,3 +92,53 @@ async def test_cleaning_runs_at_most_once_per_interval(monkeypatch):
     clock[0] += layers.CLEAN_EVERY
     await layer.group_send("room", {"type": "x"})
     assert stale not in layer.channels
+
+
+async def test_fresh_copies_a_message_s_containers_and_shares_its_strings():
+    message = {
+        "type": "room.push",
+        "all": "<p>roll</p>",
+        "users": {"7": "x"},
+        "also": [{"gm": "y"}],
+    }
+    message["pair"] = (1, ["a"])
+    copy = layers.fresh(message)
+    assert copy == message
+    assert copy is not message and copy["users"] is not message["users"]
+    assert copy["also"] is not message["also"] and copy["also"][0] is not message["also"][0]
+    assert copy["pair"][1] is not message["pair"][1]
+    assert copy["all"] is message["all"]
+
+
+async def test_a_channel_keeps_one_queue_while_it_holds_messages():
+    layer = RoomChannelLayer()
+    channel = await layer.new_channel()
+    await layer.send(channel, {"type": "first"})
+    queue = layer.channels[channel]
+    await layer.group_add("room", channel)
+    await layer.group_send("room", {"type": "second"})
+    assert layer.channels[channel] is queue and queue.qsize() == 2
+    assert [await layer.receive(channel) for _ in range(2)] == [
+        {"type": "first"},
+        {"type": "second"},
+    ]
+    assert channel not in layer.channels  # emptied: gone, as in the base layer
+
+
+async def test_the_layer_follows_the_channels_it_was_read_against():
+    """send, receive and group_send are written after channels 4.3.2's in-memory layer: its
+    queues of (expiry, message) in ``channels``, which its own cleaning reads."""
+    import channels
+    from channels.layers import InMemoryChannelLayer
+
+    assert channels.__version__ == "4.3.2"
+    base, ours = InMemoryChannelLayer(), RoomChannelLayer()
+    for layer in (base, ours):
+        channel = await layer.new_channel()
+        await layer.send(channel, {"type": "x"})
+        ((expiry, message),) = list(layer.channels[channel]._queue)
+        assert message == {"type": "x"} and expiry > 0
+        with pytest.raises(AssertionError):
+            await layer.send(channel, {"type": "x", "__asgi_channel__": "y"})
+        with pytest.raises(TypeError):
+            await layer.send("not a channel name!", {"type": "x"})
