@@ -41,6 +41,11 @@ RERUN_OPTIONS = ("rooms", "clients", "rate", "seconds", "cpu", "servers", "grace
 LADDER = (20, 40, 60, 80, 100, 130, 160, 200, 250, 320, 400)
 
 
+def roll_count(rate, seconds):
+    """How many rolls a run sends at ``rate`` rolls/s for ``seconds``: one at least."""
+    return max(1, round(rate * seconds))
+
+
 def server_env(tmp):
     env = dict(os.environ)
     env.update(
@@ -178,7 +183,6 @@ class Command(BaseCommand):
 
     def measure(self, options, servers, cpu, tmp, started):
         rooms, clients = options["rooms"], options["clients"]
-        self.tmp = tmp
 
         def raw_floor():
             raw = self.start(tmp, 0, cpu, started, module="bench.wsfloor")
@@ -186,14 +190,15 @@ class Command(BaseCommand):
 
         self.progress(options, f"running against {', '.join(s.origin for s in servers)}")
         phases = self.phases(
-            options, servers, options["rate"], floors=not options["skip_floors"], raw=raw_floor
+            options, servers, options["rate"], tmp, floors=not options["skip_floors"], raw=raw_floor
         )
         ladder = None
         if options["ladder"]:
             ladder = []
             for rate in LADDER:
                 self.progress(options, f"ladder: {rate} rolls/s")
-                step = {"rate": rate, **self.phases(options, servers, rate, settle=True)["app"]}
+                step = self.phases(options, servers, rate, tmp, settle=True)["app"]
+                step = {"rate": rate, **step}
                 ladder.append(step)
                 if not report.under_the_knee(step):
                     break
@@ -202,7 +207,7 @@ class Command(BaseCommand):
             "clients": clients,
             "rate": options["rate"],
             "seconds": options["seconds"],
-            "sends": max(1, round(options["rate"] * options["seconds"])),
+            "sends": roll_count(options["rate"], options["seconds"]),
             "servers": len(servers),
             "cpu": cpu if cpu is not None else -1,
             "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
@@ -211,12 +216,12 @@ class Command(BaseCommand):
         }
         return report.result(config, phases, ladder)
 
-    def phases(self, options, servers, rate, *, floors=False, raw=None, settle=False):
+    def phases(self, options, servers, rate, tmp, *, floors=False, raw=None, settle=False):
         """The app's phase (and the floors') at ``rate`` rolls/s for ``--seconds``, on rooms,
         players and checks of its own."""
         rooms, clients = options["rooms"], options["clients"]
         rng = random.Random(options["seed"])
-        count = max(1, round(rate * options["seconds"]))
+        count = roll_count(rate, options["seconds"])
         sends = [(rng.randrange(rooms), rng.randrange(clients)) for _ in range(count)]
         warmups = [(room, room % clients) for room in range(rooms)]
         self.progress(options, f"creating {rooms} rooms x {clients} players, {count} checks")
@@ -239,7 +244,7 @@ class Command(BaseCommand):
                 )
             )
         finally:
-            if not str(settings.DATABASES["default"]["NAME"]).startswith(self.tmp):
+            if not str(settings.DATABASES["default"]["NAME"]).startswith(tmp):
                 table_delete(table)  # a database that outlives the benchmark
 
     def progress(self, options, text):

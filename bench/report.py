@@ -68,6 +68,16 @@ def saturation_rate(ladder):
     return best
 
 
+def ratio_line(out, measure, label):
+    """[the line of the app's ``measure`` over each floor's], or [] when no floor has it."""
+    ratios = [
+        f"{short} {out[f'app_over_{short}_{measure}']}x"
+        for short in FLOOR_SHORT.values()
+        if out.get(f"app_over_{short}_{measure}") is not None
+    ]
+    return [f"{label}: " + ", ".join(ratios)] if ratios else []
+
+
 def _cell(value):
     if value is None:
         return "-"
@@ -88,20 +98,8 @@ def table(out):
         if name in out:
             row = out[name]
             lines.append(f"{name:<18}" + "".join(f"{_cell(row.get(k)):>9}" for k, _ in COLUMNS))
-    ratios = [
-        f"{short} {out[f'app_over_{short}_p99']}x"
-        for short in FLOOR_SHORT.values()
-        if out.get(f"app_over_{short}_p99") is not None
-    ]
-    if ratios:
-        lines.append("app p99 over floor p99: " + ", ".join(ratios))
-    cpu = [
-        f"{short} {out[f'app_over_{short}_cpu']}x"
-        for short in FLOOR_SHORT.values()
-        if out.get(f"app_over_{short}_cpu") is not None
-    ]
-    if cpu:
-        lines.append("app CPU per roll over floor CPU per request: " + ", ".join(cpu))
+    lines += ratio_line(out, "p99", "app p99 over floor p99")
+    lines += ratio_line(out, "cpu", "app CPU per roll over floor CPU per request")
     if "ladder" in out:
         steps = ", ".join(
             f"{step['rate']:g}/s p99 {_cell(step.get('p99_ms'))} ms"

@@ -73,28 +73,6 @@ def test_ratio():
     assert stats.ratio(5.0, 0) is None
 
 
-def test_report_ratios_and_table():
-    phase = {"p50_ms": 2.0, "p99_ms": 4.0, "max_ms": 5.0, "rolls_per_s": 20.0, "lost": 0}
-    out = report.result(
-        {
-            "rooms": 1,
-            "clients": 2,
-            "rate": 5,
-            "seconds": 1,
-            "sends": 5,
-            "cpu": 1,
-            "database": "sqlite3",
-            "layer": "InMemoryChannelLayer",
-            "loadavg_1m": 0.5,
-        },
-        {"app": {**phase, "p99_ms": 12.0}, "floor_http": phase},
-    )
-    assert out["app_over_http_p99"] == 3.0
-    assert out["app_over_http_p50"] == 1.0
-    assert "app_over_channels_p99" not in out
-    assert "floor_http" in report.table(out)
-
-
 #: A run's config, as the reports below print it.
 CONFIG = {
     "rooms": 1,
@@ -107,6 +85,15 @@ CONFIG = {
     "layer": "InMemoryChannelLayer",
     "loadavg_1m": 0.5,
 }
+
+
+def test_report_ratios_and_table():
+    phase = {"p50_ms": 2.0, "p99_ms": 4.0, "max_ms": 5.0, "rolls_per_s": 20.0, "lost": 0}
+    out = report.result(CONFIG, {"app": {**phase, "p99_ms": 12.0}, "floor_http": phase})
+    assert out["app_over_http_p99"] == 3.0
+    assert out["app_over_http_p50"] == 1.0
+    assert "app_over_channels_p99" not in out
+    assert "floor_http" in report.table(out)
 
 
 def test_report_the_cpu_per_roll_over_the_floors():
