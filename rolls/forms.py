@@ -17,7 +17,6 @@ from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
 
 NOTE_MAX = Check._meta.get_field("note").max_length
 INTENT_MAX = Check._meta.get_field("intent").max_length
-BONUS_MAX = Check._meta.get_field("bonus_effect").max_length
 SUGGESTION_MAX = Check._meta.get_field("suggestion").max_length
 
 

@@ -3,7 +3,7 @@ from django.db import models
 from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
-from sheets.models import Character, Rating
+from sheets.models import Character
 
 from . import chain
 
@@ -27,13 +27,14 @@ def entitled(visibility, *, viewer_id, roller_id, gm_id):
 
 class CheckQuerySet(models.QuerySet):
     def of(self, campaign, *, card=True):
-        """The campaign's checks, with what their cards show: the character, its player and its
-        system's rows (``character_related``), and the skill (Mana) or the attribute and skill
-        (Pool); ``card=False``: the character, its player and its system's rows only."""
+        """The campaign's checks, with the character, its player and its system's rows
+        (``character_related``), and the system's own row of the check (``check_related``:
+        what the check binds, e.g. Mana's skill, Pool's attribute); with what their cards show
+        too (``card_related``, e.g. the ratings of a Pool shift), unless ``card=False``."""
         from .systems import system_of
 
         system = system_of(campaign)
-        related = system.card_related if card else ()
+        related = [*system.check_related, *(system.card_related if card else ())]
         own = [f"character__{name}" for name in system.character_related]
         return self.filter(campaign=campaign).select_related("character__owner", *own, *related)
 
@@ -44,6 +45,8 @@ class Check(models.Model):
     Its life: ``requested`` (a player asked; the GM has not set the number yet) -> ``open`` (the
     player may roll) -> ``shift`` (Pool: a shift awaits the GM's answer) -> ``done``, or
     ``failed`` (Mana: rolled and failed; the GM may allow a re-attempt, which opens it again).
+    What its system keeps of it (what it binds the roll to, a shift) is the system's own row,
+    one-to-one with the check (``check_fill``, ``check_related``).
     """
 
     REQUESTED = "requested"
@@ -67,34 +70,14 @@ class Check(models.Model):
     )
     status = models.CharField(max_length=9, choices=STATUSES, default=OPEN)
     visibility = models.CharField(max_length=7, choices=VISIBILITIES, default=PUBLIC)
-    # What the check is about: a suggestion of the GM (Mana: a skill; Pool: an attribute/skill).
-    mana_skill = models.ForeignKey(
-        "mana.ManaSkill", null=True, blank=True, on_delete=models.SET_NULL
-    )
+    # What the check is about, as the GM or player typed it (what it binds the roll to, if
+    # anything, is the system's own row of the check: ``check_fill``).
     suggestion = models.CharField(max_length=100, blank=True)
     note = models.CharField(max_length=300, blank=True)
-    # Difficulty (Mana) or TN (Pool); None while a request awaits the GM.
+    # The difficulty or TN (the system's ``number``); None while a request awaits the GM.
     target = models.PositiveIntegerField(null=True, blank=True)
-    # Mana: the GM allowed one more attempt after a failure.
-    # Pool shift proposal: the choices are kept until the GM answers, then rolled as they are.
+    # What the player tries, said with the roll (kept while a proposal awaits the GM).
     intent = models.CharField(max_length=300, blank=True)
-    attribute = models.ForeignKey(
-        Rating, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    skill = models.ForeignKey(
-        Rating, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    shift_d6 = models.PositiveIntegerField(default=0)
-    shift_d10 = models.PositiveIntegerField(default=0)
-    bonus_effect = models.CharField(max_length=200, blank=True)
-    # Pool: the GM declined the last shift proposed (and why, if they said), until the next one.
-    shift_declined = models.BooleanField(default=False)
-    decline_reason = models.CharField(max_length=200, blank=True)
-    # Pool: what the check binds the roll to, read from its suggestion when it was asked
-    # (``rules.sheet.asked_in``): an attribute of the sheet, and maybe one of its skills;
-    # empty: the player chooses. (Mana binds with ``mana_skill``.)
-    asked_attribute = models.CharField(max_length=20, blank=True)
-    asked_skill = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = CheckQuerySet.as_manager()

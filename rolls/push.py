@@ -24,7 +24,6 @@ from core.writes import Refused
 
 from .forms import TargetForm
 from .models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
-from .services import DECLINE_REASON_MAX
 from .systems import system_of
 
 # The log's entries ----------------------------------------------------------------------------
@@ -137,7 +136,6 @@ def check_context(
         context["target_form"] = target_form or TargetForm(auto_id=f"target-{check.pk}-%s")
     if check.status == Check.SHIFT:
         context["proposal"] = system.proposal(check)
-        context["reason_max"] = DECLINE_REASON_MAX
     if check.status in (Check.FAILED, Check.DONE):
         last_roll = last_roll or check.rolls.order_by("-seq").first()
         context["last_roll"] = last_roll

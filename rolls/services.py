@@ -258,8 +258,9 @@ def _check_target(target):
 def check_ask(*, campaign, character, by, target, note="", visibility=PUBLIC, **about):
     """The GM asks ``character`` for a check with its difficulty or TN. What it is about
     (``about``: the system's ``about_field``, e.g. Pool's ``suggestion``, Mana's ``mana_skill``)
-    binds the roll, as the campaign's system says (``check_fields``: the skill, or what the
-    suggestion names of the sheet)."""
+    binds the roll, as the campaign's system says (``check_fields``, and its own row of the
+    check, ``check_fill``: the skill, or what the suggestion names of the sheet)."""
+    system = system_of(campaign)
     check = Check.objects.create(
         campaign=campaign,
         character=character,
@@ -269,8 +270,9 @@ def check_ask(*, campaign, character, by, target, note="", visibility=PUBLIC, **
         visibility=_check_visibility(visibility, character, campaign),
         target=_check_target(target),
         note=note,
-        **system_of(campaign).check_fields(character, **about),
+        **system.check_fields(character, **about),
     )
+    system.check_fill(check, **about)
     return check
 
 
@@ -326,7 +328,8 @@ def check_request(*, campaign, character, by, note="", visibility=PUBLIC, **abou
     What it is about binds the roll, as for ``check_ask``."""
     if character.owner_id != by.pk:
         raise Refused("You can only ask for checks for your own characters.")
-    return Check.objects.create(
+    system = system_of(campaign)
+    check = Check.objects.create(
         campaign=campaign,
         character=character,
         session=open_session(campaign),
@@ -334,23 +337,15 @@ def check_request(*, campaign, character, by, note="", visibility=PUBLIC, **abou
         status=Check.REQUESTED,
         visibility=_check_visibility(visibility, character, campaign),
         note=note,
-        **system_of(campaign).check_fields(character, **about),
+        **system.check_fields(character, **about),
     )
+    system.check_fill(check, **about)
+    return check
 
 
-#: What the writes on a check may change: read again under the lock before each write.
-CHECK_STATE = [
-    "status",
-    "target",
-    "intent",
-    "mana_skill_id",
-    "attribute_id",
-    "skill_id",
-    "shift_d6",
-    "shift_d10",
-    "bonus_effect",
-]
-DECLINE_REASON_MAX = Check._meta.get_field("decline_reason").max_length
+#: What the writes on a check may change: read again under the lock before each write (a
+#: system's own row of the check, its write reads again itself once the check is locked).
+CHECK_STATE = ["status", "target", "intent"]
 
 
 def check_locked(check):

@@ -6,7 +6,11 @@
   (what an open choice is called) and ``about_field`` (the name of the field of the ask and
   request forms that says what a check is about), ``about_form_field(campaign)`` (that field:
   ``rolls.forms.suggestion_field()`` for a typed suggestion);
-* ``card_related``: what a check's card reads along (``select_related``); ``open_check_note``:
+* ``check_related``: its own row of a check (a ``OneToOneField`` to ``Check``: what the check
+  binds the roll to, e.g. Mana's skill, and what else it keeps, Pool's shift), which
+  ``Check.objects.of`` reads along with the check (``select_related``; ``()``: none), and
+  ``card_related``, what a check's card reads along besides (e.g. a Pool shift's ratings);
+  ``open_check_note``:
   the template of what an open check's card says above its roll form (Pool: a declined shift;
   "": nothing);
 * ``suggestions()``: names offered while typing what a check is about;
@@ -105,11 +109,14 @@ there), ``forms.py`` (its views' forms), ``apps.py`` (the package is a Django ap
 and where it has models of its own, ``models.py``, ``admin.py`` and ``migrations/`` (Mana's
 settings, its palette; a character's traits; its skills and pools, app label ``mana``, on the
 tables they had in ``campaigns`` and ``sheets``; Pool's settings, its costs and hit points,
-a character's HP, label ``pool``),
+a character's HP, label ``pool``; each one's row of a check, ``ManaCheck`` and ``PoolCheck``,
+from columns of ``Check``),
 ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fields(character, **about)``, the fields a new check stores, given what it is about
-(``rolls.services.check_ask``'s ``about``: ``{about_field: value}``);
+(``rolls.services.check_ask``'s ``about``: ``{about_field: value}``), and
+``check_fill(check, **about)``, its own row of the new check (Mana's ``ManaCheck``, Pool's
+``PoolCheck``; nothing for a system without one);
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting
 ``ROLL_SYSTEMS`` names the packages; ``rolls`` registers them at its ``ready()`` into
 ``campaigns.systems.SYSTEMS``, the registry the floors below rolls read too (``register_all``).

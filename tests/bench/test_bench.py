@@ -397,7 +397,14 @@ def test_small_run_end_to_end():
         assert out[phase]["misrouted"] == 0, out[phase]
     for short in ("http", "channels", "websockets"):
         assert isinstance(out[f"app_over_{short}_p99"], float)
-    assert isinstance(out["app_over_http_cpu"], float)
+    # The CPU ratio, unless the floor's five requests used less CPU than the kernel counts (a
+    # clock tick, 10 ms): then there is no ratio to give, and it says so (None), not infinity.
+    app_cpu, floor_cpu = out["app"]["cpu_ms_per_roll"], out["floor_http"]["cpu_ms_per_roll"]
+    assert is_number(floor_cpu) and floor_cpu >= 0
+    if floor_cpu:
+        assert out["app_over_http_cpu"] == round(app_cpu / floor_cpu, 2)
+    else:
+        assert out["app_over_http_cpu"] is None
     assert "ladder" not in out
 
 

@@ -206,9 +206,11 @@ def test_a_proposed_shift_shows_the_gm_its_dice_without_reading_them_again(
     django_assert_num_queries,
     django_capture_on_commit_callbacks,
 ):
-    """A shift put to the GM: the session's user, access, the check, the two ratings sent, the
-    write's savepoint, the check taken, the release; the GM's card shows the attribute and skill
-    the roll set on the check, with no statement of its own."""
+    """A shift put to the GM: the session's user, access, the check (with its Pool row), the
+    two ratings sent, the write's savepoint, the check taken, the proposal written into its
+    Pool row (Pool's own, since the check's system fields moved to the systems: one statement
+    more than when they were the check's columns), the release; the GM's card shows the
+    attribute and skill the proposal set, with no statement of its own."""
     client = as_user(player)
     check = ask(pool_table, pool_table.ilse)
     data = {
@@ -218,7 +220,7 @@ def test_a_proposed_shift_shows_the_gm_its_dice_without_reading_them_again(
         "bonus_effect": "land silently",
     }
     capture = django_capture_on_commit_callbacks(execute=True)
-    with django_assert_num_queries(7 + SESSION_READ), capture as run:
+    with django_assert_num_queries(8 + SESSION_READ), capture as run:
         response = client.post(
             url("check_roll", pool_table, check.id), data, HTTP_HX_REQUEST="true"
         )

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check
+from rolls.systems.mana import models as mana_models
 from tests.helpers import HTMX, raises_refused, unchanged
 from tests.rolls.room_setup import refused, url
 
@@ -27,7 +28,8 @@ def test_a_group_check_asks_each_character_once(mana_table):
     )
     assert [c.character for c in checks] == [t.mira, t.bo]
     for check in Check.objects.all():
-        assert (check.target, check.mana_skill, check.note, check.visibility, check.status) == (
+        skill = mana_models.check_of(check).skill
+        assert (check.target, skill, check.note, check.visibility, check.status) == (
             3,
             t.gather,
             "Search the docks",

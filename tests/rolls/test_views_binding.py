@@ -12,6 +12,7 @@ from django.urls import reverse
 from rolls import push, services
 from rolls.models import Check
 from rolls.push import Viewer, render_check
+from rolls.systems.pool import models as pool_models
 from rolls.systems.pool import services as pool_services
 from sheets.models import Rating
 from tests.helpers import HTMX
@@ -82,22 +83,24 @@ def post_roll(client, table, check, data, capture):
 )
 def test_a_pool_suggestion_binds_what_it_names_of_the_sheet(pool_table, suggestion, asked):
     check = ask(pool_table, pool_table.ilse, suggestion=suggestion)
-    check.refresh_from_db()
-    assert (check.asked_attribute, check.asked_skill) == asked
+    own = pool_models.check_of(check)
+    assert (own.asked_attribute, own.asked_skill) == asked
 
 
 def test_a_pool_request_binds_too(pool_table, player):
     check = services.check_request(
         campaign=pool_table.campaign, character=pool_table.ilse, by=player, suggestion="Jump"
     )
-    assert (check.asked_attribute, check.asked_skill) == ("Strength", "Jump")
+    own = pool_models.check_of(check)
+    assert (own.asked_attribute, own.asked_skill) == ("Strength", "Jump")
 
 
 def test_a_mana_suggestion_binds_nothing_but_the_skill(mana_table, player):
     check = services.check_request(
         campaign=mana_table.campaign, character=mana_table.mira, by=player, suggestion="Strength"
     )
-    assert (check.asked_attribute, check.asked_skill) == ("", "")
+    own = pool_models.check_of(check)
+    assert (own.asked_attribute, own.asked_skill) == ("", "")
 
 
 # Mana -------------------------------------------------------------------------------------------

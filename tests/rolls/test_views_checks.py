@@ -8,6 +8,8 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, Check
+from rolls.systems.mana import models as mana_models
+from rolls.systems.pool import models as pool_models
 from rolls.systems.pool import services as pool_services
 from tests.conftest import make_user
 from tests.helpers import HTMX, db_snapshot
@@ -35,7 +37,7 @@ def test_gm_asks_a_check(
     assert response.status_code == 200
     check = Check.objects.get()
     assert (check.character, check.created_by, check.status) == (mana_table.mira, gm, Check.OPEN)
-    assert (check.target, check.mana_skill, check.note) == (
+    assert (check.target, mana_models.check_of(check).skill, check.note) == (
         3,
         mana_table.gather,
         "Find the smuggler",
@@ -206,7 +208,7 @@ def test_player_requests_a_check(
     assert response.status_code == 200
     check = Check.objects.get()
     assert (check.status, check.target, check.created_by) == (Check.REQUESTED, None, player)
-    assert (check.mana_skill, check.visibility, check.note) == (
+    assert (mana_models.check_of(check).skill, check.visibility, check.note) == (
         mana_table.jump,
         PRIVATE,
         "Over the wall",
@@ -551,7 +553,8 @@ def test_gm_declines_a_shift(
         response = as_user(gm).post(shift_url(pool_table, shifted), {"answer": "decline"}, **HTMX)
     assert response.status_code == 204
     shifted.refresh_from_db()
-    assert (shifted.status, shifted.shift_d6, shifted.bonus_effect) == (Check.OPEN, 0, "")
+    own = pool_models.check_of(shifted)
+    assert (shifted.status, own.shift_d6, own.bonus_effect) == (Check.OPEN, 0, "")
     assert not shifted.rolls.exists()
     assert pushes.entries() == []
     [message] = pushes.checks()
@@ -569,7 +572,8 @@ def test_a_declined_shift_says_so_with_the_gms_reason(
         response = as_user(gm).post(shift_url(pool_table, shifted), data, **HTMX)
     assert response.status_code == 204
     shifted.refresh_from_db()
-    assert (shifted.shift_declined, shifted.decline_reason) == (
+    own = pool_models.check_of(shifted)
+    assert (own.shift_declined, own.decline_reason) == (
         True,
         "Not <b>here</b>: the floor is ice",
     )
@@ -590,7 +594,8 @@ def test_a_declined_shift_says_so_with_the_gms_reason(
     with django_capture_on_commit_callbacks(execute=True):
         assert as_user(player).post(roll_path, data, **HTMX).status_code == 204
     shifted.refresh_from_db()
-    assert (shifted.status, shifted.shift_declined, shifted.decline_reason) == (
+    own = pool_models.check_of(shifted)
+    assert (shifted.status, own.shift_declined, own.decline_reason) == (
         Check.SHIFT,
         False,
         "",

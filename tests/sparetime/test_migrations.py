@@ -12,8 +12,9 @@ from sparetime.services import earmarked_sparetime, free_sparetime
 #: migrations do not depend on the move, and their tables are as the current models expect).
 BEFORE = [("sheets", "0001_initial"), "campaigns"]
 #: After it: the sparetime app's migrations to its latest (the rows are read through today's model),
-#: and the sheets app's with those that depend on them (Mana's), as today's models expect.
-AFTER = ["sheets", "mana", "sparetime"]
+#: and the sheets app's with those that depend on them (Mana's, Pool's and the rolls' own: a
+#: check's system rows), as today's models expect.
+AFTER = ["sheets", "mana", "rolls", "sparetime"]
 
 
 def migrate(targets):

@@ -15,6 +15,8 @@ from campaigns.models import Campaign
 from campaigns.systems import SYSTEMS, system_of
 from rolls import services
 from rolls.models import Check, LogEntry
+from rolls.systems.mana.models import ManaCheck
+from rolls.systems.pool.models import PoolCheck
 from sheets.party import party_rows
 from sheets.services import character_create
 from sparetime.services import sparetime_grant
@@ -45,11 +47,10 @@ def test_a_coin_check_is_asked_flipped_logged_and_verified(coin_campaign, gm, pl
     check = services.check_ask(
         campaign=coin_campaign, character=hero, by=gm, target=2, suggestion="the bridge"
     )
-    assert (check.suggestion, check.asked_attribute, check.mana_skill_id) == (
-        "the bridge",
-        "",
-        None,
-    )
+    # What it binds is the system's own row: the coins keep none, nor Pool's nor Mana's.
+    assert check.suggestion == "the bridge"
+    assert not PoolCheck.objects.filter(pk=check.pk).exists()
+    assert not ManaCheck.objects.filter(pk=check.pk).exists()
     entry = coins.SYSTEM.roll(check, by=player, data={"coins": 3})
     check.refresh_from_db()
     assert check.status == Check.DONE

@@ -7,6 +7,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from rolls.models import Check
+from rolls.systems.mana import models as mana_models
 from rolls.systems.mana.models import ManaPool, ManaSkill
 
 #: Before the move: the apps the models left, and rolls (the check's foreign key), as they were.
@@ -60,4 +61,4 @@ def test_rows_written_before_the_move_are_manas_after_it():
     [pool] = ManaPool.objects.all()
     assert (pool.character.name, pool.color, pool.current, pool.maximum) == ("Mira", "white", 2, 3)
     assert list(pool.character.mana.all()) == [pool]
-    assert Check.objects.get().mana_skill == skill
+    assert mana_models.check_of(Check.objects.get()).skill == skill

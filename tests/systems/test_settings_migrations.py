@@ -1,7 +1,8 @@
 """The systems' fields moved from columns of the shared models to the systems' own models:
 Mana's palette to ``ManaSettings`` (mana 0002), Pool's costs and hit points to ``PoolSettings``
 (pool 0001), a Mana character's traits to ``ManaSheet`` (mana 0003), a Pool character's current
-HP to ``PoolSheet`` (pool 0002). A database migrated from
+HP to ``PoolSheet`` (pool 0002), a check's skill to ``ManaCheck`` (mana 0004) and its binding
+and shift to ``PoolCheck`` (pool 0003; rolls 0007 drops the columns). A database migrated from
 before a move keeps every value, read through the new place; migrated back, the columns hold
 them again, those written after the move too."""
 
@@ -10,17 +11,23 @@ from django.contrib.auth import get_user_model
 
 from campaigns.models import Campaign
 from campaigns.services import campaign_create
+from rolls.models import Check
+from rolls.services import check_ask
 from rolls.systems.mana.models import (
     DEFAULT_PALETTE,
+    ManaCheck,
     ManaSettings,
     ManaSheet,
+    ManaSkill,
     palette_of,
     traits_of,
 )
+from rolls.systems.mana.models import check_of as mana_check_of
 from rolls.systems.mana.services import traits_set
-from rolls.systems.pool.models import PoolSettings, PoolSheet, settings_of, sheet_of
-from rolls.systems.pool.services import hp_set
-from sheets.models import Character
+from rolls.systems.pool.models import PoolCheck, PoolSettings, PoolSheet, settings_of, sheet_of
+from rolls.systems.pool.models import check_of as pool_check_of
+from rolls.systems.pool.services import check_answer_shift, hp_set
+from sheets.models import Character, Rating
 from tests.systems.test_mana_migrations import migrate
 
 #: Before the move: the settings columns of the campaign.
@@ -190,5 +197,126 @@ def test_hp_written_before_the_move_is_pools_after_it_and_back():
     try:
         hp = dict(old.get_model("sheets", "Character").objects.values_list("id", "hp_current"))
         assert hp == {aria.pk: 7, bram.pk: 5, mira.pk: 0}
+    finally:
+        migrate(AFTER)
+
+
+#: Before the check's system fields moved: Pool's binding and shift, Mana's skill, columns of
+#: the check.
+BEFORE_CHECKS = [
+    ("rolls", "0006_mana_skill_moves_to_mana"),
+    ("pool", "0002_pool_sheet"),
+    ("mana", "0003_mana_sheet"),
+    ("campaigns", "0007_pool_settings_move_to_pool"),
+    ("sheets", "0005_hp_moves_to_pool"),
+]
+#: What a check's columns held, read back from the old database: status, then the Pool
+#: columns, then Mana's skill.
+OLD_CHECK = (
+    "status",
+    "asked_attribute",
+    "asked_skill",
+    "attribute_id",
+    "skill_id",
+    "shift_d6",
+    "shift_d10",
+    "bonus_effect",
+    "shift_declined",
+    "decline_reason",
+    "mana_skill_id",
+)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_checks_binding_and_shift_written_before_the_move_are_the_systems_after_it_and_back():
+    old = migrate(BEFORE_CHECKS)
+    try:
+        User = old.get_model("auth", "User")
+        OldCampaign = old.get_model("campaigns", "Campaign")
+        OldCharacter = old.get_model("sheets", "Character")
+        OldRating = old.get_model("sheets", "Rating")
+        OldSkill = old.get_model("mana", "ManaSkill")
+        OldCheck = old.get_model("rolls", "Check")
+        gm = User.objects.create(username="gm")
+        ana = User.objects.create(username="ana")
+        marches = OldCampaign.objects.create(name="Marches", system="pool")
+        harbor = OldCampaign.objects.create(name="Harbor", system="mana")
+        aria = OldCharacter.objects.create(campaign=marches, owner=ana, name="Aria")
+        strength = OldRating.objects.create(character=aria, attribute="Strength", value=3)
+        jump = OldRating.objects.create(character=aria, attribute="Strength", skill="Jump", value=2)
+        mira = OldCharacter.objects.create(campaign=harbor, owner=ana, name="Mira")
+        mend = OldSkill.objects.create(
+            campaign=harbor, name="Mend", color_a="white", color_b="green"
+        )
+        made = {"created_by": gm}
+        shifted = OldCheck.objects.create(
+            campaign=marches,
+            character=aria,
+            status="shift",
+            asked_attribute="Strength",
+            asked_skill="Jump",
+            attribute=strength,
+            skill=jump,
+            shift_d6=1,
+            bonus_effect="land silently",
+            intent="leap the gap",
+            **made,
+        )
+        declined = OldCheck.objects.create(
+            campaign=marches,
+            character=aria,
+            shift_declined=True,
+            decline_reason="the floor is ice",
+            **made,
+        )
+        asked = OldCheck.objects.create(campaign=harbor, character=mira, mana_skill=mend, **made)
+        any_skill = OldCheck.objects.create(campaign=harbor, character=mira, **made)
+    finally:
+        migrate(AFTER)
+
+    own = pool_check_of(Check.objects.get(pk=shifted.pk))
+    assert (own.asked_attribute, own.asked_skill, own.attribute, own.skill) == (
+        "Strength",
+        "Jump",
+        Rating.objects.get(pk=strength.pk),
+        Rating.objects.get(pk=jump.pk),
+    )
+    assert (own.shift_d6, own.shift_d10, own.bonus_effect) == (1, 0, "land silently")
+    assert Check.objects.get(pk=shifted.pk).intent == "leap the gap"
+    own = pool_check_of(Check.objects.get(pk=declined.pk))
+    assert (own.shift_declined, own.decline_reason, own.attribute) == (
+        True,
+        "the floor is ice",
+        None,
+    )
+    assert mana_check_of(Check.objects.get(pk=asked.pk)).skill == ManaSkill.objects.get()
+    assert mana_check_of(Check.objects.get(pk=any_skill.pk)).skill is None
+    assert set(PoolCheck.objects.values_list("pk", flat=True)) == {shifted.pk, declined.pk}
+    assert set(ManaCheck.objects.values_list("pk", flat=True)) == {asked.pk, any_skill.pk}
+
+    # Written after the move, through the systems' writes: the GM declines the shift, and a
+    # new Mana check binds the skill.
+    check_answer_shift(check=Check.objects.get(pk=shifted.pk), approve=False, reason="not now")
+    harbor_now = Campaign.objects.get(pk=harbor.pk)
+    later = check_ask(
+        campaign=harbor_now,
+        character=Character.objects.get(pk=mira.pk),
+        by=get_user_model().objects.get(pk=gm.pk),
+        target=2,
+        mana_skill=ManaSkill.objects.get(),
+    )
+    old = migrate(BEFORE_CHECKS)
+    try:
+        rows = old.get_model("rolls", "Check").objects.values_list("pk", *OLD_CHECK)
+        columns = {pk: tuple(values) for pk, *values in rows}
+        pool_empty = ("", "", None, None, 0, 0, "", False, "")
+        assert columns == {
+            shifted.pk: ("open", "Strength", "Jump", strength.pk, jump.pk)
+            + (0, 0, "", True, "not now", None),
+            declined.pk: ("open", "", "", None, None, 0, 0, "", True, "the floor is ice", None),
+            asked.pk: ("open", *pool_empty, mend.pk),
+            any_skill.pk: ("open", *pool_empty, None),
+            later.pk: ("open", *pool_empty, mend.pk),
+        }
     finally:
         migrate(AFTER)

@@ -1,13 +1,16 @@
 """Mana's own models: a campaign's settings (its palette) and skills, a character's traits and
-mana pools. The skills and pools moved here from ``campaigns`` and ``sheets`` keeping their
-tables (``db_table``), the palette and the traits from columns of ``Campaign`` and
-``Character`` (their rows carried over), as the migrations say."""
+mana pools, the skill a check is for. The skills and pools moved here from ``campaigns`` and
+``sheets`` keeping their tables (``db_table``), the palette, the traits and a check's skill from
+columns of ``Campaign``, ``Character`` and ``Check`` (their rows carried over), as the
+migrations say."""
 
 from django.db import models
 from django.db.models import Q
 
 from campaigns.models import Campaign
 from sheets.models import Character
+
+from ...models import Check
 
 #: The color every pool has besides the palette's; two of it count as one colored mana.
 COLORLESS = "colorless"
@@ -128,3 +131,27 @@ def traits_of(character):
 def has_trait(character, trait):
     """Whether ``character`` has ``trait`` (in any case)."""
     return bool(trait) and trait.casefold() in {t.casefold() for t in traits_of(character)}
+
+
+class ManaCheck(models.Model):
+    """What Mana keeps of a check: its skill, the one asked (None: any) or, once rolled, the
+    one its first attempt rolled (a re-attempt keeps it). Made with its check
+    (``services.check_fill``); read along with it (``Mana.check_related``); through
+    ``check_of``. A skill deleted leaves its checks open to any skill."""
+
+    check_ref = models.OneToOneField(
+        Check, on_delete=models.CASCADE, primary_key=True, related_name="mana_check"
+    )
+    skill = models.ForeignKey(ManaSkill, null=True, blank=True, on_delete=models.SET_NULL)
+
+    def __str__(self):
+        return f"{self.check_ref} · {self.skill or 'any skill'}"
+
+
+def check_of(check):
+    """``check``'s Mana row: read along with it (``check_related``), else read once; a check
+    without one (made without ``check_fill``) is for any skill, unsaved."""
+    try:
+        return check.mana_check
+    except ManaCheck.DoesNotExist:
+        return ManaCheck(check_ref=check)

@@ -13,9 +13,11 @@ from ... import services as shared
 from ...models import Check, LogEntry
 from .models import (
     COLORLESS,
+    ManaCheck,
     ManaPool,
     ManaSettings,
     ManaSkill,
+    check_of,
     has_trait,
     palette_of,
     settings_of,
@@ -139,13 +141,20 @@ def previous_units(check):
     )
 
 
+def check_fill(check, *, skill=None):
+    """A new check's Mana row (``Mana.check_fill``, inside ``rolls.services.check_ask``'s or
+    ``check_request``'s transaction): the skill asked (None: any)."""
+    check.mana_check = ManaCheck.objects.create(check_ref=check, skill=skill)
+
+
 def mana_skill_require(check, skill):
     """Refuse a Mana skill other than the check's own, when it has one: the skill asked, or
     the one its first attempt rolled (a re-attempt keeps it)."""
-    if check.mana_skill_id and check.mana_skill_id != skill.pk:
+    own = check_of(check)
+    if own.skill_id and own.skill_id != skill.pk:
         if check.rolls.exists():
-            raise Refused(f"A re-attempt uses the same skill ({check.mana_skill}).")
-        raise Refused(f"This check is for {check.mana_skill}: roll {check.mana_skill}.")
+            raise Refused(f"A re-attempt uses the same skill ({own.skill}).")
+        raise Refused(f"This check is for {own.skill}: roll {own.skill}.")
 
 
 def mana_dice(*, check, skill, spend_a, spend_b, colorless):
@@ -202,8 +211,12 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
         raise Refused("Only the character's player rolls this check.")
     if skill.campaign_id != check.campaign_id:
         raise Refused("Choose one of this campaign's skills.")
+    # Its skill as it stands under the check's lock (every write of it holds that lock).
+    own = ManaCheck.objects.select_related("skill").filter(pk=check.pk).first()
+    if own is not None:
+        check.mana_check = own
     mana_skill_require(check, skill)
-    asked = skill.name if check.mana_skill_id else ""
+    asked = skill.name if check_of(check).skill_id else ""
     spend = {
         skill.color_a: shared.spend_count(spend_a, f"{skill.color_a.title()} mana"),
         skill.color_b: shared.spend_count(spend_b, f"{skill.color_b.title()} mana"),
@@ -249,8 +262,12 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
             "note": check.note,
         },
     )
-    check.mana_skill = skill
     check.status = Check.DONE if result.success else Check.FAILED
     check.intent = intent
-    check.save(update_fields=["mana_skill", "status", "intent"])
+    check.save(update_fields=["status", "intent"])
+    own = check_of(check)
+    if own.skill_id != skill.pk:  # the first attempt's skill, which a re-attempt keeps
+        own.skill = skill
+        own.save()
+        check.mana_check = own
     return entry

@@ -25,7 +25,7 @@ from .forms import (
     skills_field,
     split_colors,
 )
-from .models import COLORLESS, ManaPool, ManaSkill, has_trait, palette_of
+from .models import COLORLESS, ManaPool, ManaSkill, check_of, has_trait, palette_of
 
 #: Rows of the mana advisor's table (the cheapest spends; the wanted chance looks at all).
 ADVICE_ROWS = 8
@@ -92,7 +92,10 @@ class Mana:
     number = "difficulty"
     any_choice = "any skill"
     about_field = "mana_skill"
-    card_related = ("mana_skill",)
+    #: Its row of a check (the skill it is for), read along with the check; a card shows
+    #: nothing more.
+    check_related = ("mana_check__skill",)
+    card_related = ()
     #: Nothing to say above an open check's roll form.
     open_check_note = ""
     #: The rules page's odds calculator (``insights``): its form and its template (given the
@@ -115,8 +118,9 @@ class Mana:
         """The skills the check may be rolled with: the check's own if it has one (the skill
         asked, or the one the first attempt rolled: a re-attempt keeps it), else any."""
         skills = check.campaign.mana_skills.all()
-        if check.mana_skill_id:
-            skills = skills.filter(pk=check.mana_skill_id)
+        own = check_of(check)
+        if own.skill_id:
+            skills = skills.filter(pk=own.skill_id)
         return skills
 
     def roll_form(self, check, data, *, skills=None):
@@ -154,7 +158,7 @@ class Mana:
             "form": form,
             "skills": skills,
             "skill": skill,
-            "fixed": bool(check.mana_skill_id),
+            "fixed": bool(check_of(check).skill_id),
             "inputs": [(form[name], pool) for name, _color, pool in shown],
             "odds": {
                 **_odds(check, form, shown, pools),
@@ -183,15 +187,20 @@ class Mana:
         )
 
     def check_fields(self, character, *, mana_skill=None, suggestion=""):
-        """What a new check stores: its suggestion and the skill asked (None: any)."""
-        return {"suggestion": suggestion, "mana_skill": mana_skill}
+        """What a new check stores: its suggestion."""
+        return {"suggestion": suggestion}
+
+    def check_fill(self, check, *, mana_skill=None, suggestion=""):
+        """A new check's own row: the skill asked (None: any)."""
+        services.check_fill(check, skill=mana_skill)
 
     def npc_asked(self, data):
         """What the GM's NPC roll (its roll form's cleaned ``data``) asks: the skill rolled."""
         return {"mana_skill": data.get("skill")}
 
     def asked(self, check):
-        return check.mana_skill.name if check.mana_skill else ""
+        skill = check_of(check).skill
+        return skill.name if skill else ""
 
     #: No shifts: nothing for the GM to answer.
     answer_shift = None
@@ -392,7 +401,7 @@ def _first_values(check, skills, changed):
 
 
 def _suggested_skill(check, skills):
-    by_id = chosen(skills, check.mana_skill_id)
+    by_id = chosen(skills, check_of(check).skill_id)
     if by_id:
         return by_id
     text = check.suggestion.casefold()

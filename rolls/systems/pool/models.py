@@ -1,11 +1,13 @@
-"""Pool's own models: a campaign's settings and a character's current HP, carried over from
-columns of ``Campaign`` and ``Character`` (pool 0001, 0002). Its ratings are ``sheets.Rating``,
-its ledger the ``sparetime`` app."""
+"""Pool's own models: a campaign's settings, a character's current HP and what a check binds
+and proposes, carried over from columns of ``Campaign``, ``Character`` and ``Check`` (pool 0001,
+0002, 0003). Its ratings are ``sheets.Rating``, its ledger the ``sparetime`` app."""
 
 from django.db import models
 
 from campaigns.models import Campaign
-from sheets.models import Character
+from sheets.models import Character, Rating
+
+from ...models import Check
 
 
 class PoolSettings(models.Model):
@@ -70,3 +72,47 @@ def sheet_of(character):
         return character.pool_sheet
     except PoolSheet.DoesNotExist:
         return PoolSheet(character=character)
+
+
+class PoolCheck(models.Model):
+    """What Pool keeps of a check: the attribute (and skill) of the sheet its suggestion names,
+    which its roll must use (``asked_attribute``, ``asked_skill``; empty: the player chooses),
+    and a shift put to the GM: the choices kept until the GM answers, then rolled as they are
+    (``attribute``, ``skill``, the dice shifted and the bonus effect), or the GM's "no" and why
+    (until the next proposal). Made with its check (``services.check_fill``); read along with
+    it (``Pool.check_related``, and the shift's ratings with its card: ``card_related``);
+    through ``check_of``."""
+
+    check_ref = models.OneToOneField(
+        Check, on_delete=models.CASCADE, primary_key=True, related_name="pool_check"
+    )
+    asked_attribute = models.CharField(max_length=20, blank=True)
+    asked_skill = models.CharField(max_length=80, blank=True)
+    attribute = models.ForeignKey(
+        Rating, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    skill = models.ForeignKey(
+        Rating, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    shift_d6 = models.PositiveIntegerField(default=0)
+    shift_d10 = models.PositiveIntegerField(default=0)
+    bonus_effect = models.CharField(max_length=200, blank=True)
+    shift_declined = models.BooleanField(default=False)
+    decline_reason = models.CharField(max_length=200, blank=True)
+
+    def __str__(self):
+        return f"{self.check_ref} · Pool"
+
+
+#: How long a shift's bonus effect and a declined shift's reason may be.
+BONUS_MAX = PoolCheck._meta.get_field("bonus_effect").max_length
+DECLINE_REASON_MAX = PoolCheck._meta.get_field("decline_reason").max_length
+
+
+def check_of(check):
+    """``check``'s Pool row: read along with it (``check_related``), else read once; a check
+    without one (made without ``check_fill``) binds nothing and proposes nothing, unsaved."""
+    try:
+        return check.pool_check
+    except PoolCheck.DoesNotExist:
+        return PoolCheck(check_ref=check)

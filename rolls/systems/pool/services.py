@@ -11,10 +11,16 @@ from sheets.models import Rating
 
 from ... import services as shared
 from ...models import Check, LogEntry
-from .models import SETTINGS, PoolSettings, settings_of, sheet_of
-
-#: What a declined shift resets.
-SHIFT_STATE = ["status", "shift_d6", "shift_d10", "bonus_effect"]
+from .models import (
+    BONUS_MAX,
+    DECLINE_REASON_MAX,
+    SETTINGS,
+    PoolCheck,
+    PoolSettings,
+    check_of,
+    settings_of,
+    sheet_of,
+)
 
 
 def _given(settings):
@@ -64,13 +70,22 @@ def hp_follow_endurance(*, character):
 
 def asked_fields(character, suggestion):
     """The attribute (and skill) of ``character``'s sheet that ``suggestion`` names, which its
-    roll must use (``rules.sheet.asked_in``; skills: the greenlit ones), as the check's fields."""
+    roll must use (``rules.sheet.asked_in``; skills: the greenlit ones), as its Pool row's
+    fields."""
     if not suggestion.strip():
         return {}
     ratings = Rating.objects.filter(character=character).values_list("attribute", "skill", "status")
     names = [(a, s) for a, s, status in ratings if not s or status == Rating.APPROVED]
     attribute, skill = pool_sheet.asked_in(suggestion, names)
     return {"asked_attribute": attribute, "asked_skill": skill}
+
+
+def check_fill(check, *, suggestion=""):
+    """A new check's Pool row (``Pool.check_fill``, inside ``rolls.services.check_ask``'s or
+    ``check_request``'s transaction): what its suggestion binds the roll to."""
+    check.pool_check = PoolCheck.objects.create(
+        check_ref=check, **asked_fields(check.character, suggestion)
+    )
 
 
 def pool_choice(*, check, attribute, skill):
@@ -152,38 +167,52 @@ def check_roll_pool(
     shifted = bool(shift_d6 or shift_d10)
     if shifted and not bonus_effect:
         raise Refused("Say which bonus effect the shifted dice are for.")
-    shared.check_claim(
-        check,
-        Check.SHIFT if shifted else Check.DONE,
-        attribute=attribute,
-        skill=skill,
-        shift_d6=shift_d6,
-        shift_d10=shift_d10,
-        bonus_effect=bonus_effect if shifted else "",
-        intent=intent,
-        shift_declined=False,
-        decline_reason="",
-    )
+    if len(bonus_effect) > BONUS_MAX:
+        raise Refused(f"A bonus effect has at most {BONUS_MAX} characters.")
+    shared.check_claim(check, Check.SHIFT if shifted else Check.DONE, intent=intent)
     if shifted:
+        _own_set(
+            check,
+            attribute=attribute,
+            skill=skill,
+            shift_d6=shift_d6,
+            shift_d10=shift_d10,
+            bonus_effect=bonus_effect,
+            shift_declined=False,
+            decline_reason="",
+        )
         return None
     return _roll_pool(check, by, rng, attribute=attribute, skill=skill)
+
+
+def _own_set(check, **fields):
+    """Write ``fields`` into ``check``'s Pool row (one statement; the row is made if the check
+    has none), and into the row read along with it."""
+    own = check_of(check)
+    for name, value in fields.items():
+        setattr(own, name, value)
+    if not PoolCheck.objects.filter(pk=check.pk).update(**fields):
+        own.save()
+    check.pool_check = own
 
 
 def pool_asked(check):
     """What a Pool check asked to roll, as text: the attribute (and skill) it binds, else its
     suggestion; "" for any attribute."""
-    if check.asked_attribute:
-        return " + ".join(n for n in (check.asked_attribute, check.asked_skill) if n)
+    own = check_of(check)
+    if own.asked_attribute:
+        return " + ".join(n for n in (own.asked_attribute, own.asked_skill) if n)
     return check.suggestion
 
 
 def pool_asked_require(check, attribute, skill):
     """Refuse a Pool choice other than the attribute (and skill) the check asked for."""
+    own = check_of(check)
     asked = pool_asked(check)
-    if check.asked_attribute and attribute.attribute != check.asked_attribute:
-        raise Refused(f"This check is for {asked}: roll {check.asked_attribute}.")
-    if check.asked_skill and (skill is None or skill.skill != check.asked_skill):
-        raise Refused(f"This check is for {asked}: roll {check.asked_skill}.")
+    if own.asked_attribute and attribute.attribute != own.asked_attribute:
+        raise Refused(f"This check is for {asked}: roll {own.asked_attribute}.")
+    if own.asked_skill and (skill is None or skill.skill != own.asked_skill):
+        raise Refused(f"This check is for {asked}: roll {own.asked_skill}.")
 
 
 @transaction.atomic(savepoint=False)
@@ -195,36 +224,46 @@ def check_answer_shift(*, check, approve, reason="", rng=None):
     if check.status != Check.SHIFT:
         raise Refused("No shift awaits an answer on this check.")
     reason = reason.strip()
-    if len(reason) > shared.DECLINE_REASON_MAX:
-        raise Refused(f"A reason has at most {shared.DECLINE_REASON_MAX} characters.")
+    if len(reason) > DECLINE_REASON_MAX:
+        raise Refused(f"A reason has at most {DECLINE_REASON_MAX} characters.")
+    # The proposal as it stands under the check's lock (every write of it holds that lock).
+    own = PoolCheck.objects.select_related("attribute", "skill").get(pk=check.pk)
+    check.pool_check = own
     if not approve:
         check.status = Check.OPEN
-        check.shift_d6 = check.shift_d10 = 0
-        check.bonus_effect = ""
-        check.shift_declined = True
-        check.decline_reason = reason
-        check.save(update_fields=[*SHIFT_STATE, "shift_declined", "decline_reason"])
+        check.save(update_fields=["status"])
+        _own_set(
+            check,
+            shift_d6=0,
+            shift_d10=0,
+            bonus_effect="",
+            shift_declined=True,
+            decline_reason=reason,
+        )
         return None
-    entry = _roll_pool(check, check.character.owner, rng)
+    entry = _roll_pool(
+        check,
+        check.character.owner,
+        rng,
+        attribute=own.attribute,
+        skill=own.skill,
+        shift=(own.shift_d6, own.shift_d10),
+        bonus_effect=own.bonus_effect,
+    )
     check.status = Check.DONE
     check.save(update_fields=["status"])
     return entry
 
 
-def _roll_pool(check, by, rng, *, attribute=None, skill=None):
-    """Roll ``check`` with its stored choices (``attribute`` and ``skill``: those rows, when the
-    caller has them already) and log the roll; the caller closes the check."""
-    attribute = attribute or check.attribute
-    skill = skill or check.skill
+def _roll_pool(check, by, rng, *, attribute, skill, shift=(0, 0), bonus_effect=""):
+    """Roll ``check`` with ``attribute`` and ``skill`` (rows), ``shift`` (d6, d10) dice shifted
+    aside for ``bonus_effect``, and log the roll; the caller closes the check."""
+    shift_d6, shift_d10 = shift
     d6, d10 = pool_dice(
-        check=check,
-        attribute=attribute,
-        skill=skill,
-        shift_d6=check.shift_d6,
-        shift_d10=check.shift_d10,
+        check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10
     )
     result = pool.roll(d6, d10, check.target, rng or shared._rng())
-    shifted = bool(check.shift_d6 or check.shift_d10)
+    shifted = bool(shift_d6 or shift_d10)
     entry = shared.log_append(
         campaign=check.campaign,
         kind=LogEntry.ROLL,
@@ -239,8 +278,8 @@ def _roll_pool(check, by, rng, *, attribute=None, skill=None):
             "attribute_value": attribute.value,
             "skill": skill.skill if skill else "",
             "skill_value": skill.value if skill else 0,
-            "shift": {"d6": check.shift_d6, "d10": check.shift_d10} if shifted else None,
-            "bonus_effect": check.bonus_effect,
+            "shift": {"d6": shift_d6, "d10": shift_d10} if shifted else None,
+            "bonus_effect": bonus_effect,
             "bonus_achieved": shifted and result.success,
             "d6": [list(c) for c in result.d6_chains],
             "d10": [list(c) for c in result.d10_chains],

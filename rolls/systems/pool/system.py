@@ -13,11 +13,11 @@ from rules import advice, pool
 from rules import sheet as pool_sheet
 from sheets.models import Rating
 
-from ...forms import BONUS_MAX, INTENT_MAX, chosen, first_error, suggestion_field
+from ...forms import INTENT_MAX, chosen, first_error, suggestion_field
 from ...services import MAX_SPEND
 from . import report, services, sheet, views
 from .calculator import PoolCalculatorForm
-from .models import SETTINGS, PoolSettings, settings_of
+from .models import BONUS_MAX, DECLINE_REASON_MAX, SETTINGS, PoolSettings, check_of, settings_of
 
 
 class RowField(forms.Field):
@@ -83,7 +83,10 @@ class Pool:
     number = "TN"
     any_choice = "any attribute"
     about_field = "suggestion"
-    card_related = ("attribute", "skill")
+    #: Its row of a check (what it binds, a shift), read along with the check; and the
+    #: ratings of a shift, read along with its card.
+    check_related = ("pool_check",)
+    card_related = ("pool_check__attribute", "pool_check__skill")
     #: What an open check's card says above its roll form: a shift the GM declined, and why.
     open_check_note = "rolls/systems/pool/_declined.html"
     #: The rules page's odds calculator (``insights``): its form and its template (given the
@@ -117,7 +120,8 @@ class Pool:
         sent; without it the form starts from ``changed`` (the values sent when the player
         picked another attribute) or from the check's suggestion. What the check asks for
         (``asked_attribute``, ``asked_skill``) is the only choice offered, fixed."""
-        ratings = _offered(check, Rating.objects.filter(character=check.character))
+        own = check_of(check)
+        ratings = _offered(own, Rating.objects.filter(character=check.character))
         attributes = [r for r in ratings if r.is_attribute]
         if not attributes:
             return {"attributes": []}
@@ -126,14 +130,14 @@ class Pool:
         attribute = chosen(attributes, form["attribute"].value()) or attributes[0]
         skills = [r for r in ratings if _skill_of(r, attribute)]
         skill = chosen(skills, form["skill"].value())
-        if check.asked_skill:
+        if own.asked_skill:
             skill = skills[0] if skills else None
         return {
             "form": form,
             "attributes": attributes,
             "attribute": attribute,
-            "fixed_attribute": bool(check.asked_attribute),
-            "fixed_skill": bool(check.asked_skill),
+            "fixed_attribute": bool(own.asked_attribute),
+            "fixed_skill": bool(own.asked_skill),
             "skills": skills,
             "skill": skill,
             "inputs": [form["shift_d6"], form["shift_d10"]],
@@ -183,9 +187,13 @@ class Pool:
         return suggestion_field()
 
     def check_fields(self, character, *, suggestion=""):
-        """What a new check of ``character`` stores: its suggestion and the attribute (and
-        skill) of the sheet it names, which the roll must use."""
-        return {"suggestion": suggestion, **services.asked_fields(character, suggestion)}
+        """What a new check of ``character`` stores: its suggestion."""
+        return {"suggestion": suggestion}
+
+    def check_fill(self, check, *, suggestion=""):
+        """A new check's own row: the attribute (and skill) of the sheet its suggestion names,
+        which the roll must use."""
+        services.check_fill(check, suggestion=suggestion)
 
     def npc_asked(self, data):
         """What the GM's NPC roll (its roll form's cleaned ``data``) asks: the ratings chosen."""
@@ -199,14 +207,17 @@ class Pool:
     answer_shift = staticmethod(services.check_answer_shift)
 
     def proposal(self, check):
-        """What the shift awaiting the GM would roll, and its chance."""
-        return _preview(
+        """What the shift awaiting the GM would roll, and its chance (and what its card shows:
+        the proposal as ``own``, how long a reason to decline it may be)."""
+        own = check_of(check)
+        preview = _preview(
             check,
-            attribute=check.attribute,
-            skill=check.skill,
-            shift_d6=check.shift_d6,
-            shift_d10=check.shift_d10,
+            attribute=own.attribute,
+            skill=own.skill,
+            shift_d6=own.shift_d6,
+            shift_d10=own.shift_d10,
         )
+        return {**preview, "own": own, "reason_max": DECLINE_REASON_MAX}
 
     def closed_by_gm(self, check, last_roll):
         """A done check without a roll was cancelled by the GM."""
@@ -300,14 +311,14 @@ def _sent_number(value):
         return 0
 
 
-def _offered(check, ratings):
-    """The ratings a roll of ``check`` may use: the attribute and skill it asks for, if it
-    does."""
+def _offered(own, ratings):
+    """The ratings a roll of a check (``own``: its Pool row) may use: the attribute and skill
+    it asks for, if it does."""
     ratings = list(ratings)
-    if check.asked_attribute:
-        ratings = [r for r in ratings if r.attribute == check.asked_attribute]
-    if check.asked_skill:
-        ratings = [r for r in ratings if r.skill in ("", check.asked_skill)]
+    if own.asked_attribute:
+        ratings = [r for r in ratings if r.attribute == own.asked_attribute]
+    if own.asked_skill:
+        ratings = [r for r in ratings if r.skill in ("", own.asked_skill)]
     return ratings
 
 
@@ -328,7 +339,7 @@ def _first_values(check, ratings, changed):
     else:
         attribute, skill = _suggested(check, ratings, attributes)
         changed = {}
-    if check.asked_skill:  # the ratings offered hold that skill alone
+    if check_of(check).asked_skill:  # the ratings offered hold that skill alone
         skill = next((r for r in ratings if _skill_of(r, attribute)), None)
     return {
         "attribute": attribute.pk,
@@ -341,12 +352,13 @@ def _first_values(check, ratings, changed):
 
 
 def _suggested(check, ratings, attributes):
-    """(attribute, skill) chosen before on this check, else named by its suggestion (the
-    longest name found in it), else the first attribute alone."""
-    if check.attribute_id:
-        attribute = chosen(attributes, check.attribute_id)
+    """(attribute, skill) chosen before on this check (a shift it proposed), else named by its
+    suggestion (the longest name found in it), else the first attribute alone."""
+    own = check_of(check)
+    if own.attribute_id:
+        attribute = chosen(attributes, own.attribute_id)
         if attribute:
-            skill = chosen([r for r in ratings if _skill_of(r, attribute)], check.skill_id)
+            skill = chosen([r for r in ratings if _skill_of(r, attribute)], own.skill_id)
             return attribute, skill
     text = check.suggestion.casefold()
     named = [r for r in ratings if r.is_approved and text and r.label.casefold() in text]

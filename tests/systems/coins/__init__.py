@@ -93,6 +93,7 @@ class Coins:
     number = "heads needed"
     any_choice = "any number of coins"
     about_field = "suggestion"
+    check_related = ()
     card_related = ()
     open_check_note = ""
     sparetime = False
@@ -147,6 +148,9 @@ class Coins:
 
     def check_fields(self, character, *, suggestion=""):
         return {"suggestion": suggestion}
+
+    def check_fill(self, check, *, suggestion=""):
+        pass
 
     def npc_asked(self, data):
         return {}
