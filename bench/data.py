@@ -75,7 +75,7 @@ def table_create(*, rooms, clients, sends, warmups):
     table = Table(tag, [], [], [], [], [])
     characters, gms = [], []
     for r in range(rooms):
-        campaign = Campaign.objects.create(name=f"Bench {tag} {r}", system=Campaign.POOL)
+        campaign = Campaign.objects.create(name=f"Bench {tag} {r}", system="pool")
         gm = users.create_user(username=f"bench-{tag}-{r}-gm")
         Membership.objects.create(campaign=campaign, user=gm, role=Membership.GM)
         room = Room(campaign.pk)

@@ -11,9 +11,6 @@ def new_invite_token():
 
 
 class Campaign(models.Model):
-    MANA = "mana"
-    POOL = "pool"
-
     name = models.CharField(max_length=100)
     system = models.CharField(max_length=4, choices=system_choices)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -2,7 +2,6 @@ from django.conf import settings
 from django.db import models
 
 from campaigns.models import Campaign
-from campaigns.systems import system_of
 from rules import sheet as pool_sheet
 
 
@@ -37,15 +36,6 @@ class Character(models.Model):
     # Pool: ratings ----------------------------------------------------------------------------
     def rating(self, attribute, skill=""):
         return self.ratings.filter(attribute=attribute, skill=skill).first()
-
-    @property
-    def endurance(self):
-        row = self.ratings.filter(skill=pool_sheet.ENDURANCE, status=Rating.APPROVED).first()
-        return row.value if row else 0
-
-    @property
-    def hp_max(self):
-        return system_of(self.campaign).hp_max_for(self.campaign, self.endurance)
 
 
 class Rating(models.Model):

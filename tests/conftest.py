@@ -141,7 +141,7 @@ def make_user(username):
     return get_user_model().objects.create_user(username=username, password=PASSWORD)
 
 
-def make_campaign(gm, *, system=Campaign.POOL, name="The Marches", players=()):
+def make_campaign(gm, *, system="pool", name="The Marches", players=()):
     campaign = Campaign.objects.create(name=name, system=system)
     Membership.objects.create(campaign=campaign, user=gm, role=Membership.GM)
     for player in players:
@@ -171,14 +171,12 @@ def outsider(db):
 
 @pytest.fixture
 def pool_campaign(gm, player, other_player):
-    return make_campaign(gm, system=Campaign.POOL, players=[player, other_player])
+    return make_campaign(gm, system="pool", players=[player, other_player])
 
 
 @pytest.fixture
 def mana_campaign(gm, player, other_player):
-    return make_campaign(
-        gm, system=Campaign.MANA, name="Blue Harbor", players=[player, other_player]
-    )
+    return make_campaign(gm, system="mana", name="Blue Harbor", players=[player, other_player])
 
 
 @pytest.fixture

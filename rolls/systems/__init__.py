@@ -46,10 +46,9 @@
   (``select_related``; ``()``: none); ``character_related``, those of a character (Mana's
   traits, Pool's HP), which ``sheets.access.character_for``, ``Check.objects.of`` and the NPC roll's
   choice read along with it (``()``: none);
-* what the floors below ask of a system with a sheet's HP and sparetime (Pool; only asked of
-  such a system, ``sparetime``): ``hp_max_for(campaign, endurance)``, a character's HP
-  maximum (``sheets.models.Character.hp_max``), and ``raise_cost(campaign, rating)``, the
-  sparetime a point of ``rating`` costs (``sparetime.services.raise_cost``);
+* what the floors below ask of a system with sparetime (Pool; only asked of such a system,
+  ``sparetime``): ``raise_cost(campaign, rating)``, the sparetime a point of ``rating`` costs
+  (``sparetime.services.raise_cost``);
   ``create_template`` and ``settings_template``,
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second

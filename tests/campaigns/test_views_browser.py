@@ -13,7 +13,7 @@ pytestmark = BROWSER
 class TestAnInviteInTheBrowser(BrowserTestCase):
     def setUp(self):
         self.gm = make_user("gm")
-        self.campaign = make_campaign(self.gm, system=Campaign.MANA, name="Blue Harbor")
+        self.campaign = make_campaign(self.gm, system="mana", name="Blue Harbor")
         self.log_in(self.gm)
 
     def test_the_gm_copies_the_link_and_a_newcomer_signs_up_and_joins(self):
@@ -86,4 +86,4 @@ class TestTheCampaignFormInTheBrowser(BrowserTestCase):
             page.get_by_role("button", name="Create campaign").click()
             expect(page.locator("h1")).to_contain_text("Blue Harbor")
             browser.close()
-        assert Campaign.objects.get().system == Campaign.MANA
+        assert Campaign.objects.get().system == "mana"

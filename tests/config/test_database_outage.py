@@ -37,7 +37,7 @@ from sheets import services as sheet_services
 users = get_user_model().objects
 gm = users.create_user(username="gm", password=PASSWORD)
 player = users.create_user(username="ana", password=PASSWORD)
-campaign = Campaign.objects.create(name="The Marches", system=Campaign.POOL)
+campaign = Campaign.objects.create(name="The Marches", system="pool")
 Membership.objects.create(campaign=campaign, user=gm, role=Membership.GM)
 Membership.objects.create(campaign=campaign, user=player, role=Membership.PLAYER)
 character = sheet_services.character_create(campaign=campaign, owner=player, name="Ilse")

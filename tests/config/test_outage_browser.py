@@ -6,7 +6,6 @@ notice area and changes nothing on the page."""
 
 import re
 
-from campaigns.models import Campaign
 from config.views import TRY_AGAIN_LATER, UNAVAILABLE_SENTENCE
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase
@@ -18,7 +17,7 @@ pytestmark = BROWSER
 class TestTryAgainLaterInTheBrowser(BrowserTestCase):
     def setUp(self):
         self.gm, self.ana = make_user("gm"), make_user("ana")
-        self.campaign = make_campaign(self.gm, system=Campaign.POOL, players=[self.ana])
+        self.campaign = make_campaign(self.gm, system="pool", players=[self.ana])
         character_create(campaign=self.campaign, owner=self.ana, name="Ada")
         self.log_in(self.gm, self.ana)
 

@@ -5,7 +5,6 @@ entries marked and announced to screen readers."""
 
 import re
 
-from campaigns.models import Campaign
 from rolls import services as rolls
 from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaSkill
@@ -67,9 +66,7 @@ class PagesTestCase(BrowserTestCase):
 
     def setUp(self):
         self.gm, ana = make_user("gm"), make_user("ana")
-        pool = make_campaign(
-            self.gm, system=Campaign.POOL, name="The Northern Marches", players=[ana]
-        )
+        pool = make_campaign(self.gm, system="pool", name="The Northern Marches", players=[ana])
         ilse = character_create(campaign=pool, owner=ana, name="Ilse of the Long Road")
         strength = rate(ilse, "Strength", value=3)
         jump = rate(ilse, "Strength", "Jump", value=2)
@@ -89,7 +86,7 @@ class PagesTestCase(BrowserTestCase):
             )
         rolls.check_ask(campaign=pool, character=ilse, by=self.gm, target=6)
 
-        mana = make_campaign(self.gm, system=Campaign.MANA, name="Blue Harbor", players=[ana])
+        mana = make_campaign(self.gm, system="mana", name="Blue Harbor", players=[ana])
         gather = ManaSkill.objects.create(
             campaign=mana, name="Gather Information", color_a="blue", color_b="white"
         )

@@ -21,7 +21,6 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from campaigns.models import Campaign
 from config.asgi import application
 from config.routing import websocket_urlpatterns
 from rolls import services
@@ -411,11 +410,9 @@ def http_routes():
 def build_world():
     """A Pool and a Mana campaign with the same GM, player and another player; an outsider."""
     gm, ana, ben, zed = (make_user(n) for n in ("gm", "ana", "ben", "zed"))
-    pool = build_pool_table(
-        make_campaign(gm, system=Campaign.POOL, players=[ana, ben]), gm, ana, ben
-    )
+    pool = build_pool_table(make_campaign(gm, system="pool", players=[ana, ben]), gm, ana, ben)
     mana = build_mana_table(
-        make_campaign(gm, system=Campaign.MANA, name="Blue Harbor", players=[ana, ben]),
+        make_campaign(gm, system="mana", name="Blue Harbor", players=[ana, ben]),
         gm,
         ana,
         ben,

@@ -18,7 +18,6 @@ from channels.testing import ChannelsLiveServerTestCase
 from django.urls import reverse
 from websockets.exceptions import ConnectionClosed
 
-from campaigns.models import Campaign
 from config import websocket_server
 from config.websocket_server import MAX_FRAME, SocketFactory
 from rolls.consumers import BINARY, MALFORMED, MAX_CLIENT_FRAME, TOO_BIG
@@ -79,7 +78,7 @@ class RefusedFramesCase(ChannelsLiveServerTestCase):
 
     def setUp(self):
         gm, ana, ben = make_user("gm"), make_user("ana"), make_user("ben")
-        campaign = make_campaign(gm, name="Blue Harbor", system=Campaign.MANA, players=[ana, ben])
+        campaign = make_campaign(gm, name="Blue Harbor", system="mana", players=[ana, ben])
         self.table = build_harbor_table(campaign, gm, ana, ben)
         self.ws_url = self.live_server_url.replace("http://", "ws://")
 

@@ -202,7 +202,7 @@ class TestEveryRoute:
 @pytest.mark.parametrize("route", [str(p.pattern) for p in websocket_urlpatterns])
 def test_a_socket_with_no_id_is_refused(route):
     gm = get_user_model().objects.create_user(username="gm", password="x")
-    campaign = Campaign.objects.create(name="The Marches", system=Campaign.POOL)
+    campaign = Campaign.objects.create(name="The Marches", system="pool")
     Membership.objects.create(campaign=campaign, user=gm, role=Membership.GM)
     client = Client()
     client.force_login(gm)

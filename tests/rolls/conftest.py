@@ -4,7 +4,6 @@ tests/conftest.py)."""
 
 import pytest
 
-from campaigns.models import Campaign
 from rolls import services
 from rolls.systems.mana.models import ManaSkill
 from sheets.services import character_create
@@ -14,7 +13,7 @@ from tests.conftest import make_campaign
 @pytest.fixture
 def elsewhere(gm, player):
     """Another Mana campaign of the same GM and player, with a character, skill and check."""
-    campaign = make_campaign(gm, system=Campaign.MANA, name="Elsewhere", players=[player])
+    campaign = make_campaign(gm, system="mana", name="Elsewhere", players=[player])
     character = character_create(campaign=campaign, owner=player, name="Faraway")
     skill = ManaSkill.objects.create(
         campaign=campaign, name="Far Sight", color_a="blue", color_b="white"

@@ -6,7 +6,6 @@ import re
 
 from django.urls import reverse
 
-from campaigns.models import Campaign
 from rolls import services
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from sheets.models import Rating
@@ -39,7 +38,7 @@ class FactsCase(BrowserTestCase):
         (blue/white); the first player's Mira has 5/5 of each color. Returns the GM and the
         players."""
         gm, *players = (make_user(n) for n in ("gm", *players))
-        self.campaign = make_campaign(gm, system=Campaign.MANA, players=players)
+        self.campaign = make_campaign(gm, system="mana", players=players)
         ManaSkill.objects.create(
             campaign=self.campaign, name="Gather Information", color_a="blue", color_b="white"
         )
@@ -173,7 +172,7 @@ class TestTypingThroughFacts(FactsCase):
 class TestPoolFacts(FactsCase):
     def setUp(self):
         gm, ana, ben = (make_user(n) for n in ("gm", "ana", "ben"))
-        self.campaign = make_campaign(gm, system=Campaign.POOL, players=[ana, ben])
+        self.campaign = make_campaign(gm, system="pool", players=[ana, ben])
         self.ilse = character_create(campaign=self.campaign, owner=ana, name="Ilse")
         Rating.objects.filter(character=self.ilse, attribute="Strength", skill="").update(value=1)
         character_create(campaign=self.campaign, owner=ben, name="Tor")
@@ -235,7 +234,7 @@ class TestPoolFacts(FactsCase):
 class TestDelegationFacts(FactsCase):
     def setUp(self):
         gm, ana, ben = (make_user(n) for n in ("gm", "ana", "ben"))
-        self.campaign = make_campaign(gm, system=Campaign.POOL, players=[ana, ben])
+        self.campaign = make_campaign(gm, system="pool", players=[ana, ben])
         character_create(campaign=self.campaign, owner=ana, name="Ilse")
         character_create(campaign=self.campaign, owner=ben, name="Tor")
         self.log_in(gm, ana, ben)
@@ -271,7 +270,7 @@ class TestDelegationFacts(FactsCase):
 class TestHandOverFacts(FactsCase):
     def setUp(self):
         gm, ana, ben = (make_user(n) for n in ("gm", "ana", "ben"))
-        self.campaign = make_campaign(gm, system=Campaign.POOL, players=[ana, ben])
+        self.campaign = make_campaign(gm, system="pool", players=[ana, ben])
         character_create(campaign=self.campaign, owner=ana, name="Ilse")
         self.npc = character_create(campaign=self.campaign, owner=gm, name="The Ogre")
         self.log_in(gm, ana, ben)

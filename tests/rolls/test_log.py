@@ -51,7 +51,7 @@ def keyless(prev_hash, entry):
 
 
 def test_seq_counts_per_campaign_and_the_hashes_chain(mana_table):
-    other = make_campaign(mana_table.gm, system=Campaign.POOL, name="Other")
+    other = make_campaign(mana_table.gm, system="pool", name="Other")
     services.session_start(campaign=mana_table.campaign, by=mana_table.gm)
     services.session_start(campaign=other, by=mana_table.gm)
     roll(mana_table)
@@ -153,7 +153,7 @@ def test_every_altered_field_is_found(mana_table, log, change):
 
 
 def test_an_entry_moved_to_another_campaign_is_found(mana_table, log):
-    other = make_campaign(mana_table.gm, system=Campaign.MANA, name="Other")
+    other = make_campaign(mana_table.gm, system="mana", name="Other")
     LogEntry.objects.filter(pk=log[2].pk).update(campaign=other)
     assert verdict(mana_table) == (3, "deleted")
     assert services.log_verify(other) == services.LogBreak(1, "deleted", "the log starts at #3")

@@ -2,7 +2,6 @@
 
 import pytest
 
-from campaigns.models import Campaign
 from rolls import services
 from rolls.models import PRIVATE, SECRET, Check, LogEntry
 from rolls.systems.mana import services as mana_services
@@ -192,7 +191,7 @@ def test_only_the_owner_rolls_and_only_the_campaigns_skills(
         mana_services.check_roll_mana(
             check=check, by=other_player, skill=gather, spend_a=1, spend_b=0, colorless=0
         )
-    elsewhere = make_campaign(gm, system=Campaign.MANA, name="Elsewhere")
+    elsewhere = make_campaign(gm, system="mana", name="Elsewhere")
     foreign = ManaSkill.objects.create(
         campaign=elsewhere, name="Gather Information", color_a="blue", color_b="white"
     )

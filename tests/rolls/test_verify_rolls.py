@@ -7,7 +7,6 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from campaigns.models import Campaign
 from rolls import services
 from rolls.models import LogEntry
 from tests.conftest import make_campaign
@@ -52,7 +51,7 @@ def test_a_whole_log_exits_0_with_a_one_line_summary(mana_table, rolled):
 
 
 def test_every_campaign_is_verified_without_one_named(mana_table, rolled):
-    make_campaign(mana_table.gm, system=Campaign.POOL, name="Empty")
+    make_campaign(mana_table.gm, system="pool", name="Empty")
     assert verify().strip() == "2 roll logs are whole: 3 entries in all."
 
 
@@ -72,7 +71,7 @@ def test_a_deleted_last_entry_fails(mana_table, rolled):
 
 
 def test_every_broken_campaign_is_named(mana_table, rolled):
-    other = make_campaign(mana_table.gm, system=Campaign.POOL, name="Other")
+    other = make_campaign(mana_table.gm, system="pool", name="Other")
     services.session_start(campaign=other, by=mana_table.gm)
     LogEntry.objects.filter(campaign=other).delete()
     LogEntry.objects.filter(pk=rolled[0].pk).delete()

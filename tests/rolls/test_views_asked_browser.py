@@ -2,7 +2,6 @@
 shows it in its title (static/js/room.js), in both systems; closing the check takes the badge
 away; the chime plays only for a player who ticked the box, which the browser remembers."""
 
-from campaigns.models import Campaign
 from rolls.systems.mana.models import ManaSkill
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase, settled
@@ -36,12 +35,10 @@ class BeingAsked(BrowserTestCase):
 
     def setUp(self):
         self.gm, self.ana = make_user("gm"), make_user("ana")
-        self.mana = make_campaign(
-            self.gm, system=Campaign.MANA, name="Blue Harbor", players=[self.ana]
-        )
+        self.mana = make_campaign(self.gm, system="mana", name="Blue Harbor", players=[self.ana])
         ManaSkill.objects.create(campaign=self.mana, name="Jump", color_a="red", color_b="green")
         character_create(campaign=self.mana, owner=self.ana, name="Mira")
-        self.pool = make_campaign(self.gm, system=Campaign.POOL, name="Marches", players=[self.ana])
+        self.pool = make_campaign(self.gm, system="pool", name="Marches", players=[self.ana])
         character_create(campaign=self.pool, owner=self.ana, name="Ilse")
         self.log_in(self.gm, self.ana)
 

@@ -7,7 +7,6 @@ import re
 
 from django.test import override_settings
 
-from campaigns.models import Campaign
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase, settled, wait_until
@@ -20,7 +19,7 @@ class TestRoomInTheBrowser(BrowserTestCase):
     def setUp(self):
         self.gm, self.ana, self.ben = (make_user(n) for n in ("gm", "ana", "ben"))
         self.campaign = make_campaign(
-            self.gm, system=Campaign.MANA, name="Blue Harbor", players=[self.ana, self.ben]
+            self.gm, system="mana", name="Blue Harbor", players=[self.ana, self.ben]
         )
         ManaSkill.objects.create(
             campaign=self.campaign, name="Gather Information", color_a="blue", color_b="white"
@@ -144,7 +143,7 @@ class TestContentSecurityPolicyInTheBrowser(BrowserTestCase):
     def setUp(self):
         self.gm, self.ana = make_user("gm"), make_user("ana")
         self.campaign = make_campaign(
-            self.gm, system=Campaign.MANA, name="Blue Harbor", players=[self.ana]
+            self.gm, system="mana", name="Blue Harbor", players=[self.ana]
         )
         ManaSkill.objects.create(
             campaign=self.campaign, name="Jump", color_a="red", color_b="green"
@@ -223,13 +222,11 @@ class TestSwapsInTheBrowser(BrowserTestCase):
         from tests.rolls.room_setup import rate
 
         self.gm, self.ana = make_user("gm"), make_user("ana")
-        self.mana = make_campaign(
-            self.gm, system=Campaign.MANA, name="Blue Harbor", players=[self.ana]
-        )
+        self.mana = make_campaign(self.gm, system="mana", name="Blue Harbor", players=[self.ana])
         ManaSkill.objects.create(campaign=self.mana, name="Jump", color_a="red", color_b="green")
         mira = character_create(campaign=self.mana, owner=self.ana, name="Mira")
         ManaPool.objects.filter(character=mira).update(current=5, maximum=5)
-        self.pool = make_campaign(self.gm, system=Campaign.POOL, name="Marches", players=[self.ana])
+        self.pool = make_campaign(self.gm, system="pool", name="Marches", players=[self.ana])
         self.ilse = character_create(campaign=self.pool, owner=self.ana, name="Ilse")
         rate(self.ilse, "Strength", value=3)
         sparetime_grant(character=self.ilse, amount=3, by=self.gm)
@@ -388,7 +385,7 @@ class TestGapInTheBrowser(BrowserTestCase):
     def setUp(self):
         self.gm, self.ana = make_user("gm"), make_user("ana")
         self.campaign = make_campaign(
-            self.gm, system=Campaign.MANA, name="Blue Harbor", players=[self.ana]
+            self.gm, system="mana", name="Blue Harbor", players=[self.ana]
         )
         self.log_in(self.gm, self.ana)
 

@@ -2,7 +2,6 @@
 Daphne), for both systems, seen from the GM's page and two players': an NPC's roll in one step
 and a group check, each player getting their own card only; the ask form keeps its choices."""
 
-from campaigns.models import Campaign
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from sheets.models import Rating
 from sheets.services import character_create
@@ -63,7 +62,7 @@ class GmHandCase(BrowserTestCase):
 
 
 class TestManaGmHandInTheBrowser(GmHandCase):
-    system = Campaign.MANA
+    system = "mana"
 
     def build(self):
         ManaSkill.objects.create(
@@ -118,7 +117,7 @@ class TestManaGmHandInTheBrowser(GmHandCase):
 
 
 class TestPoolGmHandInTheBrowser(GmHandCase):
-    system = Campaign.POOL
+    system = "pool"
 
     def build(self):
         for owner, name, attribute, value in (

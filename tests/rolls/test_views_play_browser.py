@@ -6,7 +6,6 @@ and the socket's) and the result announced (static/js/room.js)."""
 
 import re
 
-from campaigns.models import Campaign
 from tests.browser import BROWSER, BrowserTestCase, settled
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import build_mana_table, build_pool_table
@@ -54,7 +53,7 @@ class PlayTestCase(BrowserTestCase):
 
 
 class TestManaAtTheTable(PlayTestCase):
-    system = Campaign.MANA
+    system = "mana"
 
     @staticmethod
     def build(*args):
@@ -131,7 +130,7 @@ class TestManaAtTheTable(PlayTestCase):
 
 
 class TestManaAnySkillAtTheTable(PlayTestCase):
-    system = Campaign.MANA
+    system = "mana"
 
     @staticmethod
     def build(*args):
@@ -179,7 +178,7 @@ class TestManaAnySkillAtTheTable(PlayTestCase):
 
 
 class TestPoolAtTheTable(PlayTestCase):
-    system = Campaign.POOL
+    system = "pool"
 
     @staticmethod
     def build(*args):
@@ -258,7 +257,7 @@ class TestPoolAtTheTable(PlayTestCase):
 
 
 class TestPoolAnyAttributeAtTheTable(PlayTestCase):
-    system = Campaign.POOL
+    system = "pool"
 
     @staticmethod
     def build(*args):

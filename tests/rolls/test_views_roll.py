@@ -3,7 +3,6 @@
 import pytest
 from django.urls import reverse
 
-from campaigns.models import Campaign
 from rolls import services
 from rolls.models import Check, LogEntry
 from rolls.systems.mana import models as mana_models
@@ -216,7 +215,7 @@ def test_a_refused_amount_is_named_after_its_color(
 def test_a_skill_of_another_campaign_is_refused(
     mana_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
 ):
-    other = make_campaign(gm, system=Campaign.MANA, name="Elsewhere", players=[player])
+    other = make_campaign(gm, system="mana", name="Elsewhere", players=[player])
     skill = ManaSkill.objects.create(campaign=other, name="Far", color_a="blue", color_b="white")
     check = ask(mana_table, mana_table.mira)
     html = refused(

@@ -2,7 +2,6 @@
 
 import pytest
 
-from campaigns.models import Campaign
 from sheets.services import character_create
 from tests.conftest import make_campaign
 
@@ -37,5 +36,5 @@ def elsewhere_hero(gm, player):
 @pytest.fixture
 def elsewhere_mage(gm, player):
     """Ana's character in another Mana campaign run by the same GM."""
-    campaign = make_campaign(gm, system=Campaign.MANA, name="Far Harbor", players=[player])
+    campaign = make_campaign(gm, system="mana", name="Far Harbor", players=[player])
     return character_create(campaign=campaign, owner=player, name="Mira Elsewhere")

@@ -2,7 +2,7 @@ import pytest
 
 from rolls.systems.mana.models import COLORLESS, ManaSettings, has_trait, palette_of, traits_of
 from rolls.systems.mana.services import traits_set
-from rolls.systems.pool.models import settings_of, sheet_of
+from rolls.systems.pool.models import hp_max_of, settings_of, sheet_of
 from rolls.systems.pool.services import hp_set
 from rules import sheet as pool_sheet
 from sheets import services
@@ -24,7 +24,7 @@ def test_pool_character_has_attributes_and_fixed_skills_at_zero(ana_hero, pool_c
     assert all(r.value == 0 and r.is_approved and not r.custom for r in ratings)
     assert not any(pool_sheet.is_template(r.skill) for r in ratings)
     full = settings_of(pool_campaign).hp_max_for(0)
-    assert sheet_of(ana_hero).hp_current == ana_hero.hp_max == full
+    assert sheet_of(ana_hero).hp_current == hp_max_of(ana_hero) == full
     assert not ana_hero.mana.exists()
 
 
@@ -79,7 +79,7 @@ def test_raising_endurance_keeps_current_hp(ana_hero, pool_campaign):
     services.rating_set(rating=ana_hero.rating("Strength", "Endurance"), value=3)
     ana_hero.refresh_from_db()
     assert sheet_of(ana_hero).hp_current == settings_of(pool_campaign).hp_max_for(0)
-    assert ana_hero.hp_max == settings_of(pool_campaign).hp_max_for(3)
+    assert hp_max_of(ana_hero) == settings_of(pool_campaign).hp_max_for(3)
 
 
 # skill_take ------------------------------------------------------------------------------------
@@ -205,7 +205,7 @@ def test_set_hp_current_within_range(ana_hero):
     hp_set(character=ana_hero, value=0)
     ana_hero.refresh_from_db()
     assert sheet_of(ana_hero).hp_current == 0
-    for value in (-1, ana_hero.hp_max + 1):
+    for value in (-1, hp_max_of(ana_hero) + 1):
         with unchanged(), raises_refused(match="between 0 and"):
             hp_set(character=ana_hero, value=value)
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from rolls.systems.mana.models import palette_of
 from rolls.systems.mana.services import mana_set_maxima, traits_set
-from rolls.systems.pool.models import sheet_of
+from rolls.systems.pool.models import hp_max_of, sheet_of
 from sheets.models import Character, Rating
 from sheets.services import skill_propose
 from tests.helpers import HTMX, unchanged
@@ -100,7 +100,7 @@ def test_owner_sees_the_whole_pool_sheet(as_user, player, ana_hero):
         "e.g. “Geography: Northern Marches”",
         "Juggling",
         "pending GM approval",
-        f"HP {sheet_of(ana_hero).hp_current} / {ana_hero.hp_max}",
+        f"HP {sheet_of(ana_hero).hp_current} / {hp_max_of(ana_hero)}",
         'id="sparetime"',
         f"/campaigns/{ana_hero.campaign_id}/room/",
         f'hx-get="/campaigns/{ana_hero.campaign_id}/characters/{ana_hero.id}/sparetime/"',

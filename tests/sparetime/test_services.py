@@ -5,7 +5,7 @@ from django.db import IntegrityError, transaction
 
 from campaigns.models import GameSession
 from core.writes import Refused
-from rolls.systems.pool.models import PoolSettings, sheet_of
+from rolls.systems.pool.models import PoolSettings, hp_max_of, sheet_of
 from rolls.systems.pool.services import hp_set
 from sheets.models import Character, Rating
 from sheets.services import character_create
@@ -559,11 +559,11 @@ def test_undoing_an_endurance_raise_keeps_hp_within_the_maximum(pool_campaign, g
     endurance = Rating.objects.get(character=ilse, skill="Endurance")
     spend = sparetime_spend(character=ilse, rating=endurance, by=player)
     ilse.refresh_from_db()
-    hp_set(character=ilse, value=ilse.hp_max)
+    hp_set(character=ilse, value=hp_max_of(ilse))
     assert sheet_of(ilse).hp_current == 12
     sparetime_undo(entry=spend, by=player)
     ilse.refresh_from_db()
-    assert (sheet_of(ilse).hp_current, ilse.hp_max) == (10, 10)
+    assert (sheet_of(ilse).hp_current, hp_max_of(ilse)) == (10, 10)
 
 
 def test_gm_reverses_a_grant(hero, gm):

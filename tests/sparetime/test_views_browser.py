@@ -2,7 +2,6 @@
 confirmed (by mouse or keyboard), the sheet page's Pool section shows the new rating and HP
 maximum without a reload, the last raise is undone, and the GM reverses a ledger row."""
 
-from campaigns.models import Campaign
 from sheets.services import character_create
 from sparetime.models import SparetimeEntry
 from sparetime.services import free_sparetime, sparetime_grant
@@ -39,7 +38,7 @@ class RaiseCase(BrowserTestCase):
 
     def setUp(self):
         gm, ana = make_user("gm"), make_user("ana")
-        campaign = make_campaign(gm, system=Campaign.POOL, players=[ana])
+        campaign = make_campaign(gm, system="pool", players=[ana])
         self.ilse = character_create(campaign=campaign, owner=ana, name="Ilse")
         self.grant = sparetime_grant(character=self.ilse, amount=3, by=gm)
         self.sheet = f"/campaigns/{campaign.id}/characters/{self.ilse.id}/"

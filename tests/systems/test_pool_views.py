@@ -4,7 +4,7 @@ GM) sets HP, takes template skills and proposes custom ones."""
 import pytest
 from django.urls import reverse
 
-from rolls.systems.pool.models import settings_of, sheet_of
+from rolls.systems.pool.models import hp_max_of, settings_of, sheet_of
 from sheets.models import Rating
 from sheets.services import skill_propose
 from tests.helpers import HTMX, unchanged
@@ -103,14 +103,14 @@ def test_owner_and_gm_set_hp(as_user, request, ana_hero, who):
         sheet_url("character_hp", ana_hero), {"hp_current": "4"}, **HTMX
     )
     assert response.status_code == 200
-    assert f"HP 4 / {ana_hero.hp_max}".encode() in response.content
+    assert f"HP 4 / {hp_max_of(ana_hero)}".encode() in response.content
     ana_hero.refresh_from_db()
     assert sheet_of(ana_hero).hp_current == 4
 
 
 @pytest.mark.parametrize("value", ["-1", "abc", "11", HUGE, ""])
 def test_bad_hp_changes_nothing(as_user, player, ana_hero, value):
-    assert ana_hero.hp_max == 10
+    assert hp_max_of(ana_hero) == 10
     with unchanged():
         response = as_user(player).post(
             sheet_url("character_hp", ana_hero), {"hp_current": value}, **HTMX

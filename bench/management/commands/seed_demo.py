@@ -18,6 +18,7 @@ from campaigns.services import campaign_create, membership_join
 from rolls.models import PRIVATE, Check, LogEntry
 from rolls.services import check_ask, check_request, session_start
 from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima, traits_set
+from rolls.systems.pool.models import hp_max_of
 from rolls.systems.pool.services import check_roll_pool, hp_set
 from sheets.services import character_create, rating_set
 from sparetime.services import sparetime_delegate, sparetime_grant, sparetime_handout
@@ -124,9 +125,7 @@ class Command(BaseCommand):
 
     def mana_campaign(self, users):
         gm = users[GM]
-        campaign = campaign_create(
-            user=gm, name=MANA_NAME, system=Campaign.MANA, skills=MANA_SKILLS
-        )
+        campaign = campaign_create(user=gm, name=MANA_NAME, system="mana", skills=MANA_SKILLS)
         characters = {}
         for username, (name, concept, traits, maxima) in MANA_CHARACTERS.items():
             membership_join(campaign=campaign, user=users[username])
@@ -176,7 +175,7 @@ class Command(BaseCommand):
 
     def pool_campaign(self, users):
         gm = users[GM]
-        campaign = campaign_create(user=gm, name=POOL_NAME, system=Campaign.POOL)
+        campaign = campaign_create(user=gm, name=POOL_NAME, system="pool")
         characters = {}
         for username, (name, concept, ratings) in POOL_CHARACTERS.items():
             membership_join(campaign=campaign, user=users[username])
@@ -185,7 +184,7 @@ class Command(BaseCommand):
             )
             for (attribute, skill), value in ratings.items():
                 rating_set(rating=character.rating(attribute, skill), value=value)
-            hp_set(character=character, value=character.hp_max)
+            hp_set(character=character, value=hp_max_of(character))
             characters[username] = character
         ilse, corvin = characters["ana"], characters["ben"]
 

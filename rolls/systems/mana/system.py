@@ -6,7 +6,6 @@ from fractions import Fraction
 from django import forms
 from django.core.exceptions import ValidationError
 
-from campaigns.models import Campaign
 from core.writes import Refused
 from rules import advice, mana
 
@@ -83,7 +82,7 @@ class ManaRollForm(forms.Form):
 
 
 class Mana:
-    key = Campaign.MANA
+    key = "mana"
     name = "Mana"
     sparetime = False
     sheet = sheet

@@ -5,6 +5,7 @@ and proposes, carried over from columns of ``Campaign``, ``Character`` and ``Che
 from django.db import models
 
 from campaigns.models import Campaign
+from rules.sheet import ENDURANCE
 from sheets.models import Character, Rating
 
 from ...models import Check
@@ -53,7 +54,7 @@ def settings_of(campaign):
 
 class PoolSheet(models.Model):
     """What a Pool character has besides its ratings: its current hit points (the maximum
-    follows Endurance: ``Character.hp_max``). Written by ``services.hp_set`` (and a new
+    follows Endurance: ``hp_max_of``). Written by ``services.hp_set`` (and a new
     character's ``sheet.character_fill``); read through ``sheet_of``."""
 
     character = models.OneToOneField(
@@ -63,6 +64,17 @@ class PoolSheet(models.Model):
 
     def __str__(self):
         return f"{self.character} · HP {self.hp_current}"
+
+
+def endurance_of(character):
+    """``character``'s Endurance (an approved skill of its sheet), or 0."""
+    row = character.ratings.filter(skill=ENDURANCE, status=Rating.APPROVED).first()
+    return row.value if row else 0
+
+
+def hp_max_of(character):
+    """``character``'s HP maximum: its campaign's HP settings at its Endurance."""
+    return settings_of(character.campaign).hp_max_for(endurance_of(character))
 
 
 def sheet_of(character):

@@ -18,6 +18,7 @@ from .models import (
     PoolCheck,
     PoolSettings,
     check_of,
+    hp_max_of,
     settings_of,
     sheet_of,
 )
@@ -50,7 +51,7 @@ def settings_update(*, campaign, **settings):
 @transaction.atomic(savepoint=False)
 def hp_set(*, character, value):
     """Damage and healing at the table: current HP lies in 0..hp_max."""
-    hp_max = character.hp_max
+    hp_max = hp_max_of(character)
     if not 0 <= value <= hp_max:
         raise Refused(f"Current HP lies between 0 and {hp_max}.")
     row = sheet_of(character)
@@ -62,7 +63,7 @@ def hp_follow_endurance(*, character):
     """Endurance changed (``sheet.endurance_follow``): current HP above the new maximum drops
     to it."""
     row = sheet_of(character)
-    hp_max = character.hp_max
+    hp_max = hp_max_of(character)
     if row.hp_current > hp_max:
         row.hp_current = hp_max
         row.save()

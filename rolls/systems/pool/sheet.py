@@ -9,7 +9,7 @@ from rules import sheet as pool_sheet
 from sheets.models import Rating
 from sparetime.services import party_free_sparetime
 
-from .models import PoolSheet, settings_of, sheet_of
+from .models import PoolSheet, hp_max_of, settings_of, sheet_of
 from .services import hp_follow_endurance
 
 
@@ -54,7 +54,7 @@ def section_context(campaign, character, section, *, private):
     return {
         "attributes": _pool_attributes(character.ratings.all()),
         "hp_current": sheet_of(character).hp_current,
-        "hp_max": character.hp_max,
+        "hp_max": hp_max_of(character),
     }
 
 

@@ -6,7 +6,6 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from campaigns.forms import cost_field, hp_field
-from campaigns.models import Campaign
 from core.ids import parse_id
 from core.writes import Refused
 from rules import advice, pool
@@ -71,7 +70,7 @@ class PoolRollForm(forms.Form):
 
 
 class Pool:
-    key = Campaign.POOL
+    key = "pool"
     name = "Pool"
     #: It plays with the sparetime ledger (``sparetime``).
     sparetime = True
@@ -280,12 +279,8 @@ class Pool:
     def clean_settings(self, form, cleaned):
         pass
 
-    # What the floors below ask of it (``campaigns.systems.system_of``): a character's HP
-    # maximum (``sheets``) and what raising a rating costs (``sparetime``).
-    def hp_max_for(self, campaign, endurance):
-        """The HP maximum of a character of ``campaign`` with ``endurance``."""
-        return settings_of(campaign).hp_max_for(endurance)
-
+    # What the floors below ask of it (``campaigns.systems.system_of``): what raising a rating
+    # costs (``sparetime``).
     def raise_cost(self, campaign, rating):
         """What raising ``rating`` by one point costs in sparetime in ``campaign``."""
         return settings_of(campaign).raise_cost(rating)

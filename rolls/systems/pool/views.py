@@ -23,6 +23,7 @@ from sheets.models import Rating
 from sheets.sections import section, section_write
 
 from .forms import HpForm, RatingForm, SkillProposalForm, TemplateSkillForm
+from .models import hp_max_of
 from .services import hp_set
 
 #: The sheet's Pool section: HP, the attributes and their skills (its context:
@@ -36,7 +37,7 @@ def character_hp(request, campaign_id, character_id, system):
     campaign, character = character_for(
         request, campaign_id, character_id, edit=True, system=system
     )
-    form = HpForm(request.POST, hp_max=character.hp_max)
+    form = HpForm(request.POST, hp_max=hp_max_of(character))
     return section_write(
         request,
         campaign,
