@@ -254,26 +254,41 @@ def _check_target(target):
     return target
 
 
-@transaction.atomic(savepoint=False)
-def check_ask(*, campaign, character, by, target, note="", visibility=PUBLIC, **about):
-    """The GM asks ``character`` for a check with its difficulty or TN. What it is about
-    (``about``: the system's ``about_field``, e.g. Pool's ``suggestion``, Mana's ``mana_skill``)
-    binds the roll, as the campaign's system says (``check_fields``, and its own row of the
-    check, ``check_fill``: the skill, or what the suggestion names of the sheet)."""
-    system = system_of(campaign)
+def _check_new(*, campaign, character, by, status, visibility, note, target=None, **about):
+    """A new check (its visibility and number checked by the caller) and its system's own row
+    of it: what it is about (``about``: the system's ``about_field``, e.g. Pool's
+    ``suggestion``, Mana's ``mana_skill``) binds the roll, as the system says (``check_fill``:
+    the skill, or what the suggestion names of the sheet); the check keeps the suggestion."""
     check = Check.objects.create(
         campaign=campaign,
         character=character,
         session=open_session(campaign),
         created_by=by,
+        status=status,
+        visibility=visibility,
+        target=target,
+        note=note,
+        suggestion=about.get("suggestion", ""),
+    )
+    system_of(campaign).check_fill(check, **about)
+    return check
+
+
+@transaction.atomic(savepoint=False)
+def check_ask(*, campaign, character, by, target, note="", visibility=PUBLIC, **about):
+    """The GM asks ``character`` for a check with its difficulty or TN; what it is about binds
+    the roll (``_check_new``)."""
+    visibility = _check_visibility(visibility, character, campaign)
+    return _check_new(
+        campaign=campaign,
+        character=character,
+        by=by,
         status=Check.OPEN,
-        visibility=_check_visibility(visibility, character, campaign),
+        visibility=visibility,
         target=_check_target(target),
         note=note,
-        **system.check_fields(character, **about),
+        **about,
     )
-    system.check_fill(check, **about)
-    return check
 
 
 @transaction.atomic(savepoint=False)
@@ -328,32 +343,34 @@ def check_request(*, campaign, character, by, note="", visibility=PUBLIC, **abou
     What it is about binds the roll, as for ``check_ask``."""
     if character.owner_id != by.pk:
         raise Refused("You can only ask for checks for your own characters.")
-    system = system_of(campaign)
-    check = Check.objects.create(
+    return _check_new(
         campaign=campaign,
         character=character,
-        session=open_session(campaign),
-        created_by=by,
+        by=by,
         status=Check.REQUESTED,
         visibility=_check_visibility(visibility, character, campaign),
         note=note,
-        **system.check_fields(character, **about),
+        **about,
     )
-    system.check_fill(check, **about)
-    return check
 
 
-#: What the writes on a check may change: read again under the lock before each write (a
-#: system's own row of the check, its write reads again itself once the check is locked).
+#: What the writes on a check may change: read again under the lock before each write, with
+#: the system's own row of the check.
 CHECK_STATE = ["status", "target", "intent"]
 
 
-def check_locked(check):
-    """``check``, its row locked and its state read again (in place: a related row already
-    read stays, unless its id changed meanwhile)."""
-    state = Check.objects.select_for_update().values(*CHECK_STATE).get(pk=check.pk)
-    for name, value in state.items():
-        setattr(check, name, value)
+def check_locked(check, *related):
+    """``check``, its row locked and its state read again, with its system's own row
+    (``check_related``) and ``related`` (what the write needs besides, e.g. a shift's
+    ratings), in the same query: every write of them holds this lock. In place: a related row
+    of the check's own (its character) already read stays."""
+    own = (*system_of(check.campaign).check_related, *related)
+    locked = Check.objects.select_for_update(of=("self",)).select_related(*own).get(pk=check.pk)
+    for name in CHECK_STATE:
+        setattr(check, name, getattr(locked, name))
+    for name in {path.split("__")[0] for path in own}:
+        field = Check._meta.get_field(name)
+        field.set_cached_value(check, field.get_cached_value(locked))
     return check
 
 

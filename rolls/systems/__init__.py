@@ -112,10 +112,10 @@ a character's HP, label ``pool``; each one's row of a check, ``ManaCheck`` and `
 from columns of ``Check``),
 ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
-``check_fields(character, **about)``, the fields a new check stores, given what it is about
-(``rolls.services.check_ask``'s ``about``: ``{about_field: value}``), and
-``check_fill(check, **about)``, its own row of the new check (Mana's ``ManaCheck``, Pool's
-``PoolCheck``; nothing for a system without one);
+``check_fill(check, **about)``, its own row of a new check, given what it is about
+(``rolls.services.check_ask``'s ``about``: ``{about_field: value}``; the check itself keeps
+the ``suggestion``, if there is one): Mana's ``ManaCheck``, Pool's ``PoolCheck``, nothing for a
+system without one;
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting
 ``ROLL_SYSTEMS`` names the packages; ``rolls`` registers them at its ``ready()`` into
 ``campaigns.systems.SYSTEMS``, the registry the floors below rolls read too (``register_all``).

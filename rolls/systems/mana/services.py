@@ -211,10 +211,6 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
         raise Refused("Only the character's player rolls this check.")
     if skill.campaign_id != check.campaign_id:
         raise Refused("Choose one of this campaign's skills.")
-    # Its skill as it stands under the check's lock (every write of it holds that lock).
-    own = ManaCheck.objects.select_related("skill").filter(pk=check.pk).first()
-    if own is not None:
-        check.mana_check = own
     mana_skill_require(check, skill)
     asked = skill.name if check_of(check).skill_id else ""
     spend = {

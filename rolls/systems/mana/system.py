@@ -185,10 +185,6 @@ class Mana:
             label="Skill",
         )
 
-    def check_fields(self, character, *, mana_skill=None, suggestion=""):
-        """What a new check stores: its suggestion."""
-        return {"suggestion": suggestion}
-
     def check_fill(self, check, *, mana_skill=None, suggestion=""):
         """A new check's own row: the skill asked (None: any)."""
         services.check_fill(check, skill=mana_skill)

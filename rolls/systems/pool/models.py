@@ -116,6 +116,8 @@ class PoolCheck(models.Model):
         return f"{self.check_ref} · Pool"
 
 
+#: What a shift's card and the GM's answer read along with its check: the ratings proposed.
+PROPOSAL_RELATED = ("pool_check__attribute", "pool_check__skill")
 #: How long a shift's bonus effect and a declined shift's reason may be.
 BONUS_MAX = PoolCheck._meta.get_field("bonus_effect").max_length
 DECLINE_REASON_MAX = PoolCheck._meta.get_field("decline_reason").max_length

@@ -14,6 +14,7 @@ from ...models import Check, LogEntry
 from .models import (
     BONUS_MAX,
     DECLINE_REASON_MAX,
+    PROPOSAL_RELATED,
     SETTINGS,
     PoolCheck,
     PoolSettings,
@@ -221,15 +222,14 @@ def check_answer_shift(*, check, approve, reason="", rng=None):
     """The GM agrees to a shift (the check is rolled at once, as proposed) or declines it, with
     a ``reason`` if they give one (the check opens again, telling the player so, and the player
     chooses anew)."""
-    check = shared.check_locked(check)
+    # The proposal as it stands under the check's lock, with the ratings it rolls.
+    check = shared.check_locked(check, *PROPOSAL_RELATED)
     if check.status != Check.SHIFT:
         raise Refused("No shift awaits an answer on this check.")
     reason = reason.strip()
     if len(reason) > DECLINE_REASON_MAX:
         raise Refused(f"A reason has at most {DECLINE_REASON_MAX} characters.")
-    # The proposal as it stands under the check's lock (every write of it holds that lock).
-    own = PoolCheck.objects.select_related("attribute", "skill").get(pk=check.pk)
-    check.pool_check = own
+    own = check_of(check)
     if not approve:
         check.status = Check.OPEN
         check.save(update_fields=["status"])

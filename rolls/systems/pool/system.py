@@ -16,7 +16,15 @@ from ...forms import INTENT_MAX, chosen, first_error, suggestion_field
 from ...services import MAX_SPEND
 from . import report, services, sheet, views
 from .calculator import PoolCalculatorForm
-from .models import BONUS_MAX, DECLINE_REASON_MAX, SETTINGS, PoolSettings, check_of, settings_of
+from .models import (
+    BONUS_MAX,
+    DECLINE_REASON_MAX,
+    PROPOSAL_RELATED,
+    SETTINGS,
+    PoolSettings,
+    check_of,
+    settings_of,
+)
 
 
 class RowField(forms.Field):
@@ -85,7 +93,7 @@ class Pool:
     #: Its row of a check (what it binds, a shift), read along with the check; and the
     #: ratings of a shift, read along with its card.
     check_related = ("pool_check",)
-    card_related = ("pool_check__attribute", "pool_check__skill")
+    card_related = PROPOSAL_RELATED
     #: What an open check's card says above its roll form: a shift the GM declined, and why.
     open_check_note = "rolls/systems/pool/_declined.html"
     #: The rules page's odds calculator (``insights``): its form and its template (given the
@@ -184,10 +192,6 @@ class Pool:
     def about_form_field(self, campaign):
         """The ask and request forms' suggestion: an attribute or skill, typed."""
         return suggestion_field()
-
-    def check_fields(self, character, *, suggestion=""):
-        """What a new check of ``character`` stores: its suggestion."""
-        return {"suggestion": suggestion}
 
     def check_fill(self, check, *, suggestion=""):
         """A new check's own row: the attribute (and skill) of the sheet its suggestion names,

@@ -146,9 +146,6 @@ class Coins:
     def about_form_field(self, campaign):
         return suggestion_field("What for")
 
-    def check_fields(self, character, *, suggestion=""):
-        return {"suggestion": suggestion}
-
     def check_fill(self, check, *, suggestion=""):
         pass
 
