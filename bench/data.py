@@ -12,7 +12,8 @@ from django.utils.crypto import get_random_string
 
 from campaigns.models import Campaign, Membership
 from rolls.services import check_ask
-from sheets.services import character_create, rating_set
+from rolls.systems.pool.services import rating_set
+from sheets.services import character_create
 
 from .client import MARKER
 

@@ -78,8 +78,10 @@ CSRF_TRUSTED_ORIGINS = [
 
 # The rule systems a campaign may play: each a package with its SYSTEM (rolls/systems/__init__.py),
 # registered by rolls at its ready(), and a Django app of its own (its models, e.g. Mana's:
-# named once here, they join INSTALLED_APPS after rolls).
+# named once here, they join INSTALLED_APPS after rolls). Pool plays with its sparetime ledger,
+# an app of its package (its pages are Pool's URLs).
 ROLL_SYSTEMS = ["rolls.systems.mana", "rolls.systems.pool"]
+SYSTEM_APPS = ["rolls.systems.pool.sparetime"]
 
 INSTALLED_APPS = [
     "daphne",
@@ -96,9 +98,9 @@ INSTALLED_APPS = [
     "core",
     "campaigns",
     "sheets",
-    "sparetime",
     "rolls",
     *ROLL_SYSTEMS,
+    *SYSTEM_APPS,
     "insights",
     "bench",  # its commands: bench_rolls, seed_demo
 ]

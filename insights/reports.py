@@ -7,14 +7,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q
 
 from campaigns.models import GameSession
 from rolls.models import PRIVATE, PUBLIC, LogEntry, entitled
 from rolls.systems import SYSTEMS, system_of
 from rules.luck import Tally, ask_kind
 from sheets.models import Character
-from sparetime.models import SparetimeEntry
 
 
 def visible_entries(campaign, viewer_id):
@@ -241,12 +240,12 @@ class Summary:
     tally: Tally
     luckiest: LogEntry | None  # the success with the lowest chance
     unluckiest: LogEntry | None  # the failure with the highest chance
-    awards: list  # {character__name, total}: sparetime awarded per character
 
 
 def session_summary(campaign, session, viewer_id):
     """Who rolled what in ``session``, its luck, its luckiest and unluckiest moments (over the
-    rolls the viewer may see) and the sparetime awarded for it. Two queries."""
+    rolls the viewer may see). One query (the system's part, e.g. Pool's awards, is
+    ``summary_context``'s)."""
     gm_id = campaign.gm_id()
     entries = (
         LogEntry.objects.filter(campaign=campaign, session=session, kind=LogEntry.ROLL)
@@ -263,14 +262,6 @@ def session_summary(campaign, session, viewer_id):
         rolls.append(entry)
     successes = [e for e in rolls if e.data["success"]]
     failures = [e for e in rolls if not e.data["success"]]
-    awards = (
-        SparetimeEntry.objects.filter(session=session, kind=SparetimeEntry.AWARD)
-        .filter(reversal__isnull=True)  # a reversed award was taken back: nobody has it
-        .filter(character__in=Character.objects.visible_to(campaign))
-        .values("character_id", "character__name")
-        .annotate(total=Sum("amount"))
-        .order_by("character__name", "character_id")
-    )
     return Summary(
         session=session,
         rolls=rolls,
@@ -278,7 +269,6 @@ def session_summary(campaign, session, viewer_id):
         tally=tally,
         luckiest=min(successes, key=lambda e: (e.chance, e.seq), default=None),
         unluckiest=max(failures, key=lambda e: (e.chance, -e.seq), default=None),
-        awards=list(awards),
     )
 
 

@@ -121,14 +121,18 @@ def campaign_tuning(request, campaign_id):
 @require_GET
 def session_summary(request, campaign_id, number):
     """A session to share after the game: who rolled what, its luck, its luckiest and unluckiest
-    moments, the sparetime awarded for it."""
+    moments, and what the campaign's system adds (its ``summary_template``, given its
+    ``summary_context``: Pool's, the sparetime awarded for it)."""
     campaign = campaign_for(request, campaign_id)
     session = get_object_or_404(GameSession, campaign=campaign, number=number)
     summary = insights.session_summary(campaign, session, request.user.pk)
+    system = system_of(campaign)
     context = {
         "campaign": campaign,
-        "system": system_of(campaign),
+        "system": system,
         "summary": summary,
         "is_gm": campaign.viewer.is_gm,
     }
+    if system.summary_template:
+        context.update(system.summary_context(campaign, session))
     return render(request, "insights/session.html", context)

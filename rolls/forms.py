@@ -1,5 +1,5 @@
 """Forms of the live table: asking for checks and setting their number; the roll forms are their
-system's (``rolls.systems``), the session award is sparetime's (``sparetime.forms.AwardForm``).
+system's (``rolls.systems``), as is what a system adds to the session panel (Pool's award).
 
 Ids posted by a browser are only accepted from the campaign's (or the check character's) own
 rows, so another campaign's character, skill or rating is refused with a clear message.

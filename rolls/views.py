@@ -27,8 +27,6 @@ from core.push import push_facts
 from core.writes import Piece, Refused, attempt
 from sheets.access import character_for
 from sheets.party import party_context
-from sparetime.forms import AwardForm
-from sparetime.models import SparetimeEntry
 
 from . import push, services
 from .access import check_for
@@ -191,25 +189,16 @@ def room_checks(request, campaign_id):
 # Sessions ---------------------------------------------------------------------------------------
 
 
-def _session_context(request, campaign, *, error="", award_form=None, awarded=None):
-    """The GM's session controls; once a Pool session ended and nothing was awarded for it yet,
-    the award form, pre-filled with the characters that rolled in it."""
+def _session_context(request, campaign, *, error="", **overrides):
+    """The GM's session controls, and what the campaign's system adds below them once a
+    session ended (its ``session_template``, given its ``session_context``; Pool's sparetime
+    award, ``overrides`` a write's answer's: what was awarded, or the refused form)."""
     last = campaign.game_sessions.first()
-    offer = (
-        award_form is None
-        and awarded is None
-        and system_of(campaign).sparetime
-        and last is not None
-        and not last.is_open
-        and not SparetimeEntry.objects.filter(session=last, kind=SparetimeEntry.AWARD).exists()
-    )
-    if offer:
-        participants = services.session_participants(last).values_list("pk", flat=True)
-        award_form = AwardForm(
-            campaign=campaign, initial={"session": last.pk, "characters": list(participants)}
-        )
-    context = {"campaign": campaign, "last": last, "error": error, "awarded": awarded}
-    context["award_form"] = award_form
+    system = system_of(campaign)
+    context = {"campaign": campaign, "last": last, "error": error}
+    context["system_template"] = system.session_template
+    if system.session_template:
+        context.update(system.session_context(campaign, last, **overrides))
     return context
 
 
@@ -239,13 +228,11 @@ def session_end(request, campaign_id):
     return _session_change(request, campaign_id, services.session_end)
 
 
-def session_award_answer(request, campaign, *, ok, result, form):
-    """The answer to an award posted from the session panel (to
-    ``sparetime.views.sparetime_award``): the panel with what was awarded, or with the refused
-    form."""
-    if ok:
-        return SESSION.answer(request, campaign, ok=ok, awarded=result)
-    return SESSION.answer(request, campaign, ok=ok, error=result, award_form=form)
+def session_answer(request, campaign, *, ok, error="", **overrides):
+    """The session panel as a write's answer: a system's write posted from it (Pool's award,
+    ``sparetime.views.sparetime_award``) is answered with it, given what its
+    ``session_context`` takes (``overrides``)."""
+    return SESSION.answer(request, campaign, ok=ok, error=error, **overrides)
 
 
 # Asking for checks ------------------------------------------------------------------------------

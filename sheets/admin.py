@@ -1,11 +1,6 @@
 from django.contrib import admin
 
-from .models import Character, Rating
-
-
-class RatingInline(admin.TabularInline):
-    model = Rating
-    extra = 0
+from .models import Character
 
 
 @admin.register(Character)
@@ -14,13 +9,3 @@ class CharacterAdmin(admin.ModelAdmin):
     list_select_related = ["owner", "campaign"]
     search_fields = ["name", "owner__username", "campaign__name"]
     autocomplete_fields = ["owner", "campaign"]
-    inlines = [RatingInline]
-
-
-@admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
-    list_display = ["label", "attribute", "value", "status", "custom", "character"]
-    list_filter = ["status", "attribute", "custom"]
-    list_select_related = ["character"]
-    search_fields = ["skill", "character__name"]
-    autocomplete_fields = ["character"]

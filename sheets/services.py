@@ -10,9 +10,8 @@ from campaigns.models import Membership
 from campaigns.systems import system_of
 from core.push import push_facts
 from core.writes import Refused
-from rules import sheet as pool_sheet
 
-from .models import Character, Rating
+from .models import Character
 
 #: What follows a character handed over in the apps above sheets, which it does not import
 #: (pyproject.toml's contracts): each is called in the write's transaction, in order, before the
@@ -21,12 +20,7 @@ from .models import Character, Rating
 #: checks go with the character).
 HAND_OVER_FOLLOWERS = []
 
-# Characters and Pool ratings ------------------------------------------------------------------
-
-#: Highest rating the GM may set by hand.
-RATING_MAX = 100
-#: Longest custom skill name, and longest text filled into a template's blank.
-SKILL_NAME_MAX = 60
+# Characters ---------------------------------------------------------------------------------
 
 
 def character_create(*, campaign, owner, name, concept="", history=""):
@@ -72,84 +66,3 @@ def character_hand_over(*, campaign, character, to):
         Character.objects.filter(pk=character.pk).update(owner=to)
         character.owner = to
     return character
-
-
-def rating_set(*, rating, value):
-    """The GM sets an approved rating to ``value`` (0..RATING_MAX). Lowering Endurance below
-    what the current HP needs lowers the current HP to the new maximum."""
-    if not rating.is_approved:
-        raise Refused(
-            f"{rating.label} is {rating.get_status_display().lower()}; only approved skills "
-            "can be rated."
-        )
-    if not 0 <= value <= RATING_MAX:
-        raise Refused(f"A rating lies between 0 and {RATING_MAX}.")
-    with transaction.atomic(savepoint=False):
-        rating.value = value
-        rating.save(update_fields=["value"])
-        if rating.skill == pool_sheet.ENDURANCE:  # the HP maximum follows it
-            character = rating.character
-            system_of(character.campaign).sheet.endurance_follow(character)
-    return rating
-
-
-def _check_attribute(attribute):
-    if attribute not in pool_sheet.ATTRIBUTES:
-        raise Refused(f"{attribute!r} is not an attribute.")
-
-
-def _add_skill(character, attribute, name, **fields):
-    """Add skill ``name`` under ``attribute`` unless the sheet already has that name."""
-    if "{" in name or "}" in name:
-        raise Refused("A skill name cannot contain braces.")
-    with transaction.atomic(savepoint=False):
-        # Serialise additions to one sheet, so two requests cannot both pass the check below.
-        Character.objects.select_for_update().filter(pk=character.pk).first()
-        existing = character.ratings.all()
-        clash = next((r for r in existing if r.label.casefold() == name.casefold()), None)
-        if clash is not None:
-            state = "" if clash.is_approved else f" ({clash.get_status_display().lower()})"
-            raise Refused(f"This sheet already has {clash.label}{state}.")
-        return Rating.objects.create(character=character, attribute=attribute, skill=name, **fields)
-
-
-def skill_take(*, character, attribute, template, fill):
-    """Take a template skill of ``attribute`` with its blank filled: ``Geography: {Region}``
-    with ``Northern Marches``. It starts approved at 0."""
-    _check_attribute(attribute)
-    if template not in pool_sheet.templates(attribute):
-        raise Refused(f"{attribute} has no template skill {template!r}.")
-    fill = " ".join(fill.split())
-    if len(fill) > SKILL_NAME_MAX:
-        raise Refused(
-            f"The {pool_sheet.template_blank(template)} has at most {SKILL_NAME_MAX} characters."
-        )
-    try:
-        name = pool_sheet.fill_template(template, fill)
-    except ValueError as error:
-        raise Refused(str(error)) from error
-    return _add_skill(character, attribute, name)
-
-
-def skill_propose(*, character, attribute, name):
-    """A player proposes a new skill under ``attribute``; it waits for the GM (pending)."""
-    _check_attribute(attribute)
-    name = " ".join(name.split())
-    if not 1 <= len(name) <= SKILL_NAME_MAX:
-        raise Refused(f"A skill name has 1 to {SKILL_NAME_MAX} characters.")
-    return _add_skill(character, attribute, name, custom=True, status=Rating.PENDING)
-
-
-def skill_decide(*, rating, approve):
-    """The GM greenlights (``approve=True``) or declines a pending custom skill. Deciding a
-    skill that is not pending any more is refused."""
-    status = Rating.APPROVED if approve else Rating.DECLINED
-    with transaction.atomic(savepoint=False):
-        changed = Rating.objects.filter(pk=rating.pk, custom=True, status=Rating.PENDING).update(
-            status=status
-        )
-        if not changed:
-            rating.refresh_from_db(fields=["status"])
-            raise Refused(f"{rating.label} was already {rating.get_status_display().lower()}.")
-    rating.status = status
-    return rating

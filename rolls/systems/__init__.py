@@ -44,25 +44,26 @@
   ``campaign_related``, the names of its own rows of a campaign (its settings' model, a
   ``OneToOneField`` to ``Campaign``) that ``campaigns.access`` reads along with the campaign
   (``select_related``; ``()``: none); ``character_related``, those of a character (Mana's
-  traits, Pool's HP), which ``sheets.access.character_for``, ``Check.objects.of`` and the NPC roll's
-  choice read along with it (``()``: none);
-* what the floors below ask of a system with sparetime (Pool; only asked of such a system,
-  ``sparetime``): ``raise_cost(campaign, rating)``, the sparetime a point of ``rating`` costs
-  (``sparetime.services.raise_cost``);
+  traits, Pool's HP), which ``sheets.access.character_for``, ``Check.objects.of`` and the NPC
+  roll's choice read along with it (``()``: none);
+* ``session_template``, what it adds to the room's session panel ("": nothing), given
+  ``session_context(campaign, last, **overrides)`` (``last`` the latest session; ``overrides``
+  a write's answer's, ``rolls.views.session_answer``): Pool's sparetime award once a session
+  ended; ``summary_template``, what it adds to a session's summary ("": nothing), given
+  ``summary_context(campaign, session)``: Pool's sparetime awarded for it;
   ``create_template`` and ``settings_template``,
   the templates of those fields (given them as ``fields``; read only when there are fields):
   the create page wraps the first in the system's ``fieldset[data-system]``, the second
   holds its own fieldset;
 * what it adds to a character: ``sheet``, its module (``sheet.py``): ``character_fill`` (a
-  new character's own rows, e.g. Pool's ratings and HP),
-  ``endurance_follow(character)`` (systems with ratings, Pool: what follows a new Endurance,
-  ``sheets.services.rating_set``), ``party_characters`` and ``party_row`` (the party's
-  rows), ``section_context(campaign, character, section, private=)`` (the context of its sheet
-  sections: ``section`` one's, or None for the whole sheet); ``sheet_sections``, the
-  ``(name, template)`` of its sections on the sheet page after the header, included in order
-  (or replaced by ``replace[name]``); ``sheet_pieces``, those of them that load on their own
-  (``sheets.sections.section`` pieces, in its ``views.py``), which also answer the sheet's
-  ``?section=<name>`` and its writes' answers (``()``: none);
+  new character's own rows, e.g. Pool's ratings and HP), ``party_characters`` and
+  ``party_row`` (the party's rows), ``section_context(campaign, character, section,
+  private=)`` (the context of its sheet sections: ``section`` one's, or None for the whole
+  sheet); ``sheet_sections``, the ``(name, template)`` of its sections on the sheet page
+  after the header, included in order (or replaced by ``replace[name]``); ``sheet_pieces``,
+  those of them that load on their own (``sheets.sections.section`` pieces, in its
+  ``views.py``), which also answer the sheet's ``?section=<name>`` and its writes' answers
+  (``()``: none);
 * ``party_head`` and ``party_cells``: the templates of its party columns, the headers and a
   row's cells (given ``row``, the party row, and ``c``, its character; "": none); and
   ``campaign_sections``, the templates of its sections on the campaign page (``()``: none);
@@ -102,14 +103,15 @@ A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SY
 object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` and ``report.py``
 (what the insight pages ask of it), ``urls.py`` (its pages' URLs; their views in its
 ``views.py``: its sheet section's writes, answered with ``sheets.sections``' API, and its GM
-panel sections; Pool's include ``sparetime.urls``, the sparetime app's pages, routed only
-there), ``forms.py`` (its views' forms), ``apps.py`` (the package is a Django app too, which
+panel sections; Pool's include the pages of its sparetime ledger, ``sparetime/``, an app of
+its package, label ``sparetime``, which ``SYSTEM_APPS`` installs, routed only there),
+``forms.py`` (its views' forms), ``apps.py`` (the package is a Django app too, which
 ``ROLL_SYSTEMS`` puts in ``INSTALLED_APPS``; its ``SYSTEM`` is imported when first asked for),
 and where it has models of its own, ``models.py``, ``admin.py`` and ``migrations/`` (Mana's
 settings, its palette; a character's traits; its skills and pools, app label ``mana``, on the
 tables they had in ``campaigns`` and ``sheets``; Pool's settings, its costs and hit points,
-a character's HP, label ``pool``; each one's row of a check, ``ManaCheck`` and ``PoolCheck``,
-from columns of ``Check``),
+a character's HP and its ratings, label ``pool``; each one's row of a check, ``ManaCheck`` and
+``PoolCheck``, from columns of ``Check``),
 ``services.py`` (its writes:
 the roll; ``rolls.services`` keeps what every system shares and asks the system for its part:
 ``check_fill(check, **about)``, its own row of a new check, given what it is about

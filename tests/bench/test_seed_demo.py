@@ -12,9 +12,10 @@ from campaigns.models import Campaign, Membership
 from rolls.models import Check, LogEntry
 from rolls.services import log_verify, open_session
 from rolls.systems.mana.models import ManaPool, ManaSkill, palette_of, traits_of
-from sheets.models import Character, Rating
-from sparetime.models import SparetimeEntry
-from sparetime.services import free_sparetime
+from rolls.systems.pool.models import Rating
+from rolls.systems.pool.sparetime.models import SparetimeEntry
+from rolls.systems.pool.sparetime.services import free_sparetime
+from sheets.models import Character
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,9 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, GameSession, Membership
 from rolls.systems.mana.models import ManaPool, ManaSkill
-from sheets.models import Character, Rating
-from sparetime.models import SparetimeEntry
+from rolls.systems.pool.models import Rating
+from rolls.systems.pool.sparetime.models import SparetimeEntry
+from sheets.models import Character
 
 MODELS = [Campaign, Membership, ManaSkill, GameSession, Character, Rating, ManaPool, SparetimeEntry]
 

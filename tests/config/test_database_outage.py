@@ -33,6 +33,7 @@ import os
 from django.contrib.auth import get_user_model
 from campaigns.models import Campaign, Membership
 from rolls import services as rolls_services
+from rolls.systems.pool.services import rating_set
 from sheets import services as sheet_services
 users = get_user_model().objects
 gm = users.create_user(username="gm", password=PASSWORD)
@@ -42,7 +43,7 @@ Membership.objects.create(campaign=campaign, user=gm, role=Membership.GM)
 Membership.objects.create(campaign=campaign, user=player, role=Membership.PLAYER)
 character = sheet_services.character_create(campaign=campaign, owner=player, name="Ilse")
 agility = character.ratings.get(attribute="Agility", skill="")
-sheet_services.rating_set(rating=agility, value=3)
+rating_set(rating=agility, value=3)
 checks = [
     rolls_services.check_ask(campaign=campaign, character=character, by=gm, target=4).pk
     for _ in range(2)

@@ -24,7 +24,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from config.asgi import application
 from config.routing import websocket_urlpatterns
 from rolls import services
-from sheets.models import Rating
+from rolls.systems.pool.models import Rating
 from tests.conftest import make_campaign, make_user
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, build_mana_table, build_pool_table

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.test import Client
 
 from rolls import services as rolls_services
+from rolls.systems.pool.services import rating_set
 from sheets import services as sheet_services
 from tests.faults import daphne_log, redis_server, start_daphne  # noqa: F401
 from tests.helpers import free_port, stop
@@ -51,7 +52,7 @@ def roll_setup(campaign, gm, player):
     """A check for the player's new character, and the session cookies of the GM and player."""
     character = sheet_services.character_create(campaign=campaign, owner=player, name="Ilse")
     agility = character.ratings.get(attribute="Agility", skill="")
-    sheet_services.rating_set(rating=agility, value=3)
+    rating_set(rating=agility, value=3)
     check = rolls_services.check_ask(campaign=campaign, character=character, by=gm, target=4)
     cookies = {"gm": session_cookie(gm), "player": session_cookie(player)}
     return check, agility, cookies
@@ -254,7 +255,7 @@ def leave_setup(campaign, gm, player, other_player):
     """A check for the other player's new character, its rating, and everyone's cookie."""
     character = sheet_services.character_create(campaign=campaign, owner=other_player, name="Tor")
     agility = character.ratings.get(attribute="Agility", skill="")
-    sheet_services.rating_set(rating=agility, value=3)
+    rating_set(rating=agility, value=3)
     check = rolls_services.check_ask(campaign=campaign, character=character, by=gm, target=4)
     cookies = {u.username: session_cookie(u) for u in (gm, player, other_player)}
     return check, agility, cookies

@@ -23,7 +23,8 @@ from config.routing import websocket_urlpatterns
 from core.ids import MAX_ID, IdConverter
 from rolls.models import Check, LogEntry
 from rolls.systems.mana.models import ManaSkill
-from sheets.models import Character, Rating
+from rolls.systems.pool.models import Rating
+from sheets.models import Character
 from tests.config import test_permission_matrix
 from tests.config.test_permission_matrix import (
     MATRIX,

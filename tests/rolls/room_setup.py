@@ -11,7 +11,7 @@ from core import push as core_push
 from rolls import services
 from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaPool, ManaSkill
-from sheets.models import Rating
+from rolls.systems.pool.models import Rating
 from sheets.services import character_create
 from tests.helpers import HTMX, db_snapshot
 from tests.rules.scripted_rng import ScriptedRng

@@ -10,7 +10,8 @@ from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
 from rolls.systems.mana import models as mana_models
 from rolls.systems.mana.models import ManaPool
-from sheets.models import Character, Rating
+from rolls.systems.pool.models import Rating
+from sheets.models import Character
 from tests.helpers import HTMX, raises_refused, unchanged
 from tests.rolls.room_setup import refused, script_dice, url
 

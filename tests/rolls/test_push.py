@@ -13,6 +13,7 @@ from rolls import push, services
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from rolls.systems.pool import services as pool_services
+from rolls.systems.pool.models import rating_of
 from sheets.services import character_create
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, roll_mana, url
@@ -121,8 +122,8 @@ def test_a_typical_roll_fragment_is_small(roll):
 
 def test_a_typical_pool_fragment_is_small(pool_campaign, gm, player):
     character = character_create(campaign=pool_campaign, owner=player, name="Ilse")
-    strength = character.rating("Strength")
-    jump = character.rating("Strength", "Jump")
+    strength = rating_of(character, "Strength")
+    jump = rating_of(character, "Strength", "Jump")
     for rating, value in ((strength, 3), (jump, 2)):
         rating.value = value
         rating.save()

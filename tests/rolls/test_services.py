@@ -9,7 +9,7 @@ from rolls.systems.mana.models import ManaSkill
 from rolls.systems.mana.services import traits_set
 from rolls.systems.pool import models as pool_models
 from rolls.systems.pool import services as pool_services
-from sheets.models import Rating
+from rolls.systems.pool.models import Rating, rating_of
 from sheets.services import character_create
 from tests.conftest import make_campaign
 from tests.helpers import raises_refused
@@ -52,12 +52,12 @@ def ilse(pool_campaign, player):
 
 @pytest.fixture
 def strength(ilse):
-    return ilse.rating("Strength")
+    return rating_of(ilse, "Strength")
 
 
 @pytest.fixture
 def jump_rating(ilse):
-    return ilse.rating("Strength", "Jump")
+    return rating_of(ilse, "Strength", "Jump")
 
 
 def mana_check(campaign, character, gm, target=3, **kwargs):
@@ -398,7 +398,7 @@ def test_pool_choices_are_refused(pool_campaign, gm, player, other_player, ilse,
         ({"by": player, "attribute": strength, "skill": wrestling}, "not been greenlit"),
         ({"by": player, "attribute": bens_strength}, "your character's attributes"),
         ({"by": player, "attribute": dodge}, "your character's attributes"),
-        ({"by": player, "attribute": ilse.rating("Agility")}, "no dice"),
+        ({"by": player, "attribute": rating_of(ilse, "Agility")}, "no dice"),
         ({"by": other_player, "attribute": strength}, "character's player"),
     ]
     for kwargs, message in choices:

@@ -14,7 +14,7 @@ from rolls.models import Check
 from rolls.push import Viewer, render_check
 from rolls.systems.pool import models as pool_models
 from rolls.systems.pool import services as pool_services
-from sheets.models import Rating
+from rolls.systems.pool.models import Rating
 from tests.helpers import HTMX
 from tests.rolls.room_setup import (
     ask,

@@ -3,7 +3,7 @@ Daphne), for both systems, seen from the GM's page and two players': an NPC's ro
 and a group check, each player getting their own card only; the ask form keeps its choices."""
 
 from rolls.systems.mana.models import ManaPool, ManaSkill
-from sheets.models import Rating
+from rolls.systems.pool.models import Rating
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase, settled
 from tests.conftest import make_campaign, make_user

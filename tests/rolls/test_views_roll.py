@@ -8,7 +8,7 @@ from rolls.models import Check, LogEntry
 from rolls.systems.mana import models as mana_models
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool import models as pool_models
-from sheets.models import Rating
+from rolls.systems.pool.models import Rating, rating_of
 from sheets.services import character_create
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
@@ -479,11 +479,11 @@ def test_skill_of_another_attribute_pending_skill_and_others_ratings(
             "your character&#x27;s attributes",
         ),
         (
-            pool_data(pool_table, attribute=faraway.rating("Strength").id),
+            pool_data(pool_table, attribute=rating_of(faraway, "Strength").id),
             "your character&#x27;s attributes",
         ),
         (
-            pool_data(pool_table, skill=faraway.rating("Strength", "Jump").id),
+            pool_data(pool_table, skill=rating_of(faraway, "Strength", "Jump").id),
             "your character&#x27;s skills",
         ),
     ]
@@ -501,7 +501,7 @@ def test_skill_of_another_attribute_pending_skill_and_others_ratings(
 
 
 def test_a_pool_of_no_dice(pool_table, as_user, player, pushes, django_capture_on_commit_callbacks):
-    combat = pool_table.ilse.rating("Combat")
+    combat = rating_of(pool_table.ilse, "Combat")
     check = ask(pool_table, pool_table.ilse)
     html = refused(
         as_user(player),

@@ -8,11 +8,10 @@ import pytest
 from django.urls import reverse
 
 from rolls.systems.mana.models import ManaPool
-from rolls.systems.pool.models import PoolSheet, settings_of
+from rolls.systems.pool.models import PoolSheet, Rating, settings_of
+from rolls.systems.pool.sparetime.services import sparetime_grant
 from rules.sheet import ENDURANCE
-from sheets.models import Rating
 from sheets.services import character_create
-from sparetime.services import sparetime_grant
 from tests.helpers import HTMX
 
 

@@ -9,9 +9,9 @@ from django.urls import reverse
 
 from rolls.systems.mana.models import palette_of
 from rolls.systems.mana.services import mana_set_maxima, traits_set
-from rolls.systems.pool.models import hp_max_of, sheet_of
-from sheets.models import Character, Rating
-from sheets.services import skill_propose
+from rolls.systems.pool.models import Rating, hp_max_of, sheet_of
+from rolls.systems.pool.services import skill_propose
+from sheets.models import Character
 from tests.helpers import HTMX, unchanged
 from tests.sheets.helpers import sheet_url
 

@@ -2,9 +2,9 @@
 confirmed (by mouse or keyboard), the sheet page's Pool section shows the new rating and HP
 maximum without a reload, the last raise is undone, and the GM reverses a ledger row."""
 
+from rolls.systems.pool.sparetime.models import SparetimeEntry
+from rolls.systems.pool.sparetime.services import free_sparetime, sparetime_grant
 from sheets.services import character_create
-from sparetime.models import SparetimeEntry
-from sparetime.services import free_sparetime, sparetime_grant
 from tests.browser import BROWSER, BrowserTestCase, settled, wait_until
 from tests.conftest import make_campaign, make_user
 

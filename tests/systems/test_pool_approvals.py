@@ -4,8 +4,8 @@ character, approve or decline."""
 import pytest
 from django.urls import reverse
 
-from sheets.models import Rating
-from sheets.services import skill_decide, skill_propose
+from rolls.systems.pool.models import Rating, rating_of
+from rolls.systems.pool.services import skill_decide, skill_propose
 from tests.helpers import HTMX, unchanged
 
 
@@ -97,7 +97,7 @@ def test_deciding_twice_is_refused(as_user, gm, juggling, second):
 
 def test_decide_access(as_user, player, other_player, outsider, gm, juggling, elsewhere_hero):
     url = decide_url("skill_approve", juggling)
-    jump = juggling.character.rating("Strength", "Jump")
+    jump = rating_of(juggling.character, "Strength", "Jump")
     foreign = skill_propose(character=elsewhere_hero, attribute="Trick", name="Juggling")
     with unchanged():
         assert as_user(player).post(url, **HTMX).status_code == 403

@@ -4,9 +4,8 @@ GM) sets HP, takes template skills and proposes custom ones."""
 import pytest
 from django.urls import reverse
 
-from rolls.systems.pool.models import hp_max_of, settings_of, sheet_of
-from sheets.models import Rating
-from sheets.services import skill_propose
+from rolls.systems.pool.models import Rating, hp_max_of, rating_of, settings_of, sheet_of
+from rolls.systems.pool.services import skill_propose
 from tests.helpers import HTMX, unchanged
 from tests.sheets.helpers import sheet_url
 
@@ -21,7 +20,7 @@ def rating_url(character, rating):
 
 
 def test_gm_sets_a_rating(as_user, gm, ana_hero):
-    jump = ana_hero.rating("Strength", "Jump")
+    jump = rating_of(ana_hero, "Strength", "Jump")
     response = as_user(gm).post(rating_url(ana_hero, jump), {"value": "3"}, **HTMX)
     assert response.status_code == 200
     assert b'id="sheet-pool"' in response.content and b"3d10" in response.content
@@ -31,9 +30,9 @@ def test_gm_sets_a_rating(as_user, gm, ana_hero):
 
 def test_gm_sets_an_attribute_and_endurance_moves_hp_max(as_user, gm, ana_hero, pool_campaign):
     client = as_user(gm)
-    client.post(rating_url(ana_hero, ana_hero.rating("Strength")), {"value": "2"}, **HTMX)
+    client.post(rating_url(ana_hero, rating_of(ana_hero, "Strength")), {"value": "2"}, **HTMX)
     response = client.post(
-        rating_url(ana_hero, ana_hero.rating("Strength", "Endurance")), {"value": "4"}, **HTMX
+        rating_url(ana_hero, rating_of(ana_hero, "Strength", "Endurance")), {"value": "4"}, **HTMX
     )
     html = response.content.decode()
     assert "2d6" in html
@@ -42,14 +41,14 @@ def test_gm_sets_an_attribute_and_endurance_moves_hp_max(as_user, gm, ana_hero, 
 
 
 def test_plain_rating_post_redirects(as_user, gm, ana_hero):
-    jump = ana_hero.rating("Strength", "Jump")
+    jump = rating_of(ana_hero, "Strength", "Jump")
     response = as_user(gm).post(rating_url(ana_hero, jump), {"value": "1"})
     assert response.status_code == 302
 
 
 @pytest.mark.parametrize("value", ["-1", "abc", "101", HUGE, "", "2.5"])
 def test_bad_rating_changes_nothing(as_user, gm, ana_hero, value):
-    jump = ana_hero.rating("Strength", "Jump")
+    jump = rating_of(ana_hero, "Strength", "Jump")
     with unchanged():
         response = as_user(gm).post(rating_url(ana_hero, jump), {"value": value}, **HTMX)
     assert response.status_code == 422
@@ -57,7 +56,7 @@ def test_bad_rating_changes_nothing(as_user, gm, ana_hero, value):
 
 
 def test_bad_rating_in_a_plain_post_shows_the_page(as_user, gm, ana_hero):
-    jump = ana_hero.rating("Strength", "Jump")
+    jump = rating_of(ana_hero, "Strength", "Jump")
     with unchanged():
         response = as_user(gm).post(rating_url(ana_hero, jump), {"value": "-3"})
     assert response.status_code == 200
@@ -73,7 +72,7 @@ def test_pending_skill_cannot_be_rated(as_user, gm, ana_hero):
 
 
 def test_rating_access(as_user, player, outsider, gm, ana_hero, ben_hero, elsewhere_hero):
-    jump = ana_hero.rating("Strength", "Jump")
+    jump = rating_of(ana_hero, "Strength", "Jump")
     url = rating_url(ana_hero, jump)
     with unchanged():
         assert as_user(player).post(url, {"value": "5"}, **HTMX).status_code == 403
@@ -85,7 +84,7 @@ def test_rating_access(as_user, player, outsider, gm, ana_hero, ben_hero, elsewh
         assert client.post(rating_url(ben_hero, jump), {"value": "5"}).status_code == 404
         unknown = sheet_url("rating_set", ana_hero, 99999)
         assert client.post(unknown, {"value": "5"}).status_code == 404
-        other = elsewhere_hero.rating("Strength", "Jump")
+        other = rating_of(elsewhere_hero, "Strength", "Jump")
         wrong = reverse("rating_set", args=[ana_hero.campaign_id, elsewhere_hero.id, other.id])
         assert client.post(wrong, {"value": "5"}).status_code == 404
 
@@ -162,7 +161,7 @@ def test_gm_takes_a_template_skill_for_a_player(as_user, gm, ana_hero):
         **HTMX,
     )
     assert response.status_code == 200
-    assert ana_hero.rating("Social", "Manners: Court") is not None
+    assert rating_of(ana_hero, "Social", "Manners: Court") is not None
 
 
 def test_duplicate_template_skill_is_refused(as_user, player, ana_hero):
@@ -219,7 +218,7 @@ def test_owner_proposes_a_skill(as_user, player, ana_hero):
     response = propose(as_user(player), ana_hero, attribute="Trick", name="Card tricks")
     assert response.status_code == 200
     assert b"Card tricks" in response.content and b"pending GM approval" in response.content
-    rating = ana_hero.rating("Trick", "Card tricks")
+    rating = rating_of(ana_hero, "Trick", "Card tricks")
     assert (rating.custom, rating.status, rating.value) == (True, Rating.PENDING, 0)
 
 

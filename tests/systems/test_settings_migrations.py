@@ -8,6 +8,7 @@ them again, those written after the move too."""
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.models import ContentType
 
 from campaigns.models import Campaign
 from campaigns.services import campaign_create
@@ -24,16 +25,24 @@ from rolls.systems.mana.models import (
 )
 from rolls.systems.mana.models import check_of as mana_check_of
 from rolls.systems.mana.services import traits_set
-from rolls.systems.pool.models import PoolCheck, PoolSettings, PoolSheet, settings_of, sheet_of
+from rolls.systems.pool.models import (
+    PoolCheck,
+    PoolSettings,
+    PoolSheet,
+    Rating,
+    settings_of,
+    sheet_of,
+)
 from rolls.systems.pool.models import check_of as pool_check_of
-from rolls.systems.pool.services import check_answer_shift, hp_set
-from sheets.models import Character, Rating
+from rolls.systems.pool.services import check_answer_shift, hp_set, rating_set
+from rolls.systems.pool.sparetime.models import SparetimeEntry
+from sheets.models import Character
 from tests.systems.test_mana_migrations import migrate
 
 #: Before the move: the settings columns of the campaign.
 BEFORE = [("campaigns", "0005_manaskill_moves_to_mana"), ("mana", "0001_initial")]
 #: After it: every app of ours at its latest.
-AFTER = ["mana", "pool", "campaigns", "sheets", "rolls"]
+AFTER = ["mana", "pool", "campaigns", "sheets", "rolls", "sparetime"]
 #: A Pool campaign's settings, by field name.
 POOL = ("attribute_cost", "skill_cost", "hp_base", "hp_per_endurance")
 
@@ -318,5 +327,74 @@ def test_a_checks_binding_and_shift_written_before_the_move_are_the_systems_afte
             any_skill.pk: ("open", *pool_empty, None),
             later.pk: ("open", *pool_empty, mend.pk),
         }
+    finally:
+        migrate(AFTER)
+
+
+#: Before Pool's ratings moved from sheets (pool 0004, sparetime 0004, sheets 0006).
+BEFORE_RATINGS = [
+    ("pool", "0003_pool_check"),
+    ("sparetime", "0003_counter_entries"),
+    ("sheets", "0005_hp_moves_to_pool"),
+    ("rolls", "0007_check_fields_move_to_systems"),
+    "campaigns",
+    "mana",
+]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_ratings_written_before_the_move_are_pools_after_it_and_back():
+    old = migrate(BEFORE_RATINGS)
+    try:
+        User = old.get_model("auth", "User")
+        OldContentType = old.get_model("contenttypes", "ContentType")
+        OldCampaign = old.get_model("campaigns", "Campaign")
+        OldCharacter = old.get_model("sheets", "Character")
+        OldRating = old.get_model("sheets", "Rating")
+        OldCheck = old.get_model("rolls", "Check")
+        OldPoolCheck = old.get_model("pool", "PoolCheck")
+        OldEntry = old.get_model("sparetime", "SparetimeEntry")
+        gm = User.objects.create(username="gm")
+        ana = User.objects.create(username="ana")
+        marches = OldCampaign.objects.create(name="Marches", system="pool")
+        aria = OldCharacter.objects.create(campaign=marches, owner=ana, name="Aria")
+        strength = OldRating.objects.create(character=aria, attribute="Strength", value=3)
+        jump = OldRating.objects.create(
+            character=aria, attribute="Strength", skill="Jump", value=2, custom=True
+        )
+        check = OldCheck.objects.create(campaign=marches, character=aria, created_by=gm)
+        OldPoolCheck.objects.create(check_ref=check, attribute=strength, skill=jump)
+        spend = OldEntry.objects.create(
+            campaign=marches, character=aria, kind="spend", amount=-1, rating=jump, created_by=ana
+        )
+        spend.targets.add(strength, jump)
+        OldContentType.objects.get_or_create(app_label="sheets", model="rating")
+    finally:
+        migrate(AFTER)
+
+    assert Rating._meta.db_table == "sheets_rating"
+    aria_now = Character.objects.get(pk=aria.pk)
+    assert {(r.pk, r.label, r.value, r.custom) for r in aria_now.ratings.all()} == {
+        (strength.pk, "Strength", 3, False),
+        (jump.pk, "Jump", 2, True),
+    }
+    own = pool_check_of(Check.objects.get(pk=check.pk))
+    assert (own.attribute.pk, own.skill.pk) == (strength.pk, jump.pk)
+    entry = SparetimeEntry.objects.get(pk=spend.pk)
+    assert entry.rating == Rating.objects.get(pk=jump.pk)
+    assert set(entry.targets.values_list("pk", flat=True)) == {strength.pk, jump.pk}
+    assert ContentType.objects.get_for_model(Rating).app_label == "pool"
+    assert not ContentType.objects.filter(app_label="sheets", model="rating").exists()
+
+    # Written after the move, through Pool's write: the GM raises Jump.
+    rating_set(rating=Rating.objects.get(pk=jump.pk), value=4)
+    old = migrate(BEFORE_RATINGS)
+    try:
+        OldRating = old.get_model("sheets", "Rating")
+        assert dict(OldRating.objects.values_list("pk", "value")) == {strength.pk: 3, jump.pk: 4}
+        OldEntry = old.get_model("sparetime", "SparetimeEntry")
+        assert OldEntry.objects.get(pk=spend.pk).rating_id == jump.pk
+        OldContentType = old.get_model("contenttypes", "ContentType")
+        assert OldContentType.objects.filter(app_label="sheets", model="rating").exists()
     finally:
         migrate(AFTER)

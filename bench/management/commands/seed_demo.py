@@ -18,10 +18,14 @@ from campaigns.services import campaign_create, membership_join
 from rolls.models import PRIVATE, Check, LogEntry
 from rolls.services import check_ask, check_request, session_start
 from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima, traits_set
-from rolls.systems.pool.models import hp_max_of
-from rolls.systems.pool.services import check_roll_pool, hp_set
-from sheets.services import character_create, rating_set
-from sparetime.services import sparetime_delegate, sparetime_grant, sparetime_handout
+from rolls.systems.pool.models import hp_max_of, rating_of
+from rolls.systems.pool.services import check_roll_pool, hp_set, rating_set
+from rolls.systems.pool.sparetime.services import (
+    sparetime_delegate,
+    sparetime_grant,
+    sparetime_handout,
+)
+from sheets.services import character_create
 
 PASSWORD = "rollroom"
 WAITING = [Check.REQUESTED, Check.OPEN, Check.SHIFT]
@@ -183,7 +187,7 @@ class Command(BaseCommand):
                 campaign=campaign, owner=users[username], name=name, concept=concept
             )
             for (attribute, skill), value in ratings.items():
-                rating_set(rating=character.rating(attribute, skill), value=value)
+                rating_set(rating=rating_of(character, attribute, skill), value=value)
             hp_set(character=character, value=hp_max_of(character))
             characters[username] = character
         ilse, corvin = characters["ana"], characters["ben"]
@@ -196,7 +200,7 @@ class Command(BaseCommand):
             giver=users["ana"],
             character=corvin,
             amount=1,
-            targets=[corvin.rating("Combat", "Cut Weapons")],
+            targets=[rating_of(corvin, "Combat", "Cut Weapons")],
             note="For saving my life at the ford",
         )
 
@@ -211,8 +215,8 @@ class Command(BaseCommand):
             check_roll_pool(
                 check=check,
                 by=character.owner,
-                attribute=character.rating(attribute),
-                skill=character.rating(attribute, skill),
+                attribute=rating_of(character, attribute),
+                skill=rating_of(character, attribute, skill),
                 intent=intent,
             )
         # A shift that waits for the GM, and a check a player asked for.
@@ -220,8 +224,8 @@ class Command(BaseCommand):
         check_roll_pool(
             check=check,
             by=users["ben"],
-            attribute=corvin.rating("MagicXP"),
-            skill=corvin.rating("MagicXP", "Heat Spells"),
+            attribute=rating_of(corvin, "MagicXP"),
+            skill=rating_of(corvin, "MagicXP", "Heat Spells"),
             shift_d10=1,
             bonus_effect="Set the bandits' tents alight as well",
             intent="Fireball the archers",

@@ -6,10 +6,9 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from core.names import plain_name
-from sheets.services import SKILL_NAME_MAX
 
 from .models import COLORLESS, DEFAULT_PALETTE, ManaSkill
-from .services import MANA_MAX
+from .services import MANA_MAX, TRAIT_MAX
 
 MAX_COLORS = 12
 COLOR_MAX_LENGTH = 30
@@ -191,10 +190,10 @@ class TraitsForm(forms.Form):
         traits = [" ".join(t.split()) for t in self.cleaned_data["traits"].split(",")]
         for trait in traits:
             plain_name(trait)
-        too_long = [t for t in traits if len(t) > SKILL_NAME_MAX]
+        too_long = [t for t in traits if len(t) > TRAIT_MAX]
         if too_long:
             raise forms.ValidationError(
-                f"A trait has at most {SKILL_NAME_MAX} characters: {too_long[0][:20]}..."
+                f"A trait has at most {TRAIT_MAX} characters: {too_long[0][:20]}..."
             )
         return [t for t in traits if t]
 

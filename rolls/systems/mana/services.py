@@ -26,6 +26,8 @@ from .models import (
 
 #: Highest mana maximum per color.
 MANA_MAX = 99
+#: Longest trait.
+TRAIT_MAX = 60
 
 
 def mana_colors(campaign):

@@ -84,7 +84,9 @@ class ManaRollForm(forms.Form):
 class Mana:
     key = "mana"
     name = "Mana"
-    sparetime = False
+    #: Nothing of its own in the room's session panel or a session's summary.
+    session_template = ""
+    summary_template = ""
     sheet = sheet
     #: Its URLs (``config/urls.py`` includes them, gated to its campaigns).
     urls = "rolls.systems.mana.urls"

@@ -3,7 +3,7 @@ from django.contrib import admin
 from campaigns.models import Campaign
 from sheets.models import Character
 
-from .models import PoolSettings, PoolSheet
+from .models import PoolSettings, PoolSheet, Rating
 
 
 class PoolSettingsInline(admin.StackedInline):
@@ -39,12 +39,26 @@ class PoolSheetInline(admin.StackedInline):
 _CharacterAdmin = type(admin.site.get_model_admin(Character))
 
 
+class RatingInline(admin.TabularInline):
+    model = Rating
+    extra = 0
+
+
 class PoolCharacterAdmin(_CharacterAdmin):
     """The character's admin (as registered: another system may have added its own) with its
-    HP below."""
+    ratings and HP below."""
 
-    inlines = [*_CharacterAdmin.inlines, PoolSheetInline]
+    inlines = [*_CharacterAdmin.inlines, RatingInline, PoolSheetInline]
 
 
 admin.site.unregister(Character)
 admin.site.register(Character, PoolCharacterAdmin)
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ["label", "attribute", "value", "status", "custom", "character"]
+    list_filter = ["status", "attribute", "custom"]
+    list_select_related = ["character"]
+    search_fields = ["skill", "character__name"]
+    autocomplete_fields = ["character"]

@@ -3,8 +3,9 @@
 from django import forms
 
 from core.names import plain_name
-from sheets.models import Rating
-from sheets.services import RATING_MAX, SKILL_NAME_MAX
+
+from .models import Rating
+from .services import RATING_MAX, SKILL_NAME_MAX
 
 
 class RatingForm(forms.Form):

@@ -1,14 +1,71 @@
 """Pool's own models: a campaign's settings, a character's current HP and what a check binds
 and proposes, carried over from columns of ``Campaign``, ``Character`` and ``Check`` (pool 0001,
-0002, 0003). Its ratings are ``sheets.Rating``, its ledger the ``sparetime`` app."""
+0002, 0003), and its ratings (``Rating``, from ``sheets``, pool 0004). Its ledger is the
+``sparetime`` app."""
 
 from django.db import models
 
 from campaigns.models import Campaign
-from rules.sheet import ENDURANCE
-from sheets.models import Character, Rating
+from rules.sheet import ATTRIBUTES, ENDURANCE
+from sheets.models import Character
 
 from ...models import Check
+
+#: Pool's key (``Campaign.system``).
+KEY = "pool"
+
+
+class Rating(models.Model):
+    """A Pool attribute (skill == "") or one of its skills, with its rating. Its table keeps the
+    name it had in ``sheets`` (pool 0004 moved the model, not the rows)."""
+
+    APPROVED = "approved"
+    PENDING = "pending"
+    DECLINED = "declined"
+    STATUSES = [(APPROVED, "Approved"), (PENDING, "Pending"), (DECLINED, "Declined")]
+    ATTRIBUTE_CHOICES = [(a, a) for a in ATTRIBUTES]
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="ratings")
+    attribute = models.CharField(max_length=20, choices=ATTRIBUTE_CHOICES)
+    skill = models.CharField(max_length=80, blank=True)
+    value = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=8, choices=STATUSES, default=APPROVED)
+    # A custom skill proposed by a player (pending until the GM greenlights it).
+    custom = models.BooleanField(default=False)
+
+    class Meta:
+        db_table = "sheets_rating"
+        ordering = ["attribute", "skill"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["character", "attribute", "skill"], name="unique_rating_per_character"
+            ),
+        ]
+
+    def __str__(self):
+        return self.label
+
+    @property
+    def is_attribute(self):
+        return self.skill == ""
+
+    @property
+    def label(self):
+        return self.skill or self.attribute
+
+    @property
+    def die(self):
+        return "d6" if self.is_attribute else "d10"
+
+    @property
+    def is_approved(self):
+        """Only approved ratings can be rated, raised or rolled."""
+        return self.status == self.APPROVED
+
+
+def rating_of(character, attribute, skill=""):
+    """``character``'s rating of ``attribute`` (``skill``: one of its skills), or None."""
+    return character.ratings.filter(attribute=attribute, skill=skill).first()
 
 
 class PoolSettings(models.Model):

@@ -1,13 +1,13 @@
-"""Pool's writes: the roll, the shift the GM answers, what a check's suggestion binds, and a
-campaign's settings. Each write is one transaction; what every system shares (the log, the
-check's state) is ``rolls.services``."""
+"""Pool's writes: the roll, the shift the GM answers, what a check's suggestion binds, a
+campaign's settings, a character's HP, its ratings and skills. Each write is one transaction;
+what every system shares (the log, the check's state) is ``rolls.services``."""
 
 from django.db import transaction
 
 from core.writes import Refused
 from rules import pool
 from rules import sheet as pool_sheet
-from sheets.models import Rating
+from sheets.models import Character
 
 from ... import services as shared
 from ...models import Check, LogEntry
@@ -18,11 +18,17 @@ from .models import (
     SETTINGS,
     PoolCheck,
     PoolSettings,
+    Rating,
     check_of,
     hp_max_of,
     settings_of,
     sheet_of,
 )
+
+#: Highest rating the GM may set by hand.
+RATING_MAX = 100
+#: Longest custom skill name, and longest text filled into a template's blank.
+SKILL_NAME_MAX = 60
 
 
 def _given(settings):
@@ -61,8 +67,7 @@ def hp_set(*, character, value):
 
 
 def hp_follow_endurance(*, character):
-    """Endurance changed (``sheet.endurance_follow``): current HP above the new maximum drops
-    to it."""
+    """Endurance changed (``rating_set``): current HP above the new maximum drops to it."""
     row = sheet_of(character)
     hp_max = hp_max_of(character)
     if row.hp_current > hp_max:
@@ -293,3 +298,86 @@ def _roll_pool(check, by, rng, *, attribute, skill, shift=(0, 0), bonus_effect="
         },
     )
     return entry
+
+
+# Ratings and skills -------------------------------------------------------------------------
+
+
+def rating_set(*, rating, value):
+    """The GM sets an approved rating to ``value`` (0..RATING_MAX). Lowering Endurance below
+    what the current HP needs lowers the current HP to the new maximum."""
+    if not rating.is_approved:
+        raise Refused(
+            f"{rating.label} is {rating.get_status_display().lower()}; only approved skills "
+            "can be rated."
+        )
+    if not 0 <= value <= RATING_MAX:
+        raise Refused(f"A rating lies between 0 and {RATING_MAX}.")
+    with transaction.atomic(savepoint=False):
+        rating.value = value
+        rating.save(update_fields=["value"])
+        if rating.skill == pool_sheet.ENDURANCE:  # the HP maximum follows it
+            hp_follow_endurance(character=rating.character)
+    return rating
+
+
+def _check_attribute(attribute):
+    if attribute not in pool_sheet.ATTRIBUTES:
+        raise Refused(f"{attribute!r} is not an attribute.")
+
+
+def _add_skill(character, attribute, name, **fields):
+    """Add skill ``name`` under ``attribute`` unless the sheet already has that name."""
+    if "{" in name or "}" in name:
+        raise Refused("A skill name cannot contain braces.")
+    with transaction.atomic(savepoint=False):
+        # Serialise additions to one sheet, so two requests cannot both pass the check below.
+        Character.objects.select_for_update().filter(pk=character.pk).first()
+        existing = character.ratings.all()
+        clash = next((r for r in existing if r.label.casefold() == name.casefold()), None)
+        if clash is not None:
+            state = "" if clash.is_approved else f" ({clash.get_status_display().lower()})"
+            raise Refused(f"This sheet already has {clash.label}{state}.")
+        return Rating.objects.create(character=character, attribute=attribute, skill=name, **fields)
+
+
+def skill_take(*, character, attribute, template, fill):
+    """Take a template skill of ``attribute`` with its blank filled: ``Geography: {Region}``
+    with ``Northern Marches``. It starts approved at 0."""
+    _check_attribute(attribute)
+    if template not in pool_sheet.templates(attribute):
+        raise Refused(f"{attribute} has no template skill {template!r}.")
+    fill = " ".join(fill.split())
+    if len(fill) > SKILL_NAME_MAX:
+        raise Refused(
+            f"The {pool_sheet.template_blank(template)} has at most {SKILL_NAME_MAX} characters."
+        )
+    try:
+        name = pool_sheet.fill_template(template, fill)
+    except ValueError as error:
+        raise Refused(str(error)) from error
+    return _add_skill(character, attribute, name)
+
+
+def skill_propose(*, character, attribute, name):
+    """A player proposes a new skill under ``attribute``; it waits for the GM (pending)."""
+    _check_attribute(attribute)
+    name = " ".join(name.split())
+    if not 1 <= len(name) <= SKILL_NAME_MAX:
+        raise Refused(f"A skill name has 1 to {SKILL_NAME_MAX} characters.")
+    return _add_skill(character, attribute, name, custom=True, status=Rating.PENDING)
+
+
+def skill_decide(*, rating, approve):
+    """The GM greenlights (``approve=True``) or declines a pending custom skill. Deciding a
+    skill that is not pending any more is refused."""
+    status = Rating.APPROVED if approve else Rating.DECLINED
+    with transaction.atomic(savepoint=False):
+        changed = Rating.objects.filter(pk=rating.pk, custom=True, status=Rating.PENDING).update(
+            status=status
+        )
+        if not changed:
+            rating.refresh_from_db(fields=["status"])
+            raise Refused(f"{rating.label} was already {rating.get_status_display().lower()}.")
+    rating.status = status
+    return rating

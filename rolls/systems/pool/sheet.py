@@ -6,11 +6,9 @@ through the campaign's system (``campaigns.systems``)."""
 from django.db.models import IntegerField, OuterRef, Subquery
 
 from rules import sheet as pool_sheet
-from sheets.models import Rating
-from sparetime.services import party_free_sparetime
 
-from .models import PoolSheet, hp_max_of, settings_of, sheet_of
-from .services import hp_follow_endurance
+from .models import PoolSheet, Rating, hp_max_of, settings_of, sheet_of
+from .sparetime.services import party_free_sparetime
 
 
 def character_fill(character):
@@ -56,12 +54,6 @@ def section_context(campaign, character, section, *, private):
         "hp_current": sheet_of(character).hp_current,
         "hp_max": hp_max_of(character),
     }
-
-
-def endurance_follow(character):
-    """What follows a new Endurance (``sheets.services.rating_set``): a lower one lowers the
-    current HP to its new maximum."""
-    hp_follow_endurance(character=character)
 
 
 def _skill_order(seed_skills):

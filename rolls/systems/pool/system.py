@@ -10,7 +10,6 @@ from core.ids import parse_id
 from core.writes import Refused
 from rules import advice, pool
 from rules import sheet as pool_sheet
-from sheets.models import Rating
 
 from ...forms import INTENT_MAX, chosen, first_error, suggestion_field
 from ...services import MAX_SPEND
@@ -19,12 +18,15 @@ from .calculator import PoolCalculatorForm
 from .models import (
     BONUS_MAX,
     DECLINE_REASON_MAX,
+    KEY,
     PROPOSAL_RELATED,
     SETTINGS,
     PoolSettings,
+    Rating,
     check_of,
     settings_of,
 )
+from .sparetime import views as sparetime_views
 
 
 class RowField(forms.Field):
@@ -78,10 +80,8 @@ class PoolRollForm(forms.Form):
 
 
 class Pool:
-    key = "pool"
+    key = KEY
     name = "Pool"
-    #: It plays with the sparetime ledger (``sparetime``).
-    sparetime = True
     #: What it adds to a character's sheet and the party (``sheet.py``).
     sheet = sheet
     #: Its URLs, the sparetime ledger's among them (``config/urls.py`` includes them, gated to
@@ -283,11 +283,12 @@ class Pool:
     def clean_settings(self, form, cleaned):
         pass
 
-    # What the floors below ask of it (``campaigns.systems.system_of``): what raising a rating
-    # costs (``sparetime``).
-    def raise_cost(self, campaign, rating):
-        """What raising ``rating`` by one point costs in sparetime in ``campaign``."""
-        return settings_of(campaign).raise_cost(rating)
+    # What it adds to the room's session panel and to a session's summary: the sparetime
+    # award once a session ended, and what was awarded for it.
+    session_template = "rolls/systems/pool/_session_award.html"
+    session_context = staticmethod(sparetime_views.session_award_context)
+    summary_template = "rolls/systems/pool/_summary_awards.html"
+    summary_context = staticmethod(sparetime_views.summary_awards_context)
 
 
 def _settings_fields(initial):

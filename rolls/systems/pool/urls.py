@@ -19,5 +19,5 @@ urlpatterns = [
     path(GM + "approvals/", views.gm_approvals, name="gm_approvals"),
     path(GM + "approvals/<id:rating_id>/approve/", views.skill_approve, name="skill_approve"),
     path(GM + "approvals/<id:rating_id>/decline/", views.skill_decline, name="skill_decline"),
-    path("", include("sparetime.urls")),
+    path("", include("rolls.systems.pool.sparetime.urls")),
 ]

@@ -17,14 +17,12 @@ from campaigns.access import campaign_for
 from campaigns.views import panel_with
 from core.push import with_facts
 from core.writes import Piece, attempt
-from sheets import services
 from sheets.access import character_for
-from sheets.models import Rating
 from sheets.sections import section, section_write
 
+from . import services
 from .forms import HpForm, RatingForm, SkillProposalForm, TemplateSkillForm
-from .models import hp_max_of
-from .services import hp_set
+from .models import Rating, hp_max_of
 
 #: The sheet's Pool section: HP, the attributes and their skills (its context:
 #: ``sheet.section_context``).
@@ -44,7 +42,7 @@ def character_hp(request, campaign_id, character_id, system):
         character,
         POOL,
         form,
-        lambda: hp_set(character=character, value=form.cleaned_data["hp_current"]),
+        lambda: services.hp_set(character=character, value=form.cleaned_data["hp_current"]),
     )
 
 

@@ -96,7 +96,9 @@ class Coins:
     check_related = ()
     card_related = ()
     open_check_note = ""
-    sparetime = False
+    #: Nothing of its own in the room's session panel or a session's summary.
+    session_template = ""
+    summary_template = ""
     sheet = Sheet
     #: No URLs of its own.
     urls = None

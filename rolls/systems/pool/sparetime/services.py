@@ -13,8 +13,9 @@ from django.db.models import Q, Sum
 from campaigns.models import GameSession, Membership
 from campaigns.systems import system_of
 from core.writes import Refused
-from sheets.models import Character, Rating
-from sheets.services import rating_set
+from rolls.systems.pool.models import KEY, Rating, settings_of
+from rolls.systems.pool.services import rating_set
+from sheets.models import Character
 
 from .models import SparetimeEntry
 
@@ -26,8 +27,8 @@ MAX_NOTE = 200
 
 # Checks shared by the services -------------------------------------------------------------------
 def _check_pool(campaign):
-    system = system_of(campaign)
-    if not system.sparetime:
+    if campaign.system != KEY:
+        system = system_of(campaign)
         raise Refused(f"Sparetime belongs to the Pool system; this campaign plays {system.name}.")
 
 
@@ -69,8 +70,8 @@ def player_characters(campaign):
 
 
 def raise_cost(campaign, rating):
-    """What raising ``rating`` by one point costs in ``campaign`` (its system's settings)."""
-    return system_of(campaign).raise_cost(campaign, rating)
+    """What raising ``rating`` by one point costs in ``campaign`` (its Pool settings)."""
+    return settings_of(campaign).raise_cost(rating)
 
 
 # Balances -------------------------------------------------------------------------------------
@@ -443,3 +444,18 @@ def sparetime_reverse(*, entry, by, note=""):
             ).first()
         _check_reversible(entry)
         return _counter(entry, kind=SparetimeEntry.REVERSAL, by=by, note=note)
+
+
+def session_awards(campaign, session):
+    """[{character_id, character__name, total}]: the sparetime awarded for ``session`` per
+    character the viewer of ``campaign`` may see (``Character.objects.visible_to``), less the
+    awards reversed (taken back: nobody has them). One query."""
+    awards = (
+        SparetimeEntry.objects.filter(session=session, kind=SparetimeEntry.AWARD)
+        .filter(reversal__isnull=True)
+        .filter(character__in=Character.objects.visible_to(campaign))
+        .values("character_id", "character__name")
+        .annotate(total=Sum("amount"))
+        .order_by("character__name", "character_id")
+    )
+    return list(awards)

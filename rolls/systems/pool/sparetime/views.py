@@ -33,8 +33,10 @@ from campaigns.access import campaign_for, can_edit
 from campaigns.models import Membership
 from core.push import with_facts
 from core.writes import Piece, attempt
+from rolls.services import session_participants
+from rolls.systems.pool.models import Rating
+from rolls.views import session_answer
 from sheets.access import character_for
-from sheets.models import Rating
 
 from . import services
 from .forms import (
@@ -50,20 +52,41 @@ from .models import SparetimeEntry
 
 #: The ledger tables show at most this many rows (latest first), with the total count.
 LEDGER_CAP = 200
-PAGE = "sparetime/page.html"
-CHARACTER_PARTIAL = "sparetime/_character.html"
-GM_PARTIAL = "sparetime/_gm.html"
-DELEGATION_PARTIAL = "sparetime/_delegation.html"
-RAISE_PARTIAL = "sparetime/_raise.html"
-REVERSAL_PARTIAL = "sparetime/_reversal.html"
-#: What the room's session panel (``templates/rolls/_session.html``) posts as ``from`` with its
-#: award, to be answered with that panel.
+PAGE = "rolls/systems/pool/sparetime/page.html"
+CHARACTER_PARTIAL = "rolls/systems/pool/sparetime/_character.html"
+GM_PARTIAL = "rolls/systems/pool/sparetime/_gm.html"
+DELEGATION_PARTIAL = "rolls/systems/pool/sparetime/_delegation.html"
+RAISE_PARTIAL = "rolls/systems/pool/sparetime/_raise.html"
+REVERSAL_PARTIAL = "rolls/systems/pool/sparetime/_reversal.html"
+#: What the room's session panel (Pool's part of it: ``_session_award.html``) posts as ``from``
+#: with its award, to be answered with that panel (``rolls.views.session_answer``).
 FROM_ROOM = "room"
 
-#: The answers to an award posted from another page (its ``from``), by the app that shows that
-#: page, which sparetime does not import: rolls gives the room's (``rolls.views.
-#: session_award_answer``) at its ready().
-ANSWERS_FROM = {}
+
+def session_award_context(campaign, last, *, award_form=None, awarded=None):
+    """Pool's part of the room's session panel (``Pool.session_context``): once the last session
+    ``last`` ended and nothing was awarded for it yet, the award form, with that session and the
+    characters that rolled in it ticked; or what was just awarded (``awarded``), or the refused
+    form (``award_form``)."""
+    offer = (
+        award_form is None
+        and awarded is None
+        and last is not None
+        and not last.is_open
+        and not SparetimeEntry.objects.filter(session=last, kind=SparetimeEntry.AWARD).exists()
+    )
+    if offer:
+        participants = session_participants(last).values_list("pk", flat=True)
+        award_form = AwardForm(
+            campaign=campaign, initial={"session": last.pk, "characters": list(participants)}
+        )
+    return {"award_form": award_form, "awarded": awarded}
+
+
+def summary_awards_context(campaign, session):
+    """Pool's part of a session's summary (``Pool.summary_context``): the sparetime awarded for
+    it, per character the viewer may see (``campaign.viewer``), less what was reversed."""
+    return {"awards": services.session_awards(campaign, session)}
 
 
 def _ledger(rows, *, reversible=False):
@@ -358,9 +381,10 @@ def sparetime_award(request, campaign_id, system):
         ),
         form=form,
     )
-    answer_from = ANSWERS_FROM.get(request.POST.get("from"))
-    if answer_from is not None:
-        return answer_from(request, campaign, ok=ok, result=entries, form=form)
+    if request.POST.get("from") == FROM_ROOM:
+        if ok:
+            return session_answer(request, campaign, ok=ok, awarded=entries)
+        return session_answer(request, campaign, ok=ok, error=entries, award_form=form)
 
     def notice():
         names = ", ".join(str(entry.character) for entry in entries)

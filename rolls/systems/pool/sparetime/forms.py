@@ -11,7 +11,8 @@ from django.contrib.auth import get_user_model
 from campaigns.models import GameSession, Membership
 from core.ids import IdsChoiceField
 from core.writes import OnceField
-from sheets.models import Character, Rating
+from rolls.systems.pool.models import Rating
+from sheets.models import Character
 
 from . import services
 from .models import SparetimeEntry

@@ -2,7 +2,8 @@ from django.conf import settings
 from django.db import models
 
 from campaigns.models import Campaign, GameSession
-from sheets.models import Character, Rating
+from rolls.systems.pool.models import Rating
+from sheets.models import Character
 
 
 class SparetimeEntry(models.Model):
