@@ -121,8 +121,8 @@ system without one;
 ``npc_asked(data)`` and ``roll_npc(check, by=, data=)``, the GM's one-step NPC roll). The setting
 ``ROLL_SYSTEMS`` names the packages; ``rolls`` registers them at its ``ready()`` into
 ``campaigns.systems.SYSTEMS``, the registry the floors below rolls read too (``register_all``).
-A system's templates are found as the template engine finds any (Pool's and Mana's in
-``templates/``).
+A system's templates are in its package, ``templates/rolls/systems/<key>/`` (an app's
+templates: the engine's ``APP_DIRS``).
 """
 
 from importlib import import_module

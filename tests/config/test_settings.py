@@ -451,9 +451,17 @@ INLINE = re.compile(
 )
 
 
+def templates():
+    """Every template of the project: the site's (``templates/``) and its apps' (a rule
+    system's, in its package)."""
+    for path in sorted(settings.BASE_DIR.rglob("templates/**/*.html")):
+        if ".venv" not in path.relative_to(settings.BASE_DIR).parts:
+            yield path
+
+
 def test_no_template_holds_what_the_policy_refuses():
     found = []
-    for path in sorted((settings.BASE_DIR / "templates").rglob("*.html")):
+    for path in templates():
         for number, line in enumerate(path.read_text().splitlines(), start=1):
             if INLINE.search(line):
                 found.append(f"{path.relative_to(settings.BASE_DIR)}:{number}: {line.strip()}")

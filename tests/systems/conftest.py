@@ -29,9 +29,9 @@ COINS = "tests.systems.coins"
 def coin_system(settings):
     """The coin system, registered for the test: ``ROLL_SYSTEMS`` names its package and the
     registry is filled again from the setting (``rolls.systems.register_all``, as ``rolls``
-    does at its ``ready()``); its templates (``templates/`` in its package) are a template
-    directory, as Pool's and Mana's (the project's ``templates/``) are. Afterwards the registry
-    holds what it held before: no other test sees the coin."""
+    does at its ``ready()``); its templates (``templates/`` in its package, as Pool's and
+    Mana's are in theirs) are a template directory, since it is no installed app. Afterwards
+    the registry holds what it held before: no other test sees the coin."""
     before = dict(SYSTEMS)
     settings.ROLL_SYSTEMS = [*settings.ROLL_SYSTEMS, COINS]
     register_all()

@@ -3,8 +3,8 @@
 item 2). The fixture ``coin_system`` (tests/systems/conftest.py) names this package in the setting
 ``ROLL_SYSTEMS`` and registers it from there; tests/systems/test_coins.py and test_coins_room.py
 play a campaign of it. Its key has four letters: ``Campaign.system`` holds at most four. Its
-templates are in ``templates/`` here (``rolls/systems/coin/``), which the fixture adds to the
-template directories, as Pool's and Mana's are found in the project's ``templates/``."""
+templates are in ``templates/`` here (``rolls/systems/coin/``), as Pool's and Mana's are in
+theirs; not being an installed app, the fixture adds it to the template directories."""
 
 from collections import Counter
 from fractions import Fraction
