@@ -14,6 +14,7 @@ urlpatterns = [
     path(ROOM + "log/verify/", views.verify_log, name="verify_log"),
     path(ROOM + "session/start/", views.session_start, name="session_start"),
     path(ROOM + "session/end/", views.session_end, name="session_end"),
+    path(ROOM + "checks/close/", views.checks_close, name="checks_close"),
     path("campaigns/<id:campaign_id>/checks/ask/", views.check_ask, name="check_ask"),
     path(ROOM + "npc/roll/", views.npc_roll, name="npc_roll"),
     path(ROOM + "npc/form/", views.npc_form, name="npc_form"),

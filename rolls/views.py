@@ -189,13 +189,16 @@ def room_checks(request, campaign_id):
 # Sessions ---------------------------------------------------------------------------------------
 
 
-def _session_context(request, campaign, *, error="", **overrides):
-    """The GM's session controls, and what the campaign's system adds below them once a
-    session ended (its ``session_template``, given its ``session_context``; Pool's sparetime
-    award, ``overrides`` a write's answer's: what was awarded, or the refused form)."""
+def _session_context(request, campaign, *, error="", closed=None, **overrides):
+    """The GM's session controls; once a session ended, how many checks are still live, with
+    the offer to close them (``closed``: those just closed); and what the campaign's system adds
+    below them (its ``session_template``, given its ``session_context``; Pool's sparetime award,
+    ``overrides`` a write's answer's: what was awarded, or the refused form)."""
     last = campaign.game_sessions.first()
     system = system_of(campaign)
-    context = {"campaign": campaign, "last": last, "error": error}
+    context = {"campaign": campaign, "last": last, "error": error, "closed": closed}
+    if last is not None and not last.is_open:
+        context["live_checks"] = services.live_checks(campaign).count()
     context["system_template"] = system.session_template
     if system.session_template:
         context.update(system.session_context(campaign, last, **overrides))
@@ -226,6 +229,25 @@ def session_start(request, campaign_id):
 @require_POST
 def session_end(request, campaign_id):
     return _session_change(request, campaign_id, services.session_end)
+
+
+@login_required
+@require_POST
+def checks_close(request, campaign_id):
+    """The GM closes every check still live (offered once a session ended with some open);
+    their cards leave the room."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+
+    def write():
+        closed = services.checks_close(campaign=campaign)
+        for check in closed:
+            push.push_check(check)
+        return closed
+
+    ok, result = attempt(write)
+    if ok:
+        return SESSION.answer(request, campaign, ok=ok, closed=result)
+    return SESSION.answer(request, campaign, ok=ok, error=result)
 
 
 def session_answer(request, campaign, *, ok, error="", **overrides):

@@ -309,6 +309,11 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
+    "campaigns/<id:campaign_id>/room/checks/close/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
     "campaigns/<id:campaign_id>/checks/ask/": (
         "pool",
         "login 405 405 405 405",

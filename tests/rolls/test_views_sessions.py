@@ -227,3 +227,68 @@ def test_mana_campaigns_have_no_sparetime(mana_table, mana_campaign, gm, as_user
     # Sparetime's views do not exist in a Mana campaign.
     assert as_user(gm).post(url("sparetime_award", mana_table), data, **HTMX).status_code == 404
     assert db_snapshot() == before and pushes.sent == []
+
+
+# Checks left open when a session ends ----------------------------------------------------------
+
+
+def test_a_session_ended_with_live_checks_says_so_and_offers_to_close_them(
+    pool_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+):
+    services.session_start(campaign=pool_table.campaign, by=gm)
+    check = ask(pool_table, pool_table.ilse)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(url("session_end", pool_table), **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "1 check is still open after the session." in html
+    assert reverse("checks_close", args=[pool_table.campaign.id]) in html
+    check.refresh_from_db()
+    assert check.status == "open"  # kept until the GM closes it
+
+    pushes.sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(url("checks_close", pool_table), **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Closed 1 check." in html and "still open" not in html
+    check.refresh_from_db()
+    assert check.status == "done"
+    [message] = pushes.checks()
+    gone = f'<article id="check-{check.id}" hx-swap-oob="delete"></article>'
+    assert message["gm"] == gone and message["users"] == {str(player.pk): gone}
+    # The room's session panel no longer offers it.
+    page = as_user(gm).get(reverse("room", args=[pool_table.campaign.id])).content.decode()
+    assert "still open after the session" not in page
+
+
+def test_a_session_ended_with_every_check_closed_says_nothing_of_them(
+    pool_table, as_user, gm, django_capture_on_commit_callbacks
+):
+    services.session_start(campaign=pool_table.campaign, by=gm)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(gm).post(url("session_end", pool_table), **HTMX)
+    assert "still open" not in response.content.decode()
+
+
+def test_closing_checks_when_none_is_open_is_refused(
+    pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    html = refused(
+        as_user(gm),
+        url("checks_close", pool_table),
+        {},
+        pool_table.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "No check is open." in html
+
+
+@pytest.mark.parametrize("who", ["player", "other_player"])
+def test_only_the_gm_closes_the_checks(pool_table, as_user, who, request):
+    check = ask(pool_table, pool_table.ilse)
+    response = as_user(request.getfixturevalue(who)).post(url("checks_close", pool_table), **HTMX)
+    assert response.status_code == 403
+    check.refresh_from_db()
+    assert check.status == "open"

@@ -1,0 +1,50 @@
+"""The GM's session controls in a real browser (Debian's Chromium through playwright, against a
+live Daphne): a session ended with a check still open says so and offers to close it; closing
+it takes its card out of the player's room too."""
+
+from rolls import services
+from rolls.systems.pool.models import Rating
+from sheets.services import character_create
+from tests.browser import BROWSER, BrowserTestCase
+from tests.conftest import make_campaign, make_user
+
+pytestmark = BROWSER
+
+
+class TestChecksLeftOpenInTheBrowser(BrowserTestCase):
+    def setUp(self):
+        self.gm, self.ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(self.gm, name="The Table", players=[self.ana])
+        ilse = character_create(campaign=self.campaign, owner=self.ana, name="Ilse")
+        Rating.objects.filter(character=ilse, attribute="Strength", skill="").update(value=3)
+        services.session_start(campaign=self.campaign, by=self.gm)
+        self.log_in(self.gm, self.ana)
+
+    def test_ending_a_session_with_an_open_check_offers_to_close_it(self):
+        from playwright.sync_api import expect
+
+        room = f"/campaigns/{self.campaign.id}/room/"
+        with self.browser() as browser:
+            gm = self.open_page(browser, "gm", room)
+            ana = self.open_page(browser, "ana", room)
+            for page in (gm, ana):
+                page.wait_for_selector('#ws-status[data-state="ok"]')
+            gm.select_option("#ask-character", label="Ilse (ana)")
+            gm.fill("#ask-target", "5")
+            gm.fill("#ask-note", "Climb the wall")
+            gm.click("#ask button")
+            expect(ana.locator("#checks > .check")).to_contain_text("Climb the wall")
+
+            gm.get_by_role("button", name="End session 1").click()
+            session = gm.locator("#session")
+            expect(session.get_by_role("status")).to_have_text(
+                "1 check is still open after the session."
+            )
+            expect(ana.locator("#checks > .check")).to_have_count(1)  # kept until the GM says
+
+            session.get_by_role("button", name="Close it").click()
+            expect(session.locator(".ok")).to_have_text("Closed 1 check.")
+            expect(session).not_to_contain_text("still open")
+            expect(ana.locator("#checks > .check")).to_have_count(0)
+            expect(gm.locator("#checks > .check")).to_have_count(0)
+            browser.close()
