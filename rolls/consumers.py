@@ -17,6 +17,7 @@ from django.utils import timezone
 from campaigns.access import membership_of
 from campaigns.models import Campaign
 from core import push as core_push
+from core.consumers import consume
 
 from . import push
 from .models import LogEntry, Presence
@@ -74,7 +75,12 @@ SOCKET_GONE = (Disconnected, OSError)
 class PushConsumer(AsyncWebsocketConsumer):
     """A websocket consumer without Channels' trip to the database thread before every message
     (to close stale connections): forwarding a push needs no database, and database work here
-    goes through ``database_sync_to_async``, which does that itself."""
+    goes through ``database_sync_to_async``, which does that itself; and waiting for its
+    messages with a task per source for its whole life (``core.consumers.consume``), not a new
+    task and wait per message."""
+
+    async def __call__(self, scope, receive, send):
+        await consume(self, scope, receive, send)
 
     async def dispatch(self, message):
         handler = getattr(self, get_handler_name(message), None)
