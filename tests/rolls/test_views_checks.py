@@ -704,3 +704,54 @@ def test_refused_action_on_a_closed_check_without_htmx_shows_why(mana_table, as_
     response = as_user(gm).post(reverse("check_cancel", args=[mana_table.campaign.id, check.id]))
     assert response.status_code == 200
     assert "This check is already closed." in response.content.decode()
+
+
+# An ask the character cannot roll ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("suggestion", "message"),
+    [
+        ("Social", "Ilse has no dice for Social (rated 0)"),
+        ("Combat + Cut Weapons", "Ilse has no dice for Combat + Cut Weapons (rated 0)"),
+    ],
+)
+def test_an_ask_the_character_has_no_dice_for_is_refused_saying_so(
+    pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks, suggestion, message
+):
+    data = {"character": pool_table.ilse.id, "suggestion": suggestion, "target": 5}
+    html = refused(
+        as_user(gm),
+        url("check_ask", pool_table),
+        {**data, "note": "", "visibility": "public"},
+        pool_table.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert message in html
+
+
+def test_a_group_ask_one_character_has_no_dice_for_asks_nobody(
+    pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    """Tor has Strength 2 but no Agility; Ilse has Agility 1: the ask names Tor, asks no one."""
+    data = {"character": [pool_table.ilse.id, pool_table.tor.id], "suggestion": "Agility"}
+    html = refused(
+        as_user(gm),
+        url("check_ask", pool_table),
+        {**data, "target": 5, "note": "", "visibility": "public"},
+        pool_table.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "Tor has no dice for Agility (rated 0)" in html
+
+
+def test_an_attribute_at_0_with_a_skill_above_0_can_be_asked(pool_table, as_user, gm):
+    """Strength's own rating 0 still rolls Jump's d10s: asking for Strength is fine."""
+    pool_models.Rating.objects.filter(pk=pool_table.strength.pk).update(value=0)
+    data = {"character": pool_table.ilse.id, "suggestion": "Strength", "target": 5}
+    data.update(note="", visibility=PUBLIC)
+    response = as_user(gm).post(url("check_ask", pool_table), data, **HTMX)
+    assert response.status_code == 200
+    assert Check.objects.get().status == Check.OPEN

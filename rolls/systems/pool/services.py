@@ -78,12 +78,27 @@ def hp_follow_endurance(*, character):
 def asked_fields(character, suggestion):
     """The attribute (and skill) of ``character``'s sheet that ``suggestion`` names, which its
     roll must use (``rules.sheet.asked_in``; skills: the greenlit ones), as its Pool row's
-    fields."""
+    fields. Refused when what it names gives no dice (rated 0, and no skill of the attribute
+    above 0 when it names none): the character could not roll it."""
     if not suggestion.strip():
         return {}
-    ratings = Rating.objects.filter(character=character).values_list("attribute", "skill", "status")
-    names = [(a, s) for a, s, status in ratings if not s or status == Rating.APPROVED]
-    attribute, skill = pool_sheet.asked_in(suggestion, names)
+    ratings = Rating.objects.filter(character=character).values_list(
+        "attribute", "skill", "status", "value"
+    )
+    greenlit = {(a, s): v for a, s, status, v in ratings if not s or status == Rating.APPROVED}
+    attribute, skill = pool_sheet.asked_in(suggestion, list(greenlit))
+    if attribute:
+        if skill:
+            dice = greenlit.get((attribute, ""), 0) + greenlit.get((attribute, skill), 0)
+        else:
+            skills = [v for (a, s), v in greenlit.items() if a == attribute and s]
+            dice = greenlit.get((attribute, ""), 0) + max(skills, default=0)
+        if dice < 1:
+            asked = " + ".join(n for n in (attribute, skill) if n)
+            raise Refused(
+                f"{character.name} has no dice for {asked} (rated 0): raise it first, or ask "
+                "for something else."
+            )
     return {"asked_attribute": attribute, "asked_skill": skill}
 
 

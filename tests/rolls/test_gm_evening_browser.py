@@ -1,6 +1,7 @@
-"""The GM's session controls in a real browser (Debian's Chromium through playwright, against a
-live Daphne): a session ended with a check still open says so and offers to close it; closing
-it takes its card out of the player's room too."""
+"""The loose ends of a GM's evening in a real browser (Debian's Chromium through playwright,
+against a live Daphne): a session ended with a check still open says so and offers to close it
+(closing it takes its card out of the player's room too); an ask for what the character has no
+dice for is refused, saying so, before the player is stuck with it."""
 
 from rolls import services
 from rolls.systems.pool.models import Rating
@@ -11,7 +12,7 @@ from tests.conftest import make_campaign, make_user
 pytestmark = BROWSER
 
 
-class TestChecksLeftOpenInTheBrowser(BrowserTestCase):
+class TestGmEveningInTheBrowser(BrowserTestCase):
     def setUp(self):
         self.gm, self.ana = make_user("gm"), make_user("ana")
         self.campaign = make_campaign(self.gm, name="The Table", players=[self.ana])
@@ -47,4 +48,29 @@ class TestChecksLeftOpenInTheBrowser(BrowserTestCase):
             expect(session).not_to_contain_text("still open")
             expect(ana.locator("#checks > .check")).to_have_count(0)
             expect(gm.locator("#checks > .check")).to_have_count(0)
+            browser.close()
+
+    def test_an_ask_the_character_has_no_dice_for_says_so(self):
+        from playwright.sync_api import expect
+
+        room = f"/campaigns/{self.campaign.id}/room/"
+        with self.browser() as browser:
+            gm = self.open_page(browser, "gm", room)
+            ana = self.open_page(browser, "ana", room)
+            for page in (gm, ana):
+                page.wait_for_selector('#ws-status[data-state="ok"]')
+            gm.select_option("#ask-character", label="Ilse (ana)")
+            gm.fill("#ask-suggestion", "Agility")
+            gm.fill("#ask-target", "5")
+            gm.click("#ask button")
+            expect(gm.locator("#ask .error")).to_contain_text(
+                "Ilse has no dice for Agility (rated 0): raise it first, or ask for something else."
+            )
+            expect(gm.locator("#checks > .check")).to_have_count(0)
+            expect(ana.locator("#checks > .check")).to_have_count(0)
+            # What she can roll is asked as before.
+            gm.fill("#ask-suggestion", "Strength")
+            gm.click("#ask button")
+            expect(gm.locator("#ask .ok")).to_have_text("Asked.")
+            expect(ana.locator("#checks > .check")).to_have_count(1)
             browser.close()
