@@ -1,7 +1,8 @@
 """The loose ends of a GM's evening in a real browser (Debian's Chromium through playwright,
 against a live Daphne): a session ended with a check still open says so and offers to close it
 (closing it takes its card out of the player's room too); an ask for what the character has no
-dice for is refused, saying so, before the player is stuck with it."""
+dice for is refused, saying so, before the player is stuck with it; the room links to the
+session's summary, the tuning (the GM's) and the exports."""
 
 from rolls import services
 from rolls.systems.pool.models import Rating
@@ -73,4 +74,38 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
             gm.click("#ask button")
             expect(gm.locator("#ask .ok")).to_have_text("Asked.")
             expect(ana.locator("#checks > .check")).to_have_count(1)
+            browser.close()
+
+    def test_the_room_links_to_the_summary_the_tuning_and_the_exports(self):
+        from playwright.sync_api import expect
+
+        room = f"/campaigns/{self.campaign.id}/room/"
+        with self.browser() as browser:
+            gm = self.open_page(browser, "gm", room)
+            ana = self.open_page(browser, "ana", room)
+            for page in (gm, ana):
+                page.wait_for_selector('#ws-status[data-state="ok"]')
+            gm.get_by_role("button", name="End session 1").click()
+            # The session's end in the log, live on every page, links to its summary.
+            for page in (gm, ana):
+                link = page.locator("#log").get_by_role("link", name="its summary")
+                expect(link).to_have_count(1)
+            ana.locator("#log").get_by_role("link", name="its summary").click()
+            expect(ana.get_by_role("heading", level=1)).to_have_text("The Table: session 1")
+
+            head = gm.locator(".room-head")
+            expect(head.get_by_role("link", name="Tuning")).to_have_count(1)
+            for name, kind in (("Log (CSV)", "text/csv"), ("Log (JSON)", "application/json")):
+                href = head.get_by_role("link", name=name).get_attribute("href")
+                response = gm.request.get(f"{self.live_server_url}{href}")
+                assert response.ok and response.headers["content-type"].startswith(kind)
+            gm.locator(".room-head").get_by_role("link", name="Tuning").click()
+            expect(gm.get_by_role("heading", level=1)).to_have_text(
+                "Difficulty tuning in The Table"
+            )
+
+            ana.goto(f"{self.live_server_url}{room}")
+            player_head = ana.locator(".room-head")
+            expect(player_head.get_by_role("link", name="Tuning")).to_have_count(0)
+            expect(player_head.get_by_role("link", name="Log (CSV)")).to_have_count(1)
             browser.close()
