@@ -20,6 +20,12 @@ INTENT_MAX = Check._meta.get_field("intent").max_length
 SUGGESTION_MAX = Check._meta.get_field("suggestion").max_length
 
 
+def roll_auto_id(check):
+    """The ids of a roll form's fields: ``roll-<check id>-<field>``; ``roll-npc-<field>`` in the
+    GM's NPC roll, whose check is not saved yet (``rolls.views.NPC_PROBE`` says the same)."""
+    return f"roll-{check.pk or 'npc'}-%s"
+
+
 def target_field():
     return forms.IntegerField(
         label="Difficulty / TN",

@@ -129,7 +129,10 @@ class TestContextsGoOnCleared(BrowserTestCase):
             fresh = again.new_page()
             fresh.goto(home)  # online again
             assert fresh.evaluate("() => window.localStorage.length") == 0
-            assert "Log in" in fresh.content() and "ana" not in fresh.locator("nav").inner_text()
+            assert (
+                "Log in" in fresh.content()
+                and "ana" not in fresh.locator(".topbar nav").inner_text()
+            )
             assert (
                 fresh.evaluate(
                     "() => navigator.permissions.query({name: 'clipboard-read'}).then(p => p.state)"

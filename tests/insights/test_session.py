@@ -50,7 +50,7 @@ def test_the_page(mana_table, as_user, player):
     response = as_user(player).get(url(mana_table, 1))
     assert response.status_code == 200
     html = response.content.decode()
-    assert "<b>1</b> successes in 2 rolls, 0.40 ± 0.55 expected" in html
+    assert "<b>1</b> success in 2 rolls, 0.40 ± 0.55 expected" in html
     assert "2 hidden rolls not counted." in html
     assert "Luckiest: <b>Mira</b> (ana) succeeded against 30.0%" in html
     assert "Unluckiest: <b>Mira</b> (ana) failed with 10.0%" in html

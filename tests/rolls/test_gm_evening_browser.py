@@ -2,13 +2,18 @@
 against a live Daphne): a session ended with a check still open says so and offers to close it
 (closing it takes its card out of the player's room too); an ask for what the character has no
 dice for is refused, saying so, before the player is stuck with it; the room links to the
-session's summary, the tuning (the GM's) and the exports."""
+session's summary, the tuning (the GM's) and the exports; the first Tab of the room skips to
+the player's checks (the GM's tools); the NPC roll form's fields have ids of their own; the
+luck page counts "1 success in 1 roll"; a Mana campaign's new skill offers two different
+colors."""
 
 from rolls import services
-from rolls.systems.pool.models import Rating
+from rolls.systems.pool.models import Rating, rating_of
+from rolls.systems.pool.services import check_roll_pool
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase
 from tests.conftest import make_campaign, make_user
+from tests.rules.scripted_rng import ScriptedRng
 
 pytestmark = BROWSER
 
@@ -19,6 +24,8 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
         self.campaign = make_campaign(self.gm, name="The Table", players=[self.ana])
         ilse = character_create(campaign=self.campaign, owner=self.ana, name="Ilse")
         Rating.objects.filter(character=ilse, attribute="Strength", skill="").update(value=3)
+        ogre = character_create(campaign=self.campaign, owner=self.gm, name="The Ogre")
+        Rating.objects.filter(character=ogre, attribute="Strength", skill="").update(value=4)
         services.session_start(campaign=self.campaign, by=self.gm)
         self.log_in(self.gm, self.ana)
 
@@ -108,4 +115,80 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
             player_head = ana.locator(".room-head")
             expect(player_head.get_by_role("link", name="Tuning")).to_have_count(0)
             expect(player_head.get_by_role("link", name="Log (CSV)")).to_have_count(1)
+            browser.close()
+
+    def test_the_first_tab_skips_to_the_players_checks_and_the_gms_tools(self):
+        from playwright.sync_api import expect
+
+        room = f"/campaigns/{self.campaign.id}/room/"
+        ilse = self.campaign.characters.get(name="Ilse")
+        services.check_ask(
+            campaign=self.campaign, character=ilse, by=self.gm, target=5, suggestion="Strength"
+        )
+        with self.browser() as browser:
+            ana = self.open_page(browser, "ana", room)
+            ana.wait_for_selector('#ws-status[data-state="ok"]')
+            ana.keyboard.press("Tab")
+            skip = ana.get_by_role("link", name="Skip to your checks")
+            expect(skip).to_be_focused()
+            expect(skip).to_be_in_viewport()
+            ana.keyboard.press("Enter")
+            roll = ana.locator("#checks form.roll button", has_text="Roll")
+            # The sound's checkbox, then the card's fields: skill, shifted dice, bonus, intent.
+            for _ in range(7):
+                ana.keyboard.press("Tab")
+                if roll.evaluate("b => b === document.activeElement"):
+                    break
+            expect(roll).to_be_focused()
+
+            gm = self.open_page(browser, "gm", room)
+            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            gm.keyboard.press("Tab")
+            expect(gm.get_by_role("link", name="Skip to the GM's tools")).to_be_focused()
+            gm.keyboard.press("Enter")
+            gm.keyboard.press("Tab")
+            focused = gm.evaluate("document.activeElement.closest('#live-checks, #session')")
+            assert focused is not None
+            browser.close()
+
+    def test_the_npc_roll_form_has_ids_of_its_own_and_luck_counts_one_success(self):
+        from playwright.sync_api import expect
+
+        ilse = self.campaign.characters.get(name="Ilse")
+        check = services.check_ask(campaign=self.campaign, character=ilse, by=self.gm, target=5)
+        check_roll_pool(
+            check=check,
+            by=self.ana,
+            attribute=rating_of(ilse, "Strength"),
+            rng=ScriptedRng(5, 1, 1),
+        )
+        with self.browser() as browser:
+            gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
+            npc = gm.locator("#npc-roll")
+            expect(npc.locator("#roll-npc-attribute")).to_have_count(1)
+            expect(gm.locator("[id*='None']")).to_have_count(0)
+            gm.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/luck/")
+            expect(gm.locator(".luck-total")).to_contain_text("All rolls: 1 success in 1 roll,")
+            browser.close()
+
+
+class TestManaSkillFormInTheBrowser(BrowserTestCase):
+    def setUp(self):
+        self.gm = make_user("gm")
+        self.campaign = make_campaign(self.gm, system="mana", name="Far Harbor")
+        self.log_in(self.gm)
+
+    def test_a_new_skill_offers_two_different_colors(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/gm/")
+            form = gm.locator("form.mana-skill-add")
+            first = form.get_by_label("First color").input_value()
+            second = form.get_by_label("Second color").input_value()
+            assert first != second
+            form.get_by_placeholder("Skill name").fill("Mend")
+            form.get_by_role("button", name="Add skill").click()
+            expect(gm.locator("#gm-skills .mana-skill")).to_have_count(1)
+            expect(gm.locator("#gm-skills .errorlist")).to_have_count(0)
             browser.close()

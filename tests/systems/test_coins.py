@@ -161,7 +161,8 @@ def test_the_luck_page_of_a_coin_campaign(coin_campaign, coin_flips, as_user, pl
     url = reverse("campaign_luck", args=[coin_campaign.id])
     html = as_user(player).get(url).content.decode()
     heads = sum(entry.data["success"] for entry in coin_flips)
-    assert f"<b>{heads}</b> successes in 2 rolls,\n1.00 ± 0.71 expected" in html
+    successes = "success" if heads == 1 else "successes"
+    assert f"<b>{heads}</b> {successes} in 2 rolls,\n1.00 ± 0.71 expected" in html
     assert "Heads per number of coins" in html
     assert "<caption>3 coins, 2 rolls</caption>" in html
 

@@ -134,6 +134,8 @@ class ManaSkillForm(forms.Form):
         choices = [(color, color) for color in palette]
         self.fields["color_a"].choices = choices
         self.fields["color_b"].choices = choices
+        if len(palette) > 1:  # a new skill offers two different colors, as it must have
+            self.fields["color_a"].initial, self.fields["color_b"].initial = palette[:2]
         self.taken = {name.casefold() for name in taken}
 
     def clean_name(self):
