@@ -30,10 +30,13 @@
     return root.dataset.theme || (systemDark && systemDark.matches ? "dark" : "light");
   }
 
+  // The toggle says which theme is on in words too (its pressed look alone did not).
   function showToggles() {
+    const dark = currentTheme() === "dark";
     document.querySelectorAll("[data-theme-toggle]").forEach(function (button) {
       button.hidden = false;
-      button.setAttribute("aria-pressed", String(currentTheme() === "dark"));
+      button.setAttribute("aria-pressed", String(dark));
+      button.textContent = dark ? "Dark theme: on" : "Dark theme: off";
     });
   }
 

@@ -278,6 +278,20 @@ class TestThemes(PagesTestCase):
 
 
 class TestTheThemeToggle(PagesTestCase):
+    def test_the_toggle_says_which_theme_is_on(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            page = self.visit(browser, "ana", "/", color_scheme="light")
+            toggle = page.get_by_role("button", name="Dark theme")
+            expect(toggle).to_have_text("Dark theme: off")
+            toggle.click()
+            expect(toggle).to_have_text("Dark theme: on")
+            expect(toggle).to_have_attribute("aria-pressed", "true")
+            toggle.click()
+            expect(toggle).to_have_text("Dark theme: off")
+            browser.close()
+
     def test_the_toggle_is_remembered_across_a_reload_and_pages(self):
         from playwright.sync_api import expect
 
