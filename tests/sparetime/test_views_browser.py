@@ -2,6 +2,7 @@
 confirmed (by mouse or keyboard), the sheet page's Pool section shows the new rating and HP
 maximum without a reload, the last raise is undone, and the GM reverses a ledger row."""
 
+from rolls.systems.pool.models import PoolSettings
 from rolls.systems.pool.sparetime.models import SparetimeEntry
 from rolls.systems.pool.sparetime.services import free_sparetime, sparetime_grant
 from sheets.services import character_create
@@ -210,3 +211,37 @@ class TestReversalInTheBrowser(BrowserTestCase):
         # The ORM once playwright's event loop is gone (in it, a query opens a connection).
         assert free_sparetime(self.ilse) == 0
         assert SparetimeEntry.objects.get(reverses=self.grant).kind == "reversal"
+
+
+class TestRaisesOfferWhatCanBeAfforded(BrowserTestCase):
+    """Ilse has 1 sparetime; an attribute point costs 2, a skill point 1: only the skills'
+    raises can be asked for, and none once the point is spent."""
+
+    def setUp(self):
+        gm, ana = make_user("gm"), make_user("ana")
+        campaign = make_campaign(gm, system="pool", players=[ana])
+        PoolSettings.objects.update_or_create(
+            campaign=campaign, defaults={"attribute_cost": 2, "skill_cost": 1}
+        )
+        self.ilse = character_create(campaign=campaign, owner=ana, name="Ilse")
+        sparetime_grant(character=self.ilse, amount=1, by=gm)
+        self.sheet = f"/campaigns/{campaign.id}/characters/{self.ilse.id}/"
+        self.log_in(gm, ana)
+
+    def test_a_raise_that_costs_more_than_is_left_is_disabled(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            page = self.open_page(browser, "ana", self.sheet)
+            strength = page.get_by_role("button", name="Raise Strength 0 → 1 (costs 2)")
+            endurance = page.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)")
+            expect(strength).to_be_disabled()
+            expect(strength).to_have_attribute("title", "1 free sparetime")
+            expect(endurance).to_be_enabled()
+            settled(page)
+            endurance.click()
+            page.get_by_role("button", name="Confirm raise").click()
+            raised = page.get_by_role("button", name="Raise Endurance 1 → 2 (costs 1)")
+            expect(raised).to_be_disabled()
+            expect(page.locator(".sparetime-raises button:enabled")).to_have_count(0)
+            browser.close()
