@@ -311,9 +311,32 @@ def test_gm_card_has_the_forms_balances_and_ledger(as_user, gm, player, hero, np
         assert f'name="{name}"' in html
     assert 'name="from"' not in html  # the card's award is answered with the card
     assert "<td>Aria</td><td>ana</td><td>3</td><td>0</td>" in html
-    assert "<td>Innkeeper</td><td>gm</td><td>0</td><td>0</td>" in html
+    assert "Innkeeper" not in html  # the GM's NPC, left out unless the GM asks
     assert "ana 2 · ben 0" in html
     assert "Long history" in html and "Delegation" in html
+
+
+def test_gm_card_offers_and_lists_the_npcs_when_asked(as_user, gm, hero, npc, pool_campaign):
+    response = as_user(gm).get(url("gm_sparetime", pool_campaign) + "?npcs=1", **HTMX)
+    html = response.content.decode()
+    assert "<td>Innkeeper</td><td>gm</td><td>0</td><td>0</td>" in html
+    assert f'<option value="{npc.id}">Innkeeper</option>' in html
+    assert html.count('<input type="hidden" name="npcs" value="1">') == 2  # grant and award
+
+
+def test_an_npc_is_granted_only_when_the_gm_asked(
+    as_user, gm, npc, pool_campaign, pushes, django_capture_on_commit_callbacks
+):
+    data = {"grant-character": npc.id, "grant-amount": 2, "grant-note": ""}
+    client = as_user(gm)
+    before = db_snapshot()
+    response = client.post(url("sparetime_grant", pool_campaign), data, **HTMX)
+    assert response.status_code == 422 and db_snapshot() == before
+    assert "That character is not in this campaign." in response.content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url("sparetime_grant", pool_campaign), {**data, "npcs": "1"}, **HTMX)
+    assert response.status_code == 200
+    assert free_sparetime(npc) == 2
 
 
 def test_gm_ledger_is_capped(as_user, gm, hero, pool_campaign, django_assert_max_num_queries):

@@ -2,7 +2,9 @@
 confirmed (by mouse or keyboard), the sheet page's Pool section shows the new rating and HP
 maximum without a reload, the last raise is undone, and the GM reverses a ledger row."""
 
-from rolls.systems.pool.models import PoolSettings
+from rolls import services as rolls
+from rolls.systems.pool import services as pool_services
+from rolls.systems.pool.models import PoolSettings, Rating, rating_of
 from rolls.systems.pool.sparetime.models import SparetimeEntry
 from rolls.systems.pool.sparetime.services import free_sparetime, sparetime_grant
 from sheets.services import character_create
@@ -244,4 +246,50 @@ class TestRaisesOfferWhatCanBeAfforded(BrowserTestCase):
             raised = page.get_by_role("button", name="Raise Endurance 1 → 2 (costs 1)")
             expect(raised).to_be_disabled()
             expect(page.locator(".sparetime-raises button:enabled")).to_have_count(0)
+            browser.close()
+
+
+class TestNpcsOnlyWhenTheGmAsks(BrowserTestCase):
+    """The GM's Ogre rolled in the session with Ana's Ilse: the room's award ticks and offers
+    Ilse alone; the GM panel's card leaves the Ogre out until the GM asks for the NPCs."""
+
+    def setUp(self):
+        gm, ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(gm, system="pool", players=[ana])
+        ilse = character_create(campaign=self.campaign, owner=ana, name="Ilse")
+        ogre = character_create(campaign=self.campaign, owner=gm, name="The Ogre")
+        rolls.session_start(campaign=self.campaign, by=gm)
+        for character, by in ((ilse, ana), (ogre, gm)):
+            Rating.objects.filter(character=character, attribute="Strength", skill="").update(
+                value=3
+            )
+            check = rolls.check_ask(campaign=self.campaign, character=character, by=gm, target=9)
+            pool_services.check_roll_pool(
+                check=check, by=by, attribute=rating_of(character, "Strength")
+            )
+        self.log_in(gm, ana)
+
+    def test_the_award_and_the_card_leave_the_npcs_out_unless_asked(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            room = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
+            room.get_by_role("button", name="End session 1").click()
+            award = room.locator("#session form.award")
+            expect(award.get_by_label("Ilse")).to_be_checked()
+            expect(award.get_by_label("The Ogre")).to_have_count(0)
+
+            panel = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/gm/")
+            card = panel.locator("#gm-sparetime-body")
+            balances = card.locator(".sparetime-balances")
+            expect(balances).to_contain_text("Ilse")
+            expect(balances).not_to_contain_text("The Ogre")
+            card.get_by_role("link", name="Include the NPCs").click()
+            expect(balances).to_contain_text("The Ogre")
+            card = panel.locator("#gm-sparetime-body")
+            card.locator("select[name=grant-character]").select_option(label="The Ogre")
+            card.locator("input[name=grant-amount]").fill("2")
+            card.get_by_role("button", name="Grant").click()
+            expect(card.get_by_role("status")).to_have_text("Granted 2 sparetime to The Ogre.")
+            expect(card.locator(".sparetime-balances tr", has_text="The Ogre")).to_contain_text("2")
             browser.close()

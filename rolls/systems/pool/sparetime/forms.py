@@ -23,6 +23,15 @@ def _not_here(what):
     return {"invalid_choice": f"That {what} is not in this campaign."}
 
 
+def sparetime_characters(campaign, *, npcs=False):
+    """The characters a grant or an award offers: the players'; the GM's own (the NPCs) too
+    only when the GM asks (``npcs``): sparetime is the players' progression."""
+    characters = Character.objects.filter(campaign=campaign)
+    if not npcs:
+        characters = characters.exclude(owner_id=campaign.gm_id())
+    return characters
+
+
 class AmountForm(forms.Form):
     amount = forms.IntegerField(min_value=1, max_value=MAX_AMOUNT)
     note = forms.CharField(max_length=MAX_NOTE, required=False)
@@ -35,9 +44,9 @@ class GrantForm(AmountForm):
     once = OnceField()  # a double submit grants once
     field_order = ["character", "amount", "note"]
 
-    def __init__(self, campaign, *args, **kwargs):
+    def __init__(self, campaign, *args, npcs=False, **kwargs):
         super().__init__(*args, prefix="grant", **kwargs)
-        self.fields["character"].queryset = campaign.characters.all()
+        self.fields["character"].queryset = sparetime_characters(campaign, npcs=npcs)
 
 
 class AwardForm(forms.Form):
@@ -63,11 +72,10 @@ class AwardForm(forms.Form):
     )
     note = forms.CharField(label="Note", max_length=MAX_NOTE, required=False)
 
-    def __init__(self, campaign, *args, **kwargs):
+    def __init__(self, campaign, *args, npcs=False, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["characters"].queryset = Character.objects.filter(
-            campaign=campaign
-        ).select_related("owner")
+        characters = sparetime_characters(campaign, npcs=npcs)
+        self.fields["characters"].queryset = characters.select_related("owner")
         self.fields["session"].queryset = campaign.game_sessions.filter(ended_at__isnull=False)
 
 

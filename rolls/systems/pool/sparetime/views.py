@@ -47,6 +47,7 @@ from .forms import (
     ReverseForm,
     SpendForm,
     UndoForm,
+    sparetime_characters,
 )
 from .models import SparetimeEntry
 
@@ -279,20 +280,29 @@ def sparetime_undo(request, campaign_id, character_id, system):
 
 
 # The GM's card -----------------------------------------------------------------------------------
+def with_npcs(request):
+    """Whether the GM asked for the NPCs in the sparetime card's grant, award and balances
+    (``npcs=1``, in the card's query or posted with its forms)."""
+    return (request.POST if request.method == "POST" else request.GET).get("npcs") == "1"
+
+
 def _gm_context(request, campaign, *, notice="", **bound_forms):
-    """The GM's card; ``bound_forms``: a refused form in its place (``grant_form=...``)."""
+    """The GM's card; ``bound_forms``: a refused form in its place (``grant_form=...``). The
+    players' characters only, unless the GM asked for the NPCs too (``with_npcs``)."""
+    npcs = with_npcs(request)
     forms = {
-        "grant_form": GrantForm(campaign),
-        "award_form": AwardForm(campaign),
+        "grant_form": GrantForm(campaign, npcs=npcs),
+        "award_form": AwardForm(campaign, npcs=npcs),
         "delegate_form": DelegateForm(campaign),
         **bound_forms,
     }
-    characters = campaign.characters.select_related("owner")
+    characters = sparetime_characters(campaign, npcs=npcs).select_related("owner")
     players = get_user_model().objects.filter(
         memberships__campaign=campaign, memberships__role=Membership.PLAYER
     )
     return {
         "campaign": campaign,
+        "npcs": npcs,
         "section_id": "gm-sparetime",
         "title": "Sparetime",
         "notice": notice,
@@ -338,7 +348,7 @@ def _gm_answer(request, campaign, *, ok, result, refused, notice):
 @require_POST
 def sparetime_grant(request, campaign_id, system):
     campaign = campaign_for(request, campaign_id, gm=True, system=system)
-    form = GrantForm(campaign, request.POST)
+    form = GrantForm(campaign, request.POST, npcs=with_npcs(request))
     ok, entry = attempt(
         with_facts(
             lambda: services.sparetime_grant(
@@ -369,7 +379,7 @@ def sparetime_award(request, campaign_id, system):
     """The GM awards sparetime to the characters ticked. The room's session panel posts its
     award here too, with ``from=room``, and is answered with that panel."""
     campaign = campaign_for(request, campaign_id, gm=True, system=system)
-    form = AwardForm(campaign, request.POST)
+    form = AwardForm(campaign, request.POST, npcs=with_npcs(request))
     ok, entries = attempt(
         with_facts(
             lambda: services.sparetime_award(
