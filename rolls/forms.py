@@ -20,10 +20,11 @@ INTENT_MAX = Check._meta.get_field("intent").max_length
 SUGGESTION_MAX = Check._meta.get_field("suggestion").max_length
 
 
-def roll_auto_id(check):
-    """The ids of a roll form's fields: ``roll-<check id>-<field>``; ``roll-npc-<field>`` in the
-    GM's NPC roll, whose check is not saved yet (``rolls.views.NPC_PROBE`` says the same)."""
-    return f"roll-{check.pk or 'npc'}-%s"
+#: The ids of a roll form's fields, given its check's id: ``roll-<check id>-<field>``; in the GM's
+#: NPC roll, whose check is not saved yet, ``roll-npc-<field>`` (``rolls.views.NPC_PROBE``):
+#: ``ROLL_AUTO_ID.format(check.pk or "npc")``. (A format, not a function: the roll's request
+#: enters this module nowhere else, tests/rolls/test_roll_path.py.)
+ROLL_AUTO_ID = "roll-{}-%s"
 
 
 def target_field():

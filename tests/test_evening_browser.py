@@ -6,7 +6,7 @@ room, a sheet and the GM panel (tests/evening.py ``shoot``) are the README's."""
 
 import re
 
-from tests.browser import BROWSER, settled
+from tests.browser import BROWSER, settled, wait_until
 from tests.evening import Table, check_card, posting_to, seqs, shoot, submit
 
 pytestmark = BROWSER
@@ -338,8 +338,19 @@ class TestPoolEvening(Table):
             handout.locator("[name=targets]").select_option(label="Odo — Negotiate")
             handout.locator("[name=amount]").fill("1")
             handout.locator("[name=note]").fill("For the toll")
+            # The hand-out asks first: kept, nothing goes; confirmed, it goes.
+            asked = []
+            ana.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+            submit(handout)
+            wait_until(ana, lambda: asked)
+            expect(ana.locator(".sparetime-left")).to_have_text("2")
+            ana.once("dialog", lambda dialog: dialog.accept())
             submit(handout)
             expect(ana.locator(".sparetime-left")).to_have_text("1")
+            assert asked == [
+                "Hand this sparetime out now? It is the character's at once, for the ratings "
+                "you name."
+            ]
 
             # Ben spends the earmarked portion on Odo's sheet; Ana her free sparetime.
             ben.goto(self.url(odo))

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from core.writes import Refused
 from rules import advice, mana
 
-from ...forms import INTENT_MAX, choice, chosen, first_error, roll_auto_id
+from ...forms import INTENT_MAX, ROLL_AUTO_ID, choice, chosen, first_error
 from ...models import LogEntry
 from ...services import MAX_SPEND
 from . import report, services, sheet, views
@@ -130,7 +130,7 @@ class Mana:
         It takes any of the campaign's skills (``skills``: those offered); the roll refuses one
         the check does not allow with the reason."""
         skills = check.campaign.mana_skills.all() if skills is None else skills
-        form = ManaRollForm(data, skills=skills, auto_id=roll_auto_id(check))
+        form = ManaRollForm(data, skills=skills, auto_id=ROLL_AUTO_ID.format(check.pk or "npc"))
         form.is_valid()
         return form
 

@@ -11,7 +11,7 @@ from core.writes import Refused
 from rules import advice, pool
 from rules import sheet as pool_sheet
 
-from ...forms import INTENT_MAX, chosen, first_error, roll_auto_id, suggestion_field
+from ...forms import INTENT_MAX, ROLL_AUTO_ID, chosen, first_error, suggestion_field
 from ...services import MAX_SPEND
 from . import report, services, sheet, views
 from .calculator import PoolCalculatorForm
@@ -117,7 +117,10 @@ class Pool:
         """The bound form, validated here, where its fields are (what it sent is read once:
         its errors and cleaned data are kept): a roll's request enters this module once."""
         form = PoolRollForm(
-            data, character=check.character, ratings=ratings, auto_id=roll_auto_id(check)
+            data,
+            character=check.character,
+            ratings=ratings,
+            auto_id=ROLL_AUTO_ID.format(check.pk or "npc"),
         )
         form.is_valid()
         return form
