@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 
 from campaigns.models import GameSession
-from rolls.models import PRIVATE, PUBLIC, LogEntry, entitled
+from rolls import chain
+from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, entitled
 from rolls.systems import SYSTEMS, system_of
 from rules.luck import Tally, ask_kind
 from sheets.models import Character
@@ -18,11 +19,14 @@ from sheets.models import Character
 
 def visible_entries(campaign, viewer_id):
     """The campaign's log entries whose content ``viewer_id`` is entitled to see (the GM: all;
-    a player: the public ones and their own private rolls)."""
+    a player: the public ones, their own private rolls and the GM-secret rolls revealed)."""
     entries = LogEntry.objects.filter(campaign=campaign)
     if viewer_id == campaign.gm_id():
         return entries
-    return entries.filter(Q(visibility=PUBLIC) | Q(visibility=PRIVATE, actor_id=viewer_id))
+    revealed = Q(visibility=SECRET, seq__in=LogEntry.objects.revealed_seqs(campaign.pk))
+    return entries.filter(
+        Q(visibility=PUBLIC) | Q(visibility=PRIVATE, actor_id=viewer_id) | revealed
+    )
 
 
 @dataclass
@@ -244,17 +248,19 @@ class Summary:
 
 def session_summary(campaign, session, viewer_id):
     """Who rolled what in ``session``, its luck, its luckiest and unluckiest moments (over the
-    rolls the viewer may see). One query (the system's part, e.g. Pool's awards, is
-    ``summary_context``'s)."""
+    rolls the viewer may see: a GM-secret one once revealed). Two queries (the system's part,
+    e.g. Pool's awards, is ``summary_context``'s)."""
     gm_id = campaign.gm_id()
-    entries = (
+    entries = list(
         LogEntry.objects.filter(campaign=campaign, session=session, kind=LogEntry.ROLL)
         .select_related("actor", "character")
         .order_by("seq")
     )
+    secret = [e.seq for e in entries if e.visibility == SECRET and viewer_id != gm_id]
+    revealed = LogEntry.objects.revealed(campaign.pk, secret)
     rolls, hidden, tally = [], 0, Tally()
     for entry in entries:
-        if not entry.visible_to(viewer_id, gm_id):
+        if not entry.visible_to(viewer_id, gm_id) and entry.seq not in revealed:
             hidden += 1
             continue
         entry.chance = Fraction(entry.data["chance"])
@@ -333,6 +339,8 @@ def log_export(campaign, viewer_id):
     )
     # Plain values, not model instances: a long log is read several times faster.
     entries = LogEntry.objects.filter(campaign=campaign).order_by("seq").values_list(*fields)
+    # A GM-secret roll once revealed is in everyone's export, as a public one.
+    revealed = set(LogEntry.objects.revealed_seqs(campaign.pk).values_list("of", flat=True))
     rows, last = [], None
     for entry in entries.iterator(chunk_size=2000):
         seq, created_at, session, kind, visibility, actor_id, username, character, data, hash_ = (
@@ -340,6 +348,7 @@ def log_export(campaign, viewer_id):
         )
         last = (seq, hash_)
         hidden = not entitled(visibility, viewer_id=viewer_id, roller_id=actor_id, gm_id=gm_id)
+        hidden = hidden and seq not in revealed
         row = dict.fromkeys(COLUMNS, "")
         row.update(
             seq=seq,
@@ -352,7 +361,13 @@ def log_export(campaign, viewer_id):
             fingerprint=hash_[:12],
             data=None,
         )
-        if kind != LogEntry.ROLL:
+        if kind == LogEntry.REVEAL:
+            # The text whose sha256 is the commitment every player saw: anyone can check it.
+            preimage = chain.preimage(data.get("result"), data.get("salt"))
+            row.update(character=character or "", about=f"Reveal of #{data.get('of', '')}")
+            row.update(result=preimage, note=f"commitment {data.get('commitment', '')}")
+            row["data"] = {**data, "preimage": preimage}
+        elif kind != LogEntry.ROLL:
             row["about"] = f"Session {data.get('number', '')}"
         elif not hidden:
             dice, faces, result = _rolled(data)

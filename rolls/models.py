@@ -1,5 +1,7 @@
 from django.conf import settings
 from django.db import models
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
@@ -101,6 +103,13 @@ class LogEntryQuerySet(models.QuerySet):
             return set()
         reveals = self.filter(campaign_id=campaign_id, kind=LogEntry.REVEAL, data__of__in=seqs)
         return {data["of"] for data in reveals.values_list("data", flat=True)}
+
+    def revealed_seqs(self, campaign_id):
+        """The numbers of the campaign's secret rolls that were revealed, as a subquery (a
+        reveal's ``of``): once revealed, a roll counts wherever a public one does."""
+        of = Cast(KeyTextTransform("of", "data"), models.BigIntegerField())
+        reveals = self.filter(campaign_id=campaign_id, kind=LogEntry.REVEAL)
+        return reveals.annotate(of=of).values("of")
 
 
 class LogEntry(models.Model):

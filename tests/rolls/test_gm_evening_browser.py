@@ -4,7 +4,8 @@ against a live Daphne): a session ended with a check still open says so and offe
 dice for is refused, saying so, before the player is stuck with it; the room links to the
 session's summary, the tuning (the GM's) and the exports; the first Tab of the room skips to
 the player's checks (the GM's tools); the NPC roll form's fields have ids of their own; the
-luck page counts "1 success in 1 roll"; a Mana campaign's new skill offers two different
+luck page counts "1 success in 1 roll"; a revealed secret roll counts in the players' summary;
+a Mana campaign's new skill offers two different
 colors."""
 
 from rolls import services
@@ -169,6 +170,34 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
             expect(gm.locator("[id*='None']")).to_have_count(0)
             gm.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/luck/")
             expect(gm.locator(".luck-total")).to_contain_text("All rolls: 1 success in 1 roll,")
+            browser.close()
+
+    def test_a_revealed_secret_roll_counts_in_the_players_summary(self):
+        from playwright.sync_api import expect
+
+        ogre = self.campaign.characters.get(name="The Ogre")
+        check = services.check_ask(
+            campaign=self.campaign, character=ogre, by=self.gm, target=5, visibility="secret"
+        )
+        entry = check_roll_pool(
+            check=check,
+            by=self.gm,
+            attribute=rating_of(ogre, "Strength"),
+            rng=ScriptedRng(2, 1, 1, 1),
+        )
+        services.session_end(campaign=self.campaign, by=self.gm)
+        summary = f"/campaigns/{self.campaign.id}/sessions/1/"
+        with self.browser() as browser:
+            ana = self.open_page(browser, "ana", summary)
+            expect(ana.locator(".luck-total")).to_contain_text("1 hidden roll not counted.")
+            gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
+            gm.once("dialog", lambda dialog: dialog.accept())
+            gm.locator(f"#entry-{entry.seq}").get_by_role("button", name="Reveal").click()
+            expect(gm.locator(f"#entry-{entry.seq}")).to_contain_text("Revealed as")
+            ana.reload()
+            expect(ana.locator(".luck-total")).not_to_contain_text("hidden")
+            expect(ana.locator(".luck-total")).to_contain_text("0 successes in 1 roll,")
+            expect(ana.get_by_role("cell", name="The Ogre")).to_have_count(1)
             browser.close()
 
 
