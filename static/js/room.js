@@ -224,6 +224,23 @@
     button.textContent = shifted ? button.dataset.shiftLabel : button.dataset.rollLabel;
   });
 
+  // The Mana advisor's rows: one click puts that spend in the roll form (its inputs, by name:
+  // data-spend_a, data-spend_b, data-colorless), and the form's odds follow as when typed.
+  document.addEventListener("click", function (event) {
+    const use = event.target.closest ? event.target.closest("[data-use-spend]") : null;
+    const form = use ? use.closest("form") : null;
+    if (!form) return;
+    ["spend_a", "spend_b", "colorless"].forEach(function (name) {
+      const input = form.querySelector('input[name="' + name + '"]');
+      if (input && use.dataset[name] !== undefined) input.value = use.dataset[name];
+    });
+    const first = form.querySelector('input[name="spend_a"]');
+    if (first) {
+      first.dispatchEvent(new Event("change", { bubbles: true }));
+      first.focus();
+    }
+  });
+
   scrollDown();
 })();
 

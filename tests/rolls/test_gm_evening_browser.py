@@ -6,14 +6,16 @@ session's summary, the tuning (the GM's) and the exports; the first Tab of the r
 the player's checks (the GM's tools); the NPC roll form's fields have ids of their own; the
 luck page counts "1 success in 1 roll"; a revealed secret roll counts in the players' summary;
 a Mana campaign's new skill offers two different
-colors."""
+colors; a row of the Mana advisor puts its spend in the roll form in one click."""
 
 from rolls import services
+from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool.models import Rating, rating_of
 from rolls.systems.pool.services import check_roll_pool
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase
 from tests.conftest import make_campaign, make_user
+from tests.rolls.room_setup import fill
 from tests.rules.scripted_rng import ScriptedRng
 
 pytestmark = BROWSER
@@ -220,4 +222,45 @@ class TestManaSkillFormInTheBrowser(BrowserTestCase):
             form.get_by_role("button", name="Add skill").click()
             expect(gm.locator("#gm-skills .mana-skill")).to_have_count(1)
             expect(gm.locator("#gm-skills .errorlist")).to_have_count(0)
+            browser.close()
+
+
+class TestManaAdvisorInTheBrowser(BrowserTestCase):
+    """Mira has 3 blue and 2 white mana; the GM asks her to Gather Information (blue + white)
+    at difficulty 2."""
+
+    def setUp(self):
+        self.gm, self.ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(self.gm, system="mana", name="Far Harbor", players=[self.ana])
+        gather = ManaSkill.objects.create(
+            campaign=self.campaign, name="Gather Information", color_a="blue", color_b="white"
+        )
+        mira = character_create(campaign=self.campaign, owner=self.ana, name="Mira")
+        fill(mira, blue=3, white=2)
+        services.check_ask(
+            campaign=self.campaign, character=mira, by=self.gm, target=2, mana_skill=gather
+        )
+        self.log_in(self.gm, self.ana)
+
+    def test_a_row_of_the_advisor_puts_its_spend_in_the_form(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            ana = self.open_page(browser, "ana", f"/campaigns/{self.campaign.id}/room/")
+            form = ana.locator("#checks form.roll")
+            form.get_by_text("Mana advisor").click()
+            rows = form.locator(".advice-table tbody tr")
+            expect(rows.nth(2)).to_be_visible()
+            row = rows.nth(2)
+            spend = row.get_by_role("button")
+            values = {
+                name: spend.get_attribute(f"data-{name}")
+                for name in ("spend_a", "spend_b", "colorless")
+            }
+            chance = row.locator("td").nth(2).inner_text()
+            spend.click()
+            for name, value in values.items():
+                expect(form.locator(f"input[name={name}]")).to_have_value(value)
+            expect(form.locator(".odds .chance")).to_have_text(chance)
+            assert sum(int(v) for v in values.values()) > 0
             browser.close()

@@ -341,7 +341,13 @@ def _advice(check, skill, form, pools):
     typed = form.data.get("want", WANT_DEFAULT)
     want, error = _wanted(typed)
     rows = [
-        {"spend": _spend_text(s, skill), "dice": s.dice.dice, "chance": s.chance} for s in spends
+        {
+            "spend": _spend_text(s, skill),
+            "dice": s.dice.dice,
+            "chance": s.chance,
+            "fields": {"spend_a": s.spend_a, "spend_b": s.spend_b, "colorless": s.colorless},
+        }
+        for s in spends
     ]
     best = advice.cheapest(spends, Fraction(want, 100))
     return {
