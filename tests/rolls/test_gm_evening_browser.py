@@ -8,6 +8,10 @@ luck page counts "1 success in 1 roll"; a revealed secret roll counts in the pla
 a Mana campaign's new skill offers two different
 colors; a row of the Mana advisor puts its spend in the roll form in one click."""
 
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from campaigns.models import Campaign
 from rolls import services
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool.models import Rating, rating_of
@@ -263,4 +267,37 @@ class TestManaAdvisorInTheBrowser(BrowserTestCase):
                 expect(form.locator(f"input[name={name}]")).to_have_value(value)
             expect(form.locator(".odds .chance")).to_have_text(chance)
             assert sum(int(v) for v in values.values()) > 0
+            browser.close()
+
+
+class TestTheGmScreenInTheBrowser(BrowserTestCase):
+    """The demo table (seed_demo) with an NPC of the GM's: its Pool room, as its GM sees it."""
+
+    def setUp(self):
+        call_command("seed_demo")
+        self.campaign = Campaign.objects.get(system="pool")
+        gm = get_user_model().objects.get(username="gm")
+        ogre = character_create(campaign=self.campaign, owner=gm, name="The Ogre")
+        Rating.objects.filter(character=ogre, attribute="Strength", skill="").update(value=4)
+        self.log_in(gm)
+
+    def test_the_gms_tools_are_in_the_first_screen_beside_the_log(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            context.add_cookies(
+                [{"name": "sessionid", "value": self.cookies["gm"], "url": self.live_server_url}]
+            )
+            gm = context.new_page()
+            gm.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/room/")
+            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            for tool in ("#live-checks", "#ask button", "#npc-roll button", "#log"):
+                expect(gm.locator(tool).first).to_be_in_viewport()
+            # The controls themselves, whole, without scrolling: the ask's button, the NPC's.
+            for control in ("#ask button", "#npc-roll button"):
+                bottom = gm.locator(control).first.evaluate("e => e.getBoundingClientRect().bottom")
+                assert bottom <= 800, (control, bottom)
+            assert gm.evaluate("window.scrollY") == 0
+            assert gm.evaluate("document.documentElement.scrollWidth") <= 1280
             browser.close()

@@ -55,7 +55,8 @@ def test_the_gm_is_asked_nothing(mana_table, as_user, gm):
     assert title(html) == "Room · Blue Harbor · Rollroom"
     assert MARK not in html
     assert 'id="ask-sound"' not in html
-    assert html.index('id="presence"') < html.index('id="checks"')
+    # The GM's screen: the ask form, then the live checks, before who is at the table.
+    assert html.index('id="ask"') < html.index('id="checks"') < html.index('id="presence"')
 
 
 def test_pool_table_counts_too(pool_table, as_user, player, other_player):
