@@ -1,9 +1,10 @@
 """Charts drawn on the server as SVG (pygal), shown as images: no script, no stylesheet or font
 from elsewhere, no URL at all. The SVG carries its own styles (pygal's, inline in it), which the
 site's Content-Security-Policy would refuse in the page itself but not inside an image, so a
-chart is an ``<img>`` of a ``data:`` URL. It has a light background of its own, so it reads in a
-light and a dark theme alike; its viewBox lets it shrink to a phone's width. Every chart's numbers
-are also in a table beside it (and its title in the image's alt text)."""
+chart is an ``<img>`` of a ``data:`` URL. It has a light background of its own, which the dark
+theme turns dark (a filter in rollroom.css: inverted, its hues turned back); its viewBox lets it
+shrink to a phone's width. Every chart's numbers are also in a table beside it (and its title in
+the image's alt text)."""
 
 import base64
 
@@ -67,6 +68,10 @@ def _chart(kind, title, **config):
         height=320,
         legend_at_bottom=True,
         print_values=False,
+        # At most 6 labels on the y axis (pygal's default let 0.2 steps crowd it), and the x
+        # labels whole: slanted when there are many, never cut short.
+        max_scale=6,
+        truncate_label=-1,
         **config,
     )
     chart.add_xml_filter(_self_contained)
@@ -78,7 +83,11 @@ def luck_by_session(rows):
     None without rolls."""
     if not rows:
         return None
-    chart = _chart(pygal.Bar, "Successes per session: observed and expected")
+    chart = _chart(
+        pygal.Bar,
+        "Successes per session: observed and expected",
+        x_label_rotation=30 if len(rows) > 4 else 0,
+    )
     chart.x_labels = [row.label for row in rows]
     chart.add("Observed", [row.tally.observed for row in rows])
     chart.add(

@@ -8,6 +8,8 @@ luck page counts "1 success in 1 roll"; a revealed secret roll counts in the pla
 a Mana campaign's new skill offers two different
 colors; a row of the Mana advisor puts its spend in the roll form in one click."""
 
+import base64
+
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
@@ -300,4 +302,73 @@ class TestTheGmScreenInTheBrowser(BrowserTestCase):
                 assert bottom <= 800, (control, bottom)
             assert gm.evaluate("window.scrollY") == 0
             assert gm.evaluate("document.documentElement.scrollWidth") <= 1280
+            browser.close()
+
+
+class TestTheLuckChartInTheBrowser(BrowserTestCase):
+    """Six sessions of Ilse's rolls, one success in two each: the luck page's chart per
+    session."""
+
+    def setUp(self):
+        self.gm, self.ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(self.gm, name="The Table", players=[self.ana])
+        ilse = character_create(campaign=self.campaign, owner=self.ana, name="Ilse")
+        Rating.objects.filter(character=ilse, attribute="Strength", skill="").update(value=3)
+        for _ in range(6):
+            services.session_start(campaign=self.campaign, by=self.gm)
+            for faces in ((5, 1, 1), (2, 1, 1)):
+                check = services.check_ask(
+                    campaign=self.campaign, character=ilse, by=self.gm, target=5
+                )
+                check_roll_pool(
+                    check=check,
+                    by=self.ana,
+                    attribute=rating_of(ilse, "Strength"),
+                    rng=ScriptedRng(*faces),
+                )
+            services.session_end(campaign=self.campaign, by=self.gm)
+        self.log_in(self.ana)
+
+    def chart_svg(self, page):
+        src = page.locator("figure.chart img.chart").first.get_attribute("src")
+        return base64.b64decode(src.split(",", 1)[1]).decode()
+
+    def test_the_chart_reads_whole_and_dark_in_the_dark_theme(self):
+        from playwright.sync_api import expect
+
+        luck = f"/campaigns/{self.campaign.id}/luck/"
+        with self.browser() as browser:
+            svg = self.chart_svg(self.open_page(browser, "ana", luck))
+            page = browser.new_page()  # the chart alone, as the browser draws the image
+            page.set_content(svg)
+            y_labels = page.locator(".axis.y .guides text").all_text_contents()
+            assert 2 <= len(y_labels) <= 7, y_labels
+            x_labels = page.locator(".axis.x .guides text")
+            assert x_labels.count() == 6
+            box = page.locator("svg").first.bounding_box()
+            for label in x_labels.all():
+                text, rect = label.text_content(), label.bounding_box()
+                assert "…" not in text
+                assert box["x"] <= rect["x"], (text, rect, box)
+                assert rect["x"] + rect["width"] <= box["x"] + box["width"], (text, rect, box)
+                assert rect["y"] + rect["height"] <= box["y"] + box["height"], (text, rect, box)
+
+            for scheme, dark in (("dark", True), ("light", False)):
+                context = browser.new_context(color_scheme=scheme)
+                context.add_cookies(
+                    [
+                        {
+                            "name": "sessionid",
+                            "value": self.cookies["ana"],
+                            "url": self.live_server_url,
+                        }
+                    ]
+                )
+                themed = context.new_page()
+                themed.goto(f"{self.live_server_url}{luck}")
+                chart = themed.locator("img.chart").first
+                expect(chart).to_be_visible()
+                applied = chart.evaluate("img => getComputedStyle(img).filter")
+                assert ("invert" in applied) is dark, (scheme, applied)
+                context.close()
             browser.close()

@@ -90,7 +90,7 @@ class TestRoomInTheBrowser(BrowserTestCase):
             # A refused roll (422) is swapped in with its reason.
             ana.fill("#checks input[name=spend_a]", "9")
             expect(odds).to_contain_text("Not enough blue mana")
-            ana.click("#checks form.roll button")
+            ana.click("#checks form.roll button:not([type=button])")
             expect(ana.locator("#checks .odds .error")).to_contain_text(
                 "Not enough blue mana: you spend 9, the pool has 5."
             )
@@ -100,7 +100,7 @@ class TestRoomInTheBrowser(BrowserTestCase):
             ana.fill("#checks input[name=spend_a]", "1")
             ana.fill("#checks input[name=spend_b]", "1")
             ana.fill("#checks input[name=intent]", "Ask around the docks")
-            ana.click("#checks form.roll button")
+            ana.click("#checks form.roll button:not([type=button])")
             for page in (ana, gm):
                 expect(page.locator("#log article.entry")).to_have_count(1)
                 expect(page.locator("#log")).to_contain_text("Ask around the docks")
@@ -167,7 +167,7 @@ class TestContentSecurityPolicyInTheBrowser(BrowserTestCase):
             settled(ana)
             ana.fill("#checks input[name=spend_a]", "1")
             expect(ana.locator("#checks .odds")).to_contain_text("2d10")
-            ana.click("#checks form.roll button")
+            ana.click("#checks form.roll button:not([type=button])")
             expect(gm.locator("#log article.entry")).to_have_count(1)
             # The other pages, with their htmx fragments loaded.
             for path in (

@@ -49,7 +49,7 @@ class GmHandCase(BrowserTestCase):
             expect(cards).to_contain_text(mine)
             expect(cards).to_contain_text("Everyone at the door")
             expect(cards).not_to_contain_text(theirs)
-            expect(cards.locator("form.roll button")).to_have_count(1)
+            expect(cards.locator("form.roll button:not([type=button])")).to_have_count(1)
         # The ask form keeps its choices for the next ask; the note is for one ask.
         settled(gm)
         selected = gm.eval_on_selector(
@@ -109,7 +109,7 @@ class TestManaGmHandInTheBrowser(GmHandCase):
 
             # Ana rolls her card: Ben sees a stub of it.
             ana.fill("#checks input[name=spend_a]", "1")
-            ana.click("#checks form.roll button")
+            ana.click("#checks form.roll button:not([type=button])")
             expect(ana.locator("#log article.entry")).to_have_count(2)
             expect(ben.locator("#log")).to_contain_text("ana rolled privately.")
             expect(ben.locator("#checks > .check")).to_have_count(1)
@@ -166,7 +166,7 @@ class TestPoolGmHandInTheBrowser(GmHandCase):
             self.group_check(gm, ana, ben, about=about, target=5, first="Ilse", second="Tor")
             expect(gm.locator("#ask-suggestion")).to_have_value("Strength")
 
-            ben.click("#checks form.roll button")
+            ben.click("#checks form.roll button:not([type=button])")
             expect(ben.locator("#log article.entry")).to_have_count(2)
             expect(ana.locator("#log")).to_contain_text("ben rolled privately.")
             expect(gm.locator("#log article.entry")).to_have_count(2)
