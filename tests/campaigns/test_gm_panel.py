@@ -30,7 +30,8 @@ def test_outsider_404_player_403(as_user, pool_campaign, outsider, player):
 
 
 def test_pool_panel(as_user, pool_campaign, gm, player):
-    response = as_user(gm).get(panel(pool_campaign))
+    client = as_user(gm)
+    response = client.get(panel(pool_campaign))
     content = response.content.decode()
     assert response.status_code == 200
     assert f"http://testserver/join/{pool_campaign.invite_token}/" in content
@@ -44,11 +45,15 @@ def test_pool_panel(as_user, pool_campaign, gm, player):
         ' hx-swap="outerHTML">' in content
     )
     assert (
-        f'<section id="gm-sparetime" hx-get="/campaigns/{cid}/gm/sparetime/" hx-trigger="load,'
+        f'<section id="gm-sparetime" hx-get="/campaigns/{cid}/gm/sparetime/" hx-trigger="load">'
         in content
     )
-    # The sparetime card renders itself again when a facts push arrives (core/push.py).
-    assert 'hx-trigger="load, facts from:body, facts-resync from:body"' in content
+    # The sparetime card renders itself again when a facts push arrives (core/push.py), with
+    # the NPCs when the GM asked for them.
+    card = client.get(f"/campaigns/{cid}/gm/sparetime/", HTTP_HX_REQUEST="true").content.decode()
+    assert 'hx-trigger="facts from:body, facts-resync from:body"' in card
+    card = client.get(f"/campaigns/{cid}/gm/sparetime/?npcs=1", HTTP_HX_REQUEST="true")
+    assert f'hx-get="/campaigns/{cid}/gm/sparetime/?npcs=1"' in card.content.decode()
     assert f'ws-connect="/ws/campaigns/{cid}/facts/"' in content
     assert 'id="gm-mana"' not in content
     assert 'id="gm-skills"' not in content
