@@ -62,6 +62,36 @@
     showToggles();
   });
 
+  // A sparetime build (a character's sheet, form[data-build]): what the points typed cost, against
+  // the free sparetime (data-free), as they are typed; its button waits for an affordable build.
+  function countBuild(form) {
+    let cost = 0;
+    form.querySelectorAll("input[data-cost]").forEach(function (input) {
+      const points = Math.max(0, Math.floor(Number(input.value) || 0));
+      cost += points * Number(input.dataset.cost);
+    });
+    const free = Number(form.dataset.free);
+    const total = form.querySelector("[data-build-total]");
+    if (total) {
+      total.textContent =
+        "Costs " + cost + " of " + free + " free sparetime." +
+        (cost > free ? " Not enough: take some points off." : "");
+    }
+    const button = form.querySelector("button[type=submit]");
+    if (button) button.disabled = cost === 0 || cost > free;
+  }
+  document.addEventListener("input", function (event) {
+    const form = event.target.closest && event.target.closest("form[data-build]");
+    if (form) countBuild(form);
+  });
+  document.addEventListener("htmx:load", function (event) {
+    const root = event.detail && event.detail.elt;
+    if (root && root.querySelectorAll) root.querySelectorAll("form[data-build]").forEach(countBuild);
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("form[data-build]").forEach(countBuild);
+  });
+
   // A write over the user's limit (core/throttle.py) answers 429 with a sentence, and a
   // request while the database is unreachable (config/views.py) 503: htmx neither swaps nor
   // treats them as errors (base.html's htmx-config): show the sentence in the page's notice

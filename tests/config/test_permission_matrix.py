@@ -188,6 +188,12 @@ MATRIX = {
         "login 404 200 403 200",
         "login 405 405 405 405",
     ),
+    # A build: several raises at once; with no points it is refused for the empty form.
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/build/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 422",
+    ),
     "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/spend/": (
         "pool",
         "login 405 405 405 405",

@@ -15,6 +15,7 @@ from rolls.systems.pool.sparetime.services import (
     last_raise,
     player_characters,
     sparetime_award,
+    sparetime_build,
     sparetime_delegate,
     sparetime_grant,
     sparetime_handout,
@@ -685,3 +686,57 @@ def test_concurrent_reversals_of_two_grants_never_overdraw(pool_campaign, gm, pl
     exactly_one_succeeded(outcomes)
     assert free_sparetime(hero) == 1
     assert_ledger_matches_balances(pool_campaign)
+
+
+# A build ------------------------------------------------------------------------------------------
+
+
+def test_a_build_raises_each_rating_a_point_at_a_time_in_the_ledger(
+    pool_campaign, hero, gm, player
+):
+    PoolSettings.objects.update_or_create(
+        campaign=pool_campaign, defaults={"attribute_cost": 2, "skill_cost": 1}
+    )
+    sparetime_grant(character=hero, amount=7, by=gm)
+    strength, dodge = rating(hero, "Strength"), rating(hero, "Dodge")
+    entries = sparetime_build(character=hero, by=player, points={strength: 2, dodge: 3})
+    assert [(e.rating.label, e.from_value, e.to_value, e.amount) for e in entries] == [
+        ("Dodge", 0, 1, -1),
+        ("Dodge", 1, 2, -1),
+        ("Dodge", 2, 3, -1),
+        ("Strength", 2, 3, -2),
+        ("Strength", 3, 4, -2),
+    ]
+    assert (rating(hero, "Strength").value, rating(hero, "Dodge").value) == (4, 3)
+    assert free_sparetime(hero) == 0
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def test_a_build_it_cannot_afford_changes_nothing(hero, gm, player):
+    sparetime_grant(character=hero, amount=2, by=gm)
+    points = {rating(hero, "Strength"): 2, rating(hero, "Climb"): 1}
+    with unchanged(), raises_refused(match="This build costs 3 sparetime; Aria has 2 free."):
+        sparetime_build(character=hero, by=player, points=points)
+
+
+@pytest.mark.parametrize(
+    ("points", "message"),
+    [
+        ({}, "Add at least one point."),
+        ({"Strength": 0}, "Add at least one point."),
+        ({"Strength": -1}, "Points are whole numbers from 0."),
+        ({"Strength": 101}, "A build adds at most 100 points."),
+    ],
+)
+def test_a_build_refuses_bad_points(hero, gm, player, points, message):
+    sparetime_grant(character=hero, amount=200, by=gm)
+    points = {rating(hero, label): n for label, n in points.items()}
+    with unchanged(), raises_refused(match=message):
+        sparetime_build(character=hero, by=player, points=points)
+
+
+def test_a_build_with_another_characters_rating_changes_nothing(hero, bens, gm, player):
+    sparetime_grant(character=hero, amount=5, by=gm)
+    points = {rating(hero, "Strength"): 1, rating(bens, "Climb"): 1}
+    with unchanged(), raises_refused(match="That rating is not on Aria's sheet."):
+        sparetime_build(character=hero, by=player, points=points)

@@ -1087,3 +1087,63 @@ def test_a_reversal_confirmation_says_when_it_would_be_refused(as_user, gm, play
     html = response.content.decode()
     assert "Aria has 1 free sparetime; reversing this starting grant takes 2." in html
     assert "Confirm reversal" not in html and "Keep" in html
+
+
+# A build ------------------------------------------------------------------------------------------
+
+
+def build_url(character):
+    return url("sparetime_build", character.campaign, character.id)
+
+
+@pytest.mark.parametrize("who", ["player", "gm"])
+def test_the_player_or_the_gm_builds(
+    as_user, who, request, hero, gm, django_capture_on_commit_callbacks
+):
+    sparetime_grant(character=hero, amount=5, by=gm)
+    data = {f"points-{rating(hero, 'Strength').id}": 2, f"points-{rating(hero, 'Climb').id}": 1}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(request.getfixturevalue(who)).post(build_url(hero), data, **HTMX)
+    assert response.status_code == 200
+    assert "Built: 3 points for 3 sparetime." in response.content.decode()
+    assert (rating(hero, "Strength").value, rating(hero, "Climb").value) == (4, 3)
+    assert free_sparetime(hero) == 2
+
+
+def test_the_build_form_is_on_the_characters_sparetime(as_user, player, hero, gm):
+    sparetime_grant(character=hero, amount=5, by=gm)
+    html = as_user(player).get(url("character_sparetime", hero.campaign, hero.id), **HTMX)
+    html = html.content.decode()
+    assert f'name="points-{rating(hero, "Dodge").id}"' in html
+    assert 'data-build data-free="5"' in html and "Costs 0 of 5 free sparetime." in html
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({}, "Add at least one point."),
+        ({"Strength": "-1"}, "Ensure this value is greater than or equal to 0."),
+        ({"Strength": "lots"}, "Enter a whole number."),
+        ({"Strength": "6"}, "This build costs 6 sparetime; Aria has 5 free."),
+    ],
+)
+def test_a_bad_build_is_refused_and_changes_nothing(
+    as_user, player, hero, gm, pushes, django_capture_on_commit_callbacks, data, message
+):
+    sparetime_grant(character=hero, amount=5, by=gm)
+    data = {f"points-{rating(hero, label).id}": n for label, n in data.items()}
+    before = db_snapshot()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = as_user(player).post(build_url(hero), data, **HTMX)
+    assert response.status_code == 422
+    assert message in response.content.decode()
+    assert db_snapshot() == before and callbacks == [] and pushes.sent == []
+
+
+def test_another_player_or_an_outsider_cannot_build(as_user, other_player, outsider, hero, gm):
+    sparetime_grant(character=hero, amount=5, by=gm)
+    data = {f"points-{rating(hero, 'Strength').id}": 1}
+    before = db_snapshot()
+    assert as_user(other_player).post(build_url(hero), data, **HTMX).status_code == 403
+    assert as_user(outsider).post(build_url(hero), data, **HTMX).status_code == 404
+    assert db_snapshot() == before

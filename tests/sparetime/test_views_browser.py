@@ -293,3 +293,50 @@ class TestNpcsOnlyWhenTheGmAsks(BrowserTestCase):
             expect(card.get_by_role("status")).to_have_text("Granted 2 sparetime to The Ogre.")
             expect(card.locator(".sparetime-balances tr", has_text="The Ogre")).to_contain_text("2")
             browser.close()
+
+
+class TestABuildInTheBrowser(BrowserTestCase):
+    """A new character, all at 0, with a starting grant of 5: one build spends it."""
+
+    def setUp(self):
+        gm, ana = make_user("gm"), make_user("ana")
+        campaign = make_campaign(gm, system="pool", players=[ana])
+        self.ilse = character_create(campaign=campaign, owner=ana, name="Ilse")
+        sparetime_grant(character=self.ilse, amount=5, by=gm)
+        self.sheet = f"/campaigns/{campaign.id}/characters/{self.ilse.id}/"
+        self.log_in(gm, ana)
+
+    def test_a_build_counts_its_cost_as_typed_and_spends_it_in_one_confirm(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            page = self.open_page(browser, "ana", self.sheet)
+            build = page.locator("form[data-build]")
+            total = build.locator("[data-build-total]")
+            spend = build.get_by_role("button", name="Spend on these ratings")
+            expect(total).to_have_text("Costs 0 of 5 free sparetime.")
+            expect(spend).to_be_disabled()
+            build.get_by_label("Points for Strength").fill("2")
+            build.get_by_label("Points for Endurance").fill("2")
+            expect(total).to_have_text("Costs 4 of 5 free sparetime.")
+            build.get_by_label("Points for Agility").fill("3")
+            expect(total).to_have_text(
+                "Costs 7 of 5 free sparetime. Not enough: take some points off."
+            )
+            expect(spend).to_be_disabled()
+            build.get_by_label("Points for Agility").fill("1")
+            expect(total).to_have_text("Costs 5 of 5 free sparetime.")
+            expect(spend).to_be_enabled()
+            settled(page)
+            page.once("dialog", lambda dialog: dialog.accept())
+            spend.click()
+            expect(page.get_by_role("status")).to_have_text("Built: 5 points for 5 sparetime.")
+            expect(page.locator(".sparetime-free")).to_have_text("0")
+            strength = page.locator("#sheet-pool .attribute h3", has_text="Strength")
+            expect(strength).to_contain_text("2d6")
+            expect(page.locator("#sheet-pool tr", has_text="Endurance")).to_contain_text("2d10")
+            browser.close()
+        strength = rating_of(self.ilse, "Strength")
+        assert (strength.value, free_sparetime(self.ilse)) == (2, 0)
+        spends = SparetimeEntry.objects.filter(character=self.ilse, kind=SparetimeEntry.SPEND)
+        assert spends.count() == 5

@@ -16,7 +16,7 @@ from sheets.models import Character
 
 from . import services
 from .models import SparetimeEntry
-from .services import MAX_AMOUNT, MAX_NOTE
+from .services import BUILD_MAX, MAX_AMOUNT, MAX_NOTE
 
 
 def _not_here(what):
@@ -162,6 +162,25 @@ class SpendForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["rating"].queryset = character.ratings.all()
         self.fields["source"].queryset = character.sparetime.filter(kind=SparetimeEntry.HANDOUT)
+
+
+class BuildForm(forms.Form):
+    """A build: how many points to add to each of the character's greenlit ratings
+    (``points-<rating id>``), each 0 or more; sent once (a double submit builds once)."""
+
+    once = OnceField()
+
+    def __init__(self, character, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.ratings = list(character.ratings.filter(status=Rating.APPROVED))
+        for rating in self.ratings:
+            self.fields[f"points-{rating.pk}"] = forms.IntegerField(
+                min_value=0, max_value=BUILD_MAX, required=False, label=rating.label
+            )
+
+    def points(self):
+        """{rating: points} of the cleaned form."""
+        return {r: self.cleaned_data.get(f"points-{r.pk}") or 0 for r in self.ratings}
 
 
 class UndoForm(forms.Form):

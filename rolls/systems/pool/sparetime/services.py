@@ -253,6 +253,39 @@ def sparetime_handout(*, campaign, giver, character, amount, targets, note=""):
         return entry
 
 
+#: The most points one build may add.
+BUILD_MAX = 100
+
+
+def sparetime_build(*, character, by, points):
+    """A build: several raises of ``character``'s at once (``points``: {rating: how many points
+    to add}), e.g. a new character spending its starting grant. Each point is a raise as
+    ``sparetime_spend`` makes it (the same cost, the same ledger row, paid from free sparetime),
+    all in one transaction: every one of them, or none when one is refused. Returns the rows."""
+    points = {rating: n for rating, n in points.items() if n}
+    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in points.values()):
+        raise Refused("Points are whole numbers from 0.")
+    total = sum(points.values())
+    if total < 1:
+        raise Refused("Add at least one point.")
+    if total > BUILD_MAX:
+        raise Refused(f"A build adds at most {BUILD_MAX} points.")
+    campaign = character.campaign
+    with transaction.atomic(savepoint=False):
+        _check_pool(campaign)
+        Character.objects.select_for_update().get(pk=character.pk)
+        cost = sum(raise_cost(campaign, rating) * n for rating, n in points.items())
+        have = free_sparetime(character)
+        if cost > have:
+            raise Refused(f"This build costs {cost} sparetime; {character} has {have} free.")
+        order = sorted(points.items(), key=lambda item: (item[0].attribute, item[0].skill))
+        return [
+            sparetime_spend(character=character, rating=rating, by=by)
+            for rating, n in order
+            for _point in range(n)
+        ]
+
+
 def sparetime_spend(*, character, rating, by, source=None):
     """Raise ``rating`` of ``character`` by one point, paid from free sparetime or, with
     ``source``, from that earmarked hand-out. Returns the spend row."""

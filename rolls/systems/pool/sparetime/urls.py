@@ -14,6 +14,11 @@ urlpatterns = [
         name="sparetime_spend",
     ),
     path(
+        "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/build/",
+        views.sparetime_build,
+        name="sparetime_build",
+    ),
+    path(
         "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/raise/",
         views.sparetime_raise,
         name="sparetime_raise",

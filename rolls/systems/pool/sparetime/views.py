@@ -41,6 +41,7 @@ from sheets.access import character_for
 from . import services
 from .forms import (
     AwardForm,
+    BuildForm,
     DelegateForm,
     GrantForm,
     HandoutForm,
@@ -148,6 +149,7 @@ def _character_context(request, campaign, character, *, spend_form=None, notice=
         "notice": notice,
         "last_raise": services.last_raise(character),
         "undo_form": UndoForm(character),
+        "build_form": BuildForm(character),
         "ledger": _ledger(character.sparetime.all()),
     }
 
@@ -203,6 +205,30 @@ def sparetime_spend(request, campaign_id, character_id, system):
         )
 
     return _character_write(request, campaign, character, form, spend, notice)
+
+
+@login_required
+@require_POST
+def sparetime_build(request, campaign_id, character_id, system):
+    """The character's player or the GM adds points to several ratings at once (a build), each
+    point a raise of free sparetime, confirmed once."""
+    campaign, character = character_for(
+        request, campaign_id, character_id, edit=True, system=system
+    )
+    form = BuildForm(character, request.POST)
+
+    def notice(entries):
+        if not entries:  # a double submit: answered as the first
+            return "Built."
+        spent = -sum(entry.amount for entry in entries)
+        return (
+            f"Built: {len(entries)} point{'s' if len(entries) != 1 else ''} for {spent} sparetime."
+        )
+
+    def build():
+        return services.sparetime_build(character=character, by=request.user, points=form.points())
+
+    return _character_write(request, campaign, character, form, build, notice)
 
 
 def _raise_context(request, campaign, character, *, rating, source, confirming):
