@@ -302,6 +302,15 @@ class TestTheGmScreenInTheBrowser(BrowserTestCase):
                 assert bottom <= 800, (control, bottom)
             assert gm.evaluate("window.scrollY") == 0
             assert gm.evaluate("document.documentElement.scrollWidth") <= 1280
+            # The party's HP, in the table's narrower column, each on one line.
+            lines = gm.locator("#party td.party-hp").evaluate_all(
+                """cells => cells.map(c => {
+                    const range = document.createRange();
+                    range.selectNodeContents(c);
+                    return new Set(Array.from(range.getClientRects(), r => Math.round(r.top))).size;
+                })"""
+            )
+            assert lines and all(n == 1 for n in lines), lines
             browser.close()
 
 
