@@ -352,3 +352,31 @@ class TestTheLogInTheBrowser(PagesTestCase):
             assert "started" not in ana.text_content("#log-news")
             expect(ana.locator("#log .entry.arrived")).to_have_count(1)
             browser.close()
+
+
+#: Boxes that scroll sideways inside the page (wider content than they show), but text inputs
+#: (a long invite link scrolls in its box), the log's entries and the ledgers, whose many columns
+#: scroll in their own box by design.
+SCROLLING_INSIDE = """() => Array.from(document.querySelectorAll('main *'))
+  .filter(el => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible'
+    && el.tagName !== 'INPUT' && !el.classList.contains('sr-only')
+    && !el.querySelector('.sparetime-ledger')
+    && !el.closest('.log'))
+  .map(el => el.tagName + (el.id ? '#' + el.id : '') + '.' + el.className + ' '
+    + el.scrollWidth + '/' + el.clientWidth)"""
+
+
+class TestTheGmsPoolPagesAtPhoneWidth(PagesTestCase):
+    def test_the_balances_and_the_rooms_cards_fit_at_375_px(self):
+        """The GM panel's sparetime balances and the GM's Pool room (its check cards) fit a
+        phone's width without a box that scrolls sideways (issue 28 measured 391 and 385 px)."""
+        with self.browser() as browser:
+            for path in (f"/campaigns/{self.pool.id}/gm/", f"/campaigns/{self.pool.id}/room/"):
+                page = self.visit(browser, "gm", path, viewport=PHONE)
+                if path.endswith("/gm/"):
+                    page.wait_for_selector(".sparetime-balances")
+                else:
+                    page.wait_for_selector("#checks .check")
+                assert page.evaluate(SCROLLING_INSIDE) == [], path
+                page.context.close()
+            browser.close()
