@@ -40,6 +40,11 @@ class CheckQuerySet(models.QuerySet):
         own = [f"character__{name}" for name in system.character_related]
         return self.filter(campaign=campaign).select_related("character__owner", *own, *related)
 
+    def live(self):
+        """The checks not closed yet (``Check.is_live``): requested, open, awaiting the GM or
+        failed."""
+        return self.exclude(status=Check.DONE)
+
 
 class Check(models.Model):
     """A check the GM asked for, or a player requested, for one character.
@@ -101,8 +106,7 @@ class LogEntryQuerySet(models.QuerySet):
         """The numbers among ``seqs`` of the campaign's secret rolls that were revealed."""
         if not seqs:
             return set()
-        reveals = self.filter(campaign_id=campaign_id, kind=LogEntry.REVEAL, data__of__in=seqs)
-        return {data["of"] for data in reveals.values_list("data", flat=True)}
+        return set(self.revealed_seqs(campaign_id).filter(of__in=seqs).values_list("of", flat=True))
 
     def revealed_seqs(self, campaign_id):
         """The numbers of the campaign's secret rolls that were revealed, as a subquery (a

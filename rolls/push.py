@@ -200,7 +200,7 @@ def checks_follow_character(*, campaign, character, to):
     its live checks go with it, their cards pushed to the new player (and again to the GM, who
     no longer rolls them). Refused while it has a live GM-secret check, which only the GM's own
     characters roll."""
-    live = Check.objects.of(campaign).filter(character=character).exclude(status=Check.DONE)
+    live = Check.objects.of(campaign).filter(character=character).live()
     if any(check.visibility == SECRET for check in live):
         raise Refused(
             f"{character.name} has a live GM-secret check: cancel it before handing "

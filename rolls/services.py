@@ -231,20 +231,13 @@ def session_end(*, campaign, by):
     return session, entry
 
 
-def live_checks(campaign):
-    """The checks of ``campaign`` not closed yet: requested, open, awaiting the GM or failed."""
-    return Check.objects.filter(campaign=campaign).exclude(status=Check.DONE)
-
-
 @transaction.atomic(savepoint=False)
 def checks_close(*, campaign):
     """The GM closes every check of ``campaign`` still live (requested, open, awaiting the GM
     or failed), as "Close check" closes one, e.g. those left when a session ended. Returns the
     checks closed (none: refused)."""
     _lock_campaign(campaign)  # one close at a time; a roll that claims its check first wins
-    live = list(
-        Check.objects.of(campaign).exclude(status=Check.DONE).select_for_update(of=("self",))
-    )
+    live = list(Check.objects.of(campaign).live().select_for_update(of=("self",)))
     if not live:
         raise Refused("No check is open.")
     Check.objects.filter(pk__in=[check.pk for check in live]).update(status=Check.DONE)

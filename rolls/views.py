@@ -91,7 +91,7 @@ def _live_checks(request, campaign):
     """The viewer's live checks (the GM: all of them; a player: their characters'), newest
     first, those asked of the viewer (open, to roll) before the rest, as cards:
     {check id: HTML}; and how many are asked of the viewer."""
-    checks = Check.objects.of(campaign).exclude(status=Check.DONE)
+    checks = Check.objects.of(campaign).live()
     if not campaign.viewer.is_gm:
         checks = checks.filter(character__owner=request.user)
     viewer = Viewer.of(campaign)
@@ -198,7 +198,7 @@ def _session_context(request, campaign, *, error="", closed=None, **overrides):
     system = system_of(campaign)
     context = {"campaign": campaign, "last": last, "error": error, "closed": closed}
     if last is not None and not last.is_open:
-        context["live_checks"] = services.live_checks(campaign).count()
+        context["live_checks"] = Check.objects.filter(campaign=campaign).live().count()
     context["system_template"] = system.session_template
     if system.session_template:
         context.update(system.session_context(campaign, last, **overrides))
