@@ -67,6 +67,23 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
             expect(gm.locator("#checks > .check")).to_have_count(0)
             browser.close()
 
+    def test_the_offer_to_close_goes_when_the_last_open_check_does(self):
+        from playwright.sync_api import expect
+
+        ilse = self.campaign.characters.get(name="Ilse")
+        services.check_ask(campaign=self.campaign, character=ilse, by=self.gm, target=5)
+        services.session_end(campaign=self.campaign, by=self.gm)
+        with self.browser() as browser:
+            gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
+            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            offer = gm.locator("#session .live-checks")
+            expect(offer).to_be_visible()
+            gm.once("dialog", lambda dialog: dialog.accept())
+            gm.locator("#checks > .check").get_by_role("button", name="Close check").click()
+            expect(gm.locator("#checks > .check")).to_have_count(0)
+            expect(offer).to_be_hidden()
+            browser.close()
+
     def test_an_ask_the_character_has_no_dice_for_says_so(self):
         from playwright.sync_api import expect
 
