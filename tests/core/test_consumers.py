@@ -118,6 +118,9 @@ class Echo(AsyncWebsocketConsumer):
         await self.channel_layer.group_discard("echo", self.channel_name)
 
 
+# Channels' own dispatch (this consumer's, unlike the room's PushConsumer) closes stale database
+# connections before each message: the test needs the database.
+@pytest.mark.django_db(transaction=True)
 async def test_a_consumer_on_it_talks_to_its_client_and_hears_its_groups(settings):
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "core.layers.RoomChannelLayer"}}
     communicator = WebsocketCommunicator(Echo.as_asgi(), "/echo/")
