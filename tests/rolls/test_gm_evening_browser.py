@@ -19,7 +19,7 @@ from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool.models import Rating, rating_of
 from rolls.systems.pool.services import check_roll_pool
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase
+from tests.browser import BROWSER, BrowserTestCase, settled
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import fill
 from tests.rules.scripted_rng import ScriptedRng
@@ -270,6 +270,10 @@ class TestManaAdvisorInTheBrowser(BrowserTestCase):
 
         with self.browser() as browser:
             ana = self.open_page(browser, "ana", f"/campaigns/{self.campaign.id}/room/")
+            # The socket's opening fetches the live checks again (room.js): the advisor is
+            # opened in the card that came back, not in the one it replaced.
+            ana.wait_for_selector('#ws-status[data-state="ok"]')
+            settled(ana)
             form = ana.locator("#checks form.roll")
             form.get_by_text("Mana advisor").click()
             rows = form.locator(".advice-table tbody tr")
