@@ -3,7 +3,6 @@ floor's websocket route beside the room's. Run with ``DJANGO_SETTINGS_MODULE=ben
 
 import os
 
-from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
 
@@ -14,13 +13,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 django_asgi_app = tuning.get_asgi_application()
 
 from bench.floors import websocket_urlpatterns as floor_urlpatterns
-from config.routing import websocket_urlpatterns
+from config.routing import socket_auth, websocket_urlpatterns
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns + floor_urlpatterns))
+            socket_auth(URLRouter(websocket_urlpatterns + floor_urlpatterns))
         ),
     }
 )

@@ -8,7 +8,6 @@ an HTTP request that does is answered 503 by ``config.views.server_error``.
 import logging
 import os
 
-from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
 
@@ -18,7 +17,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set Django up before importing code that imports models.
 django_asgi_app = tuning.get_asgi_application()
 
-from config.routing import no_route, websocket_urlpatterns
+from config.routing import no_route, socket_auth, websocket_urlpatterns
 from config.views import DATABASE_UNAVAILABLE, TRY_AGAIN_LATER
 from core.shared_redis import REDIS_UNAVAILABLE, outage
 
@@ -53,9 +52,7 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": SocketGuard(
-            AllowedHostsOriginValidator(
-                AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, no_route]))
-            )
+            AllowedHostsOriginValidator(socket_auth(URLRouter([*websocket_urlpatterns, no_route])))
         ),
     }
 )

@@ -1,7 +1,12 @@
-"""The websocket routes. Every ASGI application of the project (``config/asgi.py``,
-``bench/asgi.py``) imports them: here daphne is told how to serve them
-(``config/websocket_server.py``), whichever way it is started."""
+"""The websocket routes and what reads a socket's user (``socket_auth``). Every ASGI
+application of the project (``config/asgi.py``, ``bench/asgi.py``) imports them: here daphne
+is told how to serve them (``config/websocket_server.py``), whichever way it is started."""
 
+from importlib import import_module
+
+from channels.auth import AuthMiddleware
+from channels.sessions import CookieMiddleware
+from django.conf import settings
 from django.urls import path, re_path
 
 from rolls.consumers import FactsConsumer, NoRouteConsumer, RoomConsumer
@@ -17,3 +22,26 @@ websocket_urlpatterns = [
 
 #: After the routes: any other path is refused (config/asgi.py).
 no_route = re_path("", NoRouteConsumer.as_asgi())
+
+
+class SocketSessionMiddleware:
+    """The session of a socket's cookie in its scope, to read: what Channels'
+    ``SessionMiddleware`` does (in ``AuthMiddlewareStack``), without also wrapping the socket's
+    every frame in a send that looks whether the session changed (it saves a changed session
+    on an HTTP response, which a socket never sends; nothing here writes the session: a logout
+    closes the user's sockets, ``core.push.leave``). The store reads the session only when
+    first asked, by ``AuthMiddleware`` in the database's thread."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.store = import_module(settings.SESSION_ENGINE).SessionStore
+
+    async def __call__(self, scope, receive, send):
+        session = self.store(scope["cookies"].get(settings.SESSION_COOKIE_NAME))
+        return await self.inner(dict(scope, session=session), receive, send)
+
+
+def socket_auth(inner):
+    """``AuthMiddlewareStack`` with ``SocketSessionMiddleware`` for Channels' session
+    middleware."""
+    return CookieMiddleware(SocketSessionMiddleware(AuthMiddleware(inner)))

@@ -2,24 +2,30 @@
 websocket clients: a frame the room does not take closes only its own socket, with a valid code
 and its reason, while another socket in the room goes on hearing the rolls; a frame far over the
 limit is refused by the protocol (1009) before it is read, not dropped without a close frame.
-Every way of starting daphne gets these options."""
+Every way of starting daphne gets these options. A frame is written to its socket at once, and
+what the socket cannot take yet waits in twisted's buffer, the frames after it behind it."""
 
 import asyncio
 import os
 import re
+import socket
 import urllib.parse
 import urllib.request
+from types import SimpleNamespace
 
 import daphne
 import daphne.server
+import twisted
 import websockets
 from autobahn import __version__ as autobahn_version
 from channels.testing import ChannelsLiveServerTestCase
 from django.urls import reverse
+from twisted.internet import tcp
+from twisted.internet.protocol import Protocol
 from websockets.exceptions import ConnectionClosed
 
 from config import websocket_server
-from config.websocket_server import MAX_FRAME, SocketFactory
+from config.websocket_server import MAX_FRAME, PREPARED_KEPT, SocketFactory, write_now
 from rolls.consumers import BINARY, MALFORMED, MAX_CLIENT_FRAME, TOO_BIG
 from rolls.models import PUBLIC
 from tests.browser import FreshDaphne
@@ -47,13 +53,123 @@ def test_checked_with_the_installed_daphne_and_autobahn():
     installed = {
         "daphne": major_minor(daphne.__version__),
         "autobahn": major_minor(autobahn_version),
+        "twisted": major_minor(twisted.__version__),
     }
     assert installed == websocket_server.CHECKED_WITH, (
         f"Installed {installed}, checked with {websocket_server.CHECKED_WITH}: check that "
         "daphne.server.Server.run still builds its WebSocketFactory by that name and sets its "
         "options with setProtocolOptions, and that WebSocketProtocol.handle_reply and "
-        "serverClose still do what SocketProtocol's do but the reason; then set CHECKED_WITH."
+        "serverClose still do what SocketProtocol's do but the reason, that autobahn's "
+        "sendData still ends in transport.write, and that twisted's FileDescriptor still "
+        "buffers in dataBuffer, offset and _tempDataBuffer; then set CHECKED_WITH."
     )
+
+
+def test_a_text_is_framed_once_for_all_the_sockets_it_goes_to():
+    factory = SocketFactory(server_class=None)
+    frame = factory.prepared("<p>roll</p>")
+    assert frame.payloadHybi == b"\x81\x0b<p>roll</p>"  # final text frame, 11 bytes, unmasked
+    assert factory.prepared("<p>roll</p>") is frame
+    assert factory.prepared("é").payloadHybi == b"\x81\x02\xc3\xa9"
+    assert factory.prepared("x" * (MAX_FRAME + 1)) is None  # daphne's send refuses it, as before
+    for n in range(PREPARED_KEPT):
+        factory.prepared(str(n))
+    assert len(factory.frames) == PREPARED_KEPT and "<p>roll</p>" not in factory.frames
+
+
+class Writers:
+    """The part of a reactor a connection uses to ask to be woken when its socket can take
+    more (the connection's ``doWrite`` is then called by hand)."""
+
+    def __init__(self):
+        self.writers = set()
+
+    def addWriter(self, writer):
+        self.writers.add(writer)
+
+    def removeWriter(self, writer):
+        self.writers.discard(writer)
+
+    def addReader(self, reader):
+        pass
+
+    def removeReader(self, reader):
+        pass
+
+
+def connection(buffer_size=4096):
+    """A twisted TCP server connection over one end of a real socket pair (a Unix one: a
+    peer's close fails the next send at once) with small buffers, its reactor and the other
+    end."""
+    ours, theirs = socket.socketpair()
+    ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, buffer_size)
+    theirs.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, buffer_size)
+    ours.setblocking(False)
+    reactor = Writers()
+    transport = tcp.Server(
+        ours, Protocol(), ("127.0.0.1", 1), SimpleNamespace(_realPortNumber=0), 0, reactor
+    )
+    return transport, reactor, theirs
+
+
+def read_all(theirs, size, transport):
+    """What the other end reads, ``size`` bytes, letting the connection write what it buffered
+    (as the reactor would when the socket can take more)."""
+    theirs.settimeout(TIMEOUT)
+    received = bytearray()
+    while len(received) < size:
+        if transport.dataBuffer or transport._tempDataBuffer:
+            transport.doWrite()
+        try:
+            theirs.settimeout(
+                0.05 if transport.dataBuffer or transport._tempDataBuffer else TIMEOUT
+            )
+            received += theirs.recv(65536)
+        except TimeoutError:
+            pass
+    return bytes(received)
+
+
+def test_a_frame_goes_to_the_socket_at_once_when_nothing_waits():
+    transport, reactor, theirs = connection()
+    with theirs, transport.socket:
+        assert write_now(transport, b"frame") is True
+        assert reactor.writers == set() and transport._tempDataBuffer == []
+        theirs.settimeout(TIMEOUT)
+        assert theirs.recv(100) == b"frame"
+
+
+def test_what_the_socket_cannot_take_waits_and_the_next_frames_follow_it_in_order():
+    transport, reactor, theirs = connection()
+    with theirs, transport.socket:
+        big = bytes(range(256)) * 4096  # 1 MiB, far over both buffers
+        assert write_now(transport, big) is True
+        assert reactor.writers == {transport}  # the rest waits for the socket
+        assert write_now(transport, b"next") is False  # so the next frame goes behind it
+        transport.write(b"next")  # as SocketProtocol.sendData then does, through twisted
+        assert read_all(theirs, len(big) + 4, transport) == big + b"next"
+        assert reactor.writers == set()
+        assert write_now(transport, b"again") is True  # all written: at once again
+        assert theirs.recv(100) == b"again"
+
+
+def test_a_connection_closing_or_not_plain_tcp_is_left_to_twisted():
+    transport, reactor, theirs = connection()
+    with theirs, transport.socket:
+        transport.disconnecting = True
+        assert write_now(transport, b"frame") is False
+        transport.disconnecting = False
+        transport.connected = False
+        assert write_now(transport, b"frame") is False
+    assert write_now(SimpleNamespace(), b"frame") is False  # TLS, or another transport
+
+
+def test_a_socket_error_is_left_to_twisted():
+    transport, reactor, theirs = connection()
+    with transport.socket:
+        theirs.close()
+        assert write_now(transport, b"frame") is False
+        assert reactor.writers == set() and transport._tempDataBuffer == []
 
 
 def factory_installed_by(module, settings_module):
