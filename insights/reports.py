@@ -317,75 +317,100 @@ def _rolled(data):
     return system.export_rolled(data) if system else ("", "", "")
 
 
-def log_export(campaign, viewer_id):
-    """(rows, fingerprint): every entry of the campaign's log, oldest first, as a dict per
-    ``COLUMNS`` (plus ``data``: what the roll stored). An entry whose content the viewer may not
-    see is a stub: when, who, how hidden, nothing rolled. Every row has the log's fingerprint as
-    of that entry (the room shows the same); the last one, returned too ("#seq fingerprint"),
-    seals the whole log. The hashes are keyed (``rolls.chain``), so a hidden roll's tells
-    nothing of its dice. One query."""
+#: Entries read per query by the exports: a download holds one batch at a time, whatever the
+#: log's size.
+EXPORT_BATCH = 2000
+
+#: The columns an export reads of each entry, in order.
+_EXPORT_FIELDS = (
+    "seq",
+    "created_at",
+    "session__number",
+    "kind",
+    "visibility",
+    "actor_id",
+    "actor__username",
+    "character__name",
+    "data",
+    "hash",
+)
+
+
+def export_batches(campaign, viewer_id):
+    """Every entry of the campaign's log, oldest first, as a row per ``COLUMNS`` (plus
+    ``data``: what the roll stored), a list of at most ``EXPORT_BATCH`` rows at a time, each
+    read by a query of its own when asked for (the entries after the last one read): a long log
+    is never held whole. An entry whose content the viewer may not see is a stub: when, who, how
+    hidden, nothing rolled. Every row has the log's fingerprint as of that entry (the room shows
+    the same), so the last one seals the whole log. The hashes are keyed (``rolls.chain``), so a
+    hidden roll's tells nothing of its dice. An entry appended while a download runs is in it
+    when its batch is read after it: the rows are always the chain from its start, unbroken."""
     gm_id = campaign.gm_id()
-    fields = (
-        "seq",
-        "created_at",
-        "session__number",
-        "kind",
-        "visibility",
-        "actor_id",
-        "actor__username",
-        "character__name",
-        "data",
-        "hash",
-    )
-    # Plain values, not model instances: a long log is read several times faster.
-    entries = LogEntry.objects.filter(campaign=campaign).order_by("seq").values_list(*fields)
+    entries = LogEntry.objects.filter(campaign=campaign).order_by("seq")
     # A GM-secret roll once revealed is in everyone's export, as a public one.
     revealed = set(LogEntry.objects.revealed_seqs(campaign.pk).values_list("of", flat=True))
-    rows, last = [], None
-    for entry in entries.iterator(chunk_size=2000):
-        seq, created_at, session, kind, visibility, actor_id, username, character, data, hash_ = (
-            entry
-        )
-        last = (seq, hash_)
-        hidden = not entitled(visibility, viewer_id=viewer_id, roller_id=actor_id, gm_id=gm_id)
-        hidden = hidden and seq not in revealed
-        row = dict.fromkeys(COLUMNS, "")
+    last_seq, batch = 0, EXPORT_BATCH
+    while True:
+        # Plain values, not model instances: a long log is read several times faster.
+        found = list(entries.filter(seq__gt=last_seq).values_list(*_EXPORT_FIELDS)[:batch])
+        if found:
+            yield [_export_row(entry, viewer_id, gm_id, revealed) for entry in found]
+        if len(found) < batch:
+            return
+        last_seq = found[-1][0]
+
+
+def _export_row(entry, viewer_id, gm_id, revealed):
+    seq, created_at, session, kind, visibility, actor_id, username, character, data, hash_ = entry
+    hidden = not entitled(visibility, viewer_id=viewer_id, roller_id=actor_id, gm_id=gm_id)
+    hidden = hidden and seq not in revealed
+    row = dict.fromkeys(COLUMNS, "")
+    row.update(
+        seq=seq,
+        time=created_at.isoformat(),
+        session=session or "",
+        kind=kind,
+        visibility=visibility,
+        hidden=hidden,
+        player=username or "",
+        fingerprint=hash_[:12],
+        data=None,
+    )
+    if kind == LogEntry.REVEAL:
+        # The text whose sha256 is the commitment every player saw: anyone can check it.
+        preimage = chain.preimage(data.get("result"), data.get("salt"))
+        row.update(character=character or "", about=f"Reveal of #{data.get('of', '')}")
+        row.update(result=preimage, note=f"commitment {data.get('commitment', '')}")
+        row["data"] = {**data, "preimage": preimage}
+    elif kind != LogEntry.ROLL:
+        row["about"] = f"Session {data.get('number', '')}"
+    elif not hidden:
+        dice, faces, result = _rolled(data)
         row.update(
-            seq=seq,
-            time=created_at.isoformat(),
-            session=session or "",
-            kind=kind,
-            visibility=visibility,
-            hidden=hidden,
-            player=username or "",
-            fingerprint=hash_[:12],
-            data=None,
+            character=character or "",
+            system=data.get("system", ""),
+            asked=data.get("asked", ""),
+            about=_about(data),
+            dice=dice,
+            faces=faces,
+            result=result,
+            target=data.get("target", ""),
+            success=data.get("success", ""),
+            chance=data.get("chance", ""),
+            intent=data.get("intent", ""),
+            note=data.get("note", ""),
+            data=data,
         )
-        if kind == LogEntry.REVEAL:
-            # The text whose sha256 is the commitment every player saw: anyone can check it.
-            preimage = chain.preimage(data.get("result"), data.get("salt"))
-            row.update(character=character or "", about=f"Reveal of #{data.get('of', '')}")
-            row.update(result=preimage, note=f"commitment {data.get('commitment', '')}")
-            row["data"] = {**data, "preimage": preimage}
-        elif kind != LogEntry.ROLL:
-            row["about"] = f"Session {data.get('number', '')}"
-        elif not hidden:
-            dice, faces, result = _rolled(data)
-            row.update(
-                character=character or "",
-                system=data.get("system", ""),
-                asked=data.get("asked", ""),
-                about=_about(data),
-                dice=dice,
-                faces=faces,
-                result=result,
-                target=data.get("target", ""),
-                success=data.get("success", ""),
-                chance=data.get("chance", ""),
-                intent=data.get("intent", ""),
-                note=data.get("note", ""),
-                data=data,
-            )
-        rows.append(row)
-    fingerprint = f"#{last[0]} {last[1][:12]}" if last is not None else None
-    return rows, fingerprint
+    return row
+
+
+def fingerprint_of(row):
+    """The log's fingerprint as of ``row`` (an export's row), as the room shows it."""
+    return f"#{row['seq']} {row['fingerprint']}"
+
+
+def log_export(campaign, viewer_id):
+    """(rows, fingerprint): :func:`export_batches`'s rows in one list, and the fingerprint of
+    the last (None for an empty log)."""
+    rows = [row for batch in export_batches(campaign, viewer_id) for row in batch]
+    return rows, fingerprint_of(rows[-1]) if rows else None

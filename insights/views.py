@@ -5,14 +5,17 @@ and the log to take home.
 Reading views only (GET); a campaign's pages are for its members (``campaigns.access``)."""
 
 import csv
+import io
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, JsonResponse
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from campaigns.access import campaign_for
 from campaigns.models import GameSession
+from core.streams import streamed
 from rolls.systems import system_of
 
 from . import charts
@@ -68,36 +71,59 @@ def _download(campaign, extension):
     return f'attachment; filename="rollroom-log-{campaign.id}.{extension}"'
 
 
+def _csv_chunks(batches):
+    """The CSV export's text, a chunk per batch of rows (the header first)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(insights.COLUMNS)
+    for rows in batches:
+        writer.writerows([_cell(row[column]) for column in insights.COLUMNS] for row in rows)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    if buffer.tell():
+        yield buffer.getvalue()  # the header of an empty log
+
+
+def _json_chunks(campaign, batches):
+    """The JSON export's text, compact, a chunk per batch of entries: the campaign, its system,
+    the entries and, last, the log's fingerprint (that of the last entry)."""
+    dumps = DjangoJSONEncoder(separators=(",", ":"))
+    head = {"campaign": campaign.name, "system": campaign.system}
+    yield dumps.encode(head)[:-1] + ',"entries":['
+    last = None
+    for rows in batches:
+        yield ("," if last is not None else "") + ",".join(dumps.encode(row) for row in rows)
+        last = rows[-1]
+    fingerprint = insights.fingerprint_of(last) if last is not None else None
+    yield '],"fingerprint":' + dumps.encode(fingerprint) + "}"
+
+
+def _export(request, campaign, extension, content_type, chunks):
+    response = StreamingHttpResponse(streamed(request, chunks), content_type=content_type)
+    response["Content-Disposition"] = _download(campaign, extension)
+    return response
+
+
 @login_required
 @require_GET
 def campaign_log_csv(request, campaign_id):
-    """The campaign's log as CSV: every entry, hidden ones as stubs (``insights.log_export``)."""
+    """The campaign's log as CSV: every entry, hidden ones as stubs (``insights.export_batches``),
+    streamed a batch at a time."""
     campaign = campaign_for(request, campaign_id)
-    rows, _fingerprint = insights.log_export(campaign, request.user.pk)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = _download(campaign, "csv")
-    writer = csv.writer(response)
-    writer.writerow(insights.COLUMNS)
-    for row in rows:
-        writer.writerow([_cell(row[column]) for column in insights.COLUMNS])
-    return response
+    batches = insights.export_batches(campaign, request.user.pk)
+    return _export(request, campaign, "csv", "text/csv; charset=utf-8", _csv_chunks(batches))
 
 
 @login_required
 @require_GET
 def campaign_log_json(request, campaign_id):
-    """The campaign's log as JSON, with the log's fingerprint."""
+    """The campaign's log as compact JSON, with the log's fingerprint, streamed a batch at a
+    time."""
     campaign = campaign_for(request, campaign_id)
-    rows, fingerprint = insights.log_export(campaign, request.user.pk)
-    document = {
-        "campaign": campaign.name,
-        "system": campaign.system,
-        "fingerprint": fingerprint,
-        "entries": rows,
-    }
-    response = JsonResponse(document, json_dumps_params={"indent": 1})
-    response["Content-Disposition"] = _download(campaign, "json")
-    return response
+    batches = insights.export_batches(campaign, request.user.pk)
+    chunks = _json_chunks(campaign, batches)
+    return _export(request, campaign, "json", "application/json", chunks)
 
 
 @login_required

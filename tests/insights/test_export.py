@@ -10,6 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from insights import reports as insights
 from rolls.models import LogEntry
 from rolls.systems.pool import services as pool_services
 from tests.insights.insight_setup import add_rolls, build_known_log
@@ -21,18 +22,23 @@ def get(client, table, name):
     return client.get(reverse(name, args=[table.campaign.id]))
 
 
+def body(response):
+    """The whole body of an export (which streams)."""
+    return response.getvalue()
+
+
 def csv_rows(client, table):
     response = get(client, table, "log_csv")
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert "attachment" in response["Content-Disposition"]
-    return list(csv.DictReader(io.StringIO(response.content.decode())))
+    return list(csv.DictReader(io.StringIO(body(response).decode())))
 
 
 def json_log(client, table):
     response = get(client, table, "log_json")
     assert response.status_code == 200 and response["Content-Type"] == "application/json"
-    return json.loads(response.content)
+    return json.loads(body(response))
 
 
 def test_csv_for_a_player(mana_table, as_user, player):
@@ -133,7 +139,67 @@ def test_a_fixed_number_of_queries_from_10_to_300_entries(mana_table, as_user, p
     for more in (1, 290):
         add_rolls(mana_table, more)
         with CaptureQueriesContext(connection) as queries:
-            assert get(client, mana_table, name).status_code == 200
+            response = get(client, mana_table, name)
+            assert response.status_code == 200 and body(response)
         counts.append(len(queries))
     assert LogEntry.objects.filter(campaign=mana_table.campaign).count() == 300
     assert counts[0] == counts[1] <= 5
+
+
+@pytest.mark.parametrize("name", ["log_csv", "log_json"])
+def test_a_long_log_is_read_and_sent_a_batch_at_a_time(
+    mana_table, as_user, player, name, monkeypatch
+):
+    build_known_log(mana_table)
+    add_rolls(mana_table, 11)  # 20 entries
+    client = as_user(player)
+    whole = body(get(client, mana_table, name))
+    monkeypatch.setattr(insights, "EXPORT_BATCH", 4)
+    response = get(client, mana_table, name)
+    with CaptureQueriesContext(connection) as queries:
+        chunks = list(response.streaming_content)
+    reads = [q for q in queries if '"seq" >' in q["sql"]]
+    assert len(reads) == 6  # 5 batches of 4, and the empty read that ends the log
+    assert b"".join(chunks) == whole
+    assert len(chunks) == 5 + (2 if name == "log_json" else 0)  # JSON: its head and its end
+
+
+def test_json_is_compact(mana_table, as_user, gm):
+    build_known_log(mana_table)
+    text = body(get(as_user(gm), mana_table, "log_json")).decode()
+    assert text.startswith('{"campaign":"Blue Harbor","system":"mana","entries":[{"seq":1,')
+    assert "\n" not in text and '", "' not in text and '": ' not in text
+
+
+def test_an_empty_log_exports_its_header_and_no_entries(mana_table, as_user, gm):
+    assert csv_rows(as_user(gm), mana_table) == []
+    assert body(get(as_user(gm), mana_table, "log_csv")).decode().startswith("seq,time,")
+    assert json_log(as_user(gm), mana_table)["entries"] == []
+    assert json_log(as_user(gm), mana_table)["fingerprint"] is None
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("name", ["log_csv", "log_json"])
+async def test_under_asgi_the_export_streams_from_the_requests_thread(mana_table, name):
+    """Through Django's ASGI handler (the async test client), as daphne serves it: the body is
+    an asynchronous iterator whose every batch is read in a thread (``core.streams``), not a
+    list Django would build whole before its first byte."""
+    from asgiref.sync import sync_to_async
+    from django.test import AsyncClient, Client
+
+    build = sync_to_async(build_known_log)
+    await build(mana_table)
+    client = AsyncClient()
+    await client.aforce_login(mana_table.player)
+    url = reverse(name, args=[mana_table.campaign.id])
+    response = await client.get(url)
+    assert response.status_code == 200 and response.is_async
+    streamed = b"".join([chunk async for chunk in response.streaming_content])
+
+    def sync_body():
+        sync = Client()
+        sync.force_login(mana_table.player)
+        return sync.get(url).getvalue()
+
+    assert streamed == await sync_to_async(sync_body)()

@@ -40,9 +40,9 @@ def test_a_revealed_roll_counts_in_the_players_session_summary(mana_table):
 def test_the_summary_page_no_longer_says_the_revealed_roll_is_hidden(mana_table, as_user, player):
     build_known_log(mana_table)
     url = reverse("session_summary", args=[mana_table.campaign.id, 1])
-    assert "2 hidden rolls not counted." in as_user(player).get(url).content.decode()
+    assert "2 hidden rolls not counted." in as_user(player).get(url).getvalue().decode()
     reveal(mana_table)
-    html = as_user(player).get(url).content.decode()
+    html = as_user(player).get(url).getvalue().decode()
     assert "1 hidden roll not counted." in html and "The Warden" in html
 
 
@@ -58,7 +58,7 @@ def test_the_export_carries_the_revealed_dice_and_the_preimage(mana_table, as_us
     build_known_log(mana_table)
     entry = reveal(mana_table)
     url = reverse("log_csv", args=[mana_table.campaign.id])
-    rows = list(csv.DictReader(io.StringIO(as_user(player).get(url).content.decode())))
+    rows = list(csv.DictReader(io.StringIO(as_user(player).get(url).getvalue().decode())))
     warden = next(r for r in rows if r["seq"] == str(WARDEN))
     assert warden["hidden"] == "False" and warden["character"] == "The Warden"
     assert warden["dice"] and warden["faces"] and warden["success"] == "False"
@@ -69,7 +69,7 @@ def test_the_export_carries_the_revealed_dice_and_the_preimage(mana_table, as_us
     assert hashlib.sha256(shown["result"].encode()).hexdigest() == commitment
 
     url = reverse("log_json", args=[mana_table.campaign.id])
-    log = json.loads(as_user(player).get(url).content)
+    log = json.loads(as_user(player).get(url).getvalue())
     [shown] = [e for e in log["entries"] if e["seq"] == entry.seq]
     assert hashlib.sha256(shown["data"]["preimage"].encode()).hexdigest() == commitment
 
@@ -77,6 +77,6 @@ def test_the_export_carries_the_revealed_dice_and_the_preimage(mana_table, as_us
 def test_an_unrevealed_secret_roll_stays_a_stub_for_a_player(mana_table, as_user, player):
     build_known_log(mana_table)
     url = reverse("log_csv", args=[mana_table.campaign.id])
-    rows = list(csv.DictReader(io.StringIO(as_user(player).get(url).content.decode())))
+    rows = list(csv.DictReader(io.StringIO(as_user(player).get(url).getvalue().decode())))
     warden = next(r for r in rows if r["seq"] == str(WARDEN))
     assert warden["hidden"] == "True" and warden["dice"] == "" and warden["character"] == ""

@@ -323,7 +323,7 @@ def test_the_export_has_what_was_asked(pool_table, as_user, player):
         check=check, by=player, attribute=pool_table.strength, rng=_dice(2, 2, 2)
     )
     response = as_user(player).get(reverse("log_csv", args=[pool_table.campaign.id]))
-    [row] = list(csv.DictReader(io.StringIO(response.content.decode())))
+    [row] = list(csv.DictReader(io.StringIO(response.getvalue().decode())))
     assert (row["asked"], row["about"]) == ("Strength", "Strength 3")
 
 

@@ -178,12 +178,12 @@ def test_the_session_summary_of_a_coin_campaign(coin_campaign, coin_flips, as_us
 
 def test_the_log_of_a_coin_campaign_to_take_home(coin_campaign, coin_flips, as_user, player):
     url = reverse("log_json", args=[coin_campaign.id])
-    log = json.loads(as_user(player).get(url).content)
+    log = json.loads(as_user(player).get(url).getvalue())
     assert log["system"] == "coin"
     rolls = [row for row in log["entries"] if row["kind"] == LogEntry.ROLL]
     assert [(row["system"], row["dice"]) for row in rolls] == [("coin", "3 coins")] * 2
     assert [row["result"] for row in rolls] == [f"{e.data['heads']} heads" for e in coin_flips]
-    csv = as_user(player).get(reverse("log_csv", args=[coin_campaign.id])).content.decode()
+    csv = as_user(player).get(reverse("log_csv", args=[coin_campaign.id])).getvalue().decode()
     assert csv.count(",coin,") == 2 and "3 coins" in csv
 
 
