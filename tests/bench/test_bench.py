@@ -456,3 +456,32 @@ def test_small_run_on_two_servers_measures_daphne_postgresql_and_redis():
     assert app["redis_cpu_s"] > 0
     assert app["cpu_ms_per_roll"] == pytest.approx(100 * app["cpu_s"], abs=0.01)
     assert "floor_http" not in out
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_insights_benchmark_times_each_page_for_each_viewer():
+    """``bench_insights``: a small log, built through the log's append, and every page timed
+    over HTTP, each answered 200 with a body."""
+    command = [sys.executable, "manage.py", "bench_insights", "--entries", "60"]
+    command += ["--session-rolls", "20", "--repeat", "1", "--json"]
+    done = subprocess.run(
+        command, cwd=settings.BASE_DIR, env=bench_env(), capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    assert out["entries"] == 60 and out["session_rolls"] == 20
+    seen = [(page["page"], page["viewer"]) for page in out["pages"]]
+    assert seen == [
+        ("luck", "gm"),
+        ("luck", "player"),
+        ("tuning", "gm"),
+        ("session summary", "gm"),
+        ("session summary", "player"),
+        ("log.csv", "gm"),
+        ("log.csv", "player"),
+        ("log.json", "gm"),
+        ("log.json", "player"),
+    ]
+    for page in out["pages"]:
+        assert page["status"] == 200 and page["bytes"] > 0, page
+        assert 0 < page["first_ms"] <= page["total_ms"] <= page["total_ms_max"], page

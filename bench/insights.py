@@ -1,0 +1,262 @@
+"""``python manage.py bench_insights``: a campaign whose log holds ``--entries`` entries
+(100,000 by default), built through the log's own append (numbered, chained and signed), and
+the insight pages timed against it over HTTP, as a member's browser reads them: the first byte
+and the whole answer of each, for the GM and for a player. See bench/README.md.
+
+Like ``bench_rolls`` it re-runs itself in a server's environment and starts its own daphne
+(``bench.asgi``, DEBUG off) on a temporary SQLite database, or on DATABASE_URL's database when
+set, where it removes what it made afterwards.
+"""
+
+import http.client
+import json
+import os
+import random
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+from importlib import import_module
+from statistics import median
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+from django.urls import reverse
+
+from campaigns.models import Campaign, Membership
+from rolls import services as log
+from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
+from rules import mana
+from sheets.services import character_create
+
+from . import server as procs
+from .command import APPLICATION, OWN, TMP, server_env
+from .data import session_for
+
+#: Entries appended per transaction while the log is built.
+BATCH = 1000
+#: The pages timed, each as (name, URL name, its arguments after the campaign, viewers).
+PAGES = (
+    ("luck", "campaign_luck", (), ("gm", "player")),
+    ("tuning", "tuning", (), ("gm",)),
+    ("session summary", "session_summary", (1,), ("gm", "player")),
+    ("log.csv", "log_csv", (), ("gm", "player")),
+    ("log.json", "log_json", (), ("gm", "player")),
+)
+
+
+class Log:
+    """What ``log_create`` made: the campaign, its users and their sessions' keys."""
+
+    def __init__(self, campaign, users):
+        self.campaign = campaign
+        self.users = users
+        self.keys = {name: session_for(user) for name, user in users.items()}
+
+
+def _roll_data(rng, dice, target, intent):
+    """A Mana roll's stored data, as the Mana system stores it, its dice rolled by ``rng``."""
+    faces = [rng.randint(1, mana.FACES) for _ in range(dice)]
+    shown = mana.successes(faces)
+    return {
+        "system": "mana",
+        "asked": "Gather Information",
+        "skill": "Gather Information",
+        "spent": {"blue": dice - 1} if dice > 1 else {},
+        "units": dice - 1,
+        "parts": [["free", 1], ["mana", dice - 1]],
+        "dice": dice,
+        "faces": faces,
+        "successes": shown,
+        "target": target,
+        "success": shown >= target,
+        "chance": str(mana.success_probability(dice, target)),
+        "attempt": 1,
+        "intent": intent,
+        "note": "",
+    }
+
+
+def log_create(*, entries, session_rolls, seed):
+    """A Mana campaign with a GM, three players and their characters and a GM's NPC, and a log
+    of ``entries`` entries: sessions of ``session_rolls`` rolls each (the last one still
+    running), the rolls public (80 %), private to their player (10 %) or the NPC's GM-secret
+    ones (10 %)."""
+    rng = random.Random(seed)
+    tag = secrets.token_hex(4)
+    accounts = get_user_model().objects
+    campaign = Campaign.objects.create(name=f"Bench insights {tag}", system="mana")
+    gm = accounts.create_user(username=f"bench-{tag}-gm")
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.GM)
+    rollers = []
+    for p in range(3):
+        user = accounts.create_user(username=f"bench-{tag}-{p}")
+        Membership.objects.create(campaign=campaign, user=user, role=Membership.PLAYER)
+        rollers.append((user, character_create(campaign=campaign, owner=user, name=f"Runner {p}")))
+    npc = (gm, character_create(campaign=campaign, owner=gm, name="The Warden"))
+    written, in_session = 0, session_rolls
+    while written < entries:
+        with transaction.atomic():
+            end = min(entries, written + BATCH)
+            while written < end:
+                if in_session >= session_rolls and written + 2 <= entries:
+                    if written:
+                        log.session_end(campaign=campaign, by=gm)
+                        written += 1
+                    log.session_start(campaign=campaign, by=gm)
+                    written, in_session = written + 1, 0
+                    continue
+                draw = rng.random()
+                user, character = npc if draw >= 0.9 else rng.choice(rollers)
+                visibility = SECRET if draw >= 0.9 else PRIVATE if draw >= 0.8 else PUBLIC
+                data = _roll_data(rng, rng.randint(1, 8), rng.randint(1, 4), f"Roll {written}")
+                log.log_append(
+                    campaign=campaign,
+                    kind=LogEntry.ROLL,
+                    actor=user,
+                    character=character,
+                    data=data,
+                    visibility=visibility,
+                )
+                written, in_session = written + 1, in_session + 1
+    return Log(campaign, {"gm": gm, "player": rollers[0][0]})
+
+
+def log_delete(made):
+    """Remove what ``log_create`` made (for a database that outlives the benchmark)."""
+    with transaction.atomic():
+        made.campaign.delete()
+        get_user_model().objects.filter(pk__in=[u.pk for u in made.users.values()]).delete()
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    for key in made.keys.values():
+        store(key).delete()
+
+
+def fetch(port, path, key):
+    """(status, ms to the first byte of the body, ms to its last, bytes) of a GET of ``path``
+    with the session ``key``."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    try:
+        start = time.perf_counter()
+        cookie = f"{settings.SESSION_COOKIE_NAME}={key}"
+        connection.request("GET", path, headers={"Cookie": cookie, "Host": "localhost"})
+        response = connection.getresponse()
+        first = response.read(1)
+        first_ms = (time.perf_counter() - start) * 1000
+        size = len(first) + len(response.read())
+        return response.status, first_ms, (time.perf_counter() - start) * 1000, size
+    finally:
+        connection.close()
+
+
+def time_pages(port, made, repeat):
+    """Each page of ``PAGES`` for each of its viewers: once to warm up, then ``repeat`` times."""
+    results = []
+    for name, url_name, args, viewers in PAGES:
+        path = reverse(url_name, args=[made.campaign.pk, *args])
+        for viewer in viewers:
+            fetch(port, path, made.keys[viewer])
+            runs = [fetch(port, path, made.keys[viewer]) for _ in range(repeat)]
+            results.append(
+                {
+                    "page": name,
+                    "viewer": viewer,
+                    "status": runs[-1][0],
+                    "first_ms": round(median(r[1] for r in runs), 1),
+                    "total_ms": round(median(r[2] for r in runs), 1),
+                    "total_ms_max": round(max(r[2] for r in runs), 1),
+                    "bytes": runs[-1][3],
+                }
+            )
+    return results
+
+
+def table(out):
+    lines = [
+        f"bench_insights: {out['entries']} entries (built in {out['build_s']} s), sessions of "
+        f"{out['session_rolls']} rolls, database {out['database']}, {out['repeat']} runs each",
+        f"{'page':<16} {'viewer':<7} {'status':>6} {'first ms':>9} {'total ms':>9} "
+        f"{'max ms':>9} {'KB':>9}",
+    ]
+    for r in out["pages"]:
+        lines.append(
+            f"{r['page']:<16} {r['viewer']:<7} {r['status']:>6} {r['first_ms']:>9} "
+            f"{r['total_ms']:>9} {r['total_ms_max']:>9} {r['bytes'] // 1024:>9}"
+        )
+    return "\n".join(lines)
+
+
+class Command(BaseCommand):
+    help = "Time the insight pages and the exports against a log of many entries."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--entries", type=int, default=100_000)
+        parser.add_argument("--session-rolls", type=int, default=10_000, help="rolls a session")
+        parser.add_argument("--repeat", type=int, default=3, help="timed runs of each page")
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--json", action="store_true", help="print one JSON object only")
+        parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+
+    def handle(self, **options):
+        if options["entries"] < 2 or options["session_rolls"] < 1 or options["repeat"] < 1:
+            raise CommandError("--entries is at least 2, --session-rolls and --repeat 1.")
+        if os.environ.get(OWN) != "1":
+            self.rerun(options)
+        tmp = os.environ.get(TMP) or tempfile.mkdtemp(prefix="rollroom-bench-")
+        try:
+            out = self.bench(options, tmp)
+        finally:
+            if options["keep"]:
+                self.stderr.write(f"kept {tmp}")
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
+        self.stdout.write(json.dumps(out) if options["json"] else table(out))
+
+    def rerun(self, options):
+        """Run this command again in the server's environment (never returns)."""
+        argv = [sys.executable, os.path.join(settings.BASE_DIR, "manage.py"), "bench_insights"]
+        argv += [
+            f"--{name.replace('_', '-')}={options[name]}"
+            for name in ("entries", "session_rolls", "repeat", "seed")
+        ]
+        argv += [f"--{flag}" for flag in ("json", "keep") if options[flag]]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, argv, server_env(tempfile.mkdtemp(prefix="rollroom-bench-")))
+
+    def bench(self, options, tmp):
+        call_command("migrate", verbosity=0, interactive=False)
+        call_command("collectstatic", verbosity=0, interactive=False)
+        started = time.perf_counter()
+        made = log_create(
+            entries=options["entries"], session_rolls=options["session_rolls"], seed=options["seed"]
+        )
+        build_s = round(time.perf_counter() - started, 1)
+        port = procs.free_port()
+        server = procs.Process(
+            procs.python_module("daphne", "-b", "127.0.0.1", "-p", port, APPLICATION),
+            log_path=os.path.join(tmp, "daphne.log"),
+            cwd=settings.BASE_DIR,
+        )
+        entries = LogEntry.objects.filter(campaign=made.campaign).count()
+        try:
+            server.wait_listening(port)
+            pages = time_pages(port, made, options["repeat"])
+        except Exception as error:
+            raise CommandError(f"{type(error).__name__}: {error}\n{server.tail()}") from error
+        finally:
+            server.stop()
+            if os.environ.get("DATABASE_URL"):
+                log_delete(made)
+        return {
+            "entries": entries,
+            "build_s": build_s,
+            "session_rolls": options["session_rolls"],
+            "repeat": options["repeat"],
+            "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
+            "pages": pages,
+        }
