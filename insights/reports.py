@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q
+from django.db.models import BooleanField, Case, Count, Min, Q, Value, When
 
 from campaigns.models import GameSession
 from rolls import chain
@@ -21,12 +21,16 @@ def visible_entries(campaign, viewer_id):
     """The campaign's log entries whose content ``viewer_id`` is entitled to see (the GM: all;
     a player: the public ones, their own private rolls and the GM-secret rolls revealed)."""
     entries = LogEntry.objects.filter(campaign=campaign)
+    seen = _seen(campaign, viewer_id)
+    return entries if seen is None else entries.filter(seen)
+
+
+def _seen(campaign, viewer_id):
+    """``visible_entries``' condition, as a ``Q`` (None for the GM, who sees everything)."""
     if viewer_id == campaign.gm_id():
-        return entries
+        return None
     revealed = Q(visibility=SECRET, seq__in=LogEntry.objects.revealed_seqs(campaign.pk))
-    return entries.filter(
-        Q(visibility=PUBLIC) | Q(visibility=PRIVATE, actor_id=viewer_id) | revealed
-    )
+    return Q(visibility=PUBLIC) | Q(visibility=PRIVATE, actor_id=viewer_id) | revealed
 
 
 @dataclass
@@ -236,45 +240,88 @@ def tuning(campaign):
 # A session's summary ----------------------------------------------------------------------------
 
 
+#: Rolls listed on a page of a session's summary.
+SUMMARY_PAGE = 100
+
+
 @dataclass
 class Summary:
     session: GameSession
-    rolls: list  # the visible roll entries, oldest first
+    rolls: list  # the page's visible roll entries, oldest first
     hidden: int  # rolls the viewer may not see
     tally: Tally
     luckiest: LogEntry | None  # the success with the lowest chance
     unluckiest: LogEntry | None  # the failure with the highest chance
+    page: int = 1
+    pages: int = 1
+    first: int = 0  # the places of the page's first and last rolls among the visible, from 1
+    last: int = 0
+    seen: int = 0  # the visible rolls
 
 
-def session_summary(campaign, session, viewer_id):
+def session_summary(campaign, session, viewer_id, page=1):
     """Who rolled what in ``session``, its luck, its luckiest and unluckiest moments (over the
-    rolls the viewer may see: a GM-secret one once revealed). Two queries (the system's part,
-    e.g. Pool's awards, is ``summary_context``'s)."""
-    gm_id = campaign.gm_id()
-    entries = list(
-        LogEntry.objects.filter(campaign=campaign, session=session, kind=LogEntry.ROLL)
+    rolls the viewer may see: a GM-secret one once revealed), its rolls listed a page of
+    ``SUMMARY_PAGE`` at a time (``page``, from 1; one out of range gives the nearest). Two
+    queries whatever the session's length (the system's part, e.g. Pool's awards, is
+    ``summary_context``'s): the database counts the rolls of each outcome and chance, those the
+    viewer may see apart, with the first of each; then reads the page's rolls and the two
+    moments."""
+    rolls = LogEntry.objects.filter(campaign=campaign, session=session, kind=LogEntry.ROLL)
+    seen = _seen(campaign, viewer_id)
+    counts = {"all": Count("id")}
+    if seen is None:
+        counts |= {"seen": Count("id"), "earliest": Min("seq")}
+    else:
+        counts |= {"seen": Count("id", filter=seen), "earliest": Min("seq", filter=seen)}
+    groups = rolls.values_list("data__success", "data__chance").annotate(**counts).order_by()
+    tally, total, visible = Tally(), 0, 0
+    lucky, unlucky = None, None  # (chance, first seq) of the moments
+    for success, chance, every, shown, earliest in groups.values_list(
+        "data__success", "data__chance", "all", "seen", "earliest"
+    ):
+        total += every
+        if not shown:
+            continue
+        visible += shown
+        exact = Fraction(chance)
+        tally.add(bool(success), exact, shown)
+        if success and (lucky is None or (exact, earliest) < lucky):
+            lucky = (exact, earliest)
+        if not success and (unlucky is None or (exact, -earliest) > unlucky):
+            unlucky = (exact, -earliest)
+    pages = max(1, -(-visible // SUMMARY_PAGE))
+    page = min(max(page, 1), pages)
+    offset = (page - 1) * SUMMARY_PAGE
+    listed = rolls if seen is None else rolls.filter(seen)
+    on_page = listed.order_by("seq").values("seq")[offset : offset + SUMMARY_PAGE]
+    moments = [seq for seq in (lucky and lucky[1], unlucky and -unlucky[1]) if seq is not None]
+    here = Case(
+        When(seq__in=on_page, then=Value(True)), default=Value(False), output_field=BooleanField()
+    )
+    found = (
+        listed.filter(Q(seq__in=on_page) | Q(seq__in=moments))
+        .annotate(here=here)
         .select_related("actor", "character")
         .order_by("seq")
     )
-    secret = [e.seq for e in entries if e.visibility == SECRET and viewer_id != gm_id]
-    revealed = LogEntry.objects.revealed(campaign.pk, secret)
-    rolls, hidden, tally = [], 0, Tally()
-    for entry in entries:
-        if not entry.visible_to(viewer_id, gm_id) and entry.seq not in revealed:
-            hidden += 1
-            continue
+    by_seq = {}
+    for entry in found:
         entry.chance = Fraction(entry.data["chance"])
-        tally.add(bool(entry.data["success"]), entry.chance)
-        rolls.append(entry)
-    successes = [e for e in rolls if e.data["success"]]
-    failures = [e for e in rolls if not e.data["success"]]
+        by_seq[entry.seq] = entry
+    page_rolls = [entry for entry in by_seq.values() if entry.here]
     return Summary(
         session=session,
-        rolls=rolls,
-        hidden=hidden,
+        rolls=page_rolls,
+        hidden=total - visible,
         tally=tally,
-        luckiest=min(successes, key=lambda e: (e.chance, e.seq), default=None),
-        unluckiest=max(failures, key=lambda e: (e.chance, -e.seq), default=None),
+        luckiest=by_seq.get(lucky[1]) if lucky else None,
+        unluckiest=by_seq.get(-unlucky[1]) if unlucky else None,
+        page=page,
+        pages=pages,
+        first=offset + 1 if page_rolls else 0,
+        last=offset + len(page_rolls),
+        seen=visible,
     )
 
 

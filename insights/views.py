@@ -146,12 +146,15 @@ def campaign_tuning(request, campaign_id):
 @login_required
 @require_GET
 def session_summary(request, campaign_id, number):
-    """A session to share after the game: who rolled what, its luck, its luckiest and unluckiest
-    moments, and what the campaign's system adds (its ``summary_template``, given its
+    """A session to share after the game: who rolled what (a page of rolls at a time,
+    ``?page=``), its luck, its luckiest and unluckiest moments, and what the campaign's system
+    adds (its ``summary_template``, given its
     ``summary_context``: Pool's, the sparetime awarded for it)."""
     campaign = campaign_for(request, campaign_id)
     session = get_object_or_404(GameSession, campaign=campaign, number=number)
-    summary = insights.session_summary(campaign, session, request.user.pk)
+    page = request.GET.get("page", "1")
+    page = int(page) if page.isdigit() and len(page) < 10 else 1  # anything else: the first
+    summary = insights.session_summary(campaign, session, request.user.pk, page=page)
     system = system_of(campaign)
     context = {
         "campaign": campaign,

@@ -126,3 +126,40 @@ def test_a_fixed_number_of_queries_from_10_to_300_entries(mana_table, as_user, p
             assert client.get(url(mana_table, 2)).status_code == 200
         counts.append(len(queries))
     assert counts[0] == counts[1] <= 6
+
+
+def test_a_long_session_lists_its_rolls_a_page_at_a_time(mana_table, as_user, player, monkeypatch):
+    """The tally, the hidden count and the moments are the whole session's; the list is the
+    page's. build_known_log's session 2 holds Mira's private roll (#9, at 1/10, a success) and
+    the rolls added here (#10 on, public, half at 1/2 succeed)."""
+    build_known_log(mana_table)
+    add_rolls(mana_table, 7)
+    monkeypatch.setattr(insights, "SUMMARY_PAGE", 3)
+    whole = summary(mana_table, 2, mana_table.player)
+    assert [e.seq for e in whole.rolls] == [9, 10, 11] and (whole.page, whole.pages) == (1, 3)
+    assert (whole.first, whole.last, whole.seen, whole.hidden) == (1, 3, 8, 0)
+    session = GameSession.objects.get(campaign=mana_table.campaign, number=2)
+    last = insights.session_summary(mana_table.campaign, session, mana_table.player.pk, page=3)
+    assert [e.seq for e in last.rolls] == [15, 16] and (last.first, last.last) == (7, 8)
+    assert (last.tally.observed, last.tally.rolls) == (whole.tally.observed, 8)
+    assert last.luckiest.seq == whole.luckiest.seq == 9  # on page 1, shown on every page
+    assert last.unluckiest.seq == whole.unluckiest.seq == 11
+    beyond = insights.session_summary(mana_table.campaign, session, mana_table.player.pk, page=9)
+    assert beyond.page == 3 and [e.seq for e in beyond.rolls] == [15, 16]
+
+
+def test_the_pages_of_a_long_session(mana_table, as_user, player, monkeypatch):
+    build_known_log(mana_table)
+    add_rolls(mana_table, 7)
+    monkeypatch.setattr(insights, "SUMMARY_PAGE", 3)
+    client = as_user(player)
+    html = client.get(url(mana_table, 2), {"page": "2"}).content.decode()
+    assert "Rolls 4–6 of 8 · page 2 of 3" in html
+    assert 'href="?page=1#rolls" rel="prev"' in html and 'href="?page=3#rolls" rel="next"' in html
+    for bad in ("0", "-1", "x", "2.5", "9" * 30, ""):
+        page = client.get(url(mana_table, 2), {"page": bad})
+        assert page.status_code == 200 and "page 1 of 3" in page.content.decode(), bad
+    last = client.get(url(mana_table, 2), {"page": "99"}).content.decode()
+    assert "Rolls 7–8 of 8 · page 3 of 3" in last and "Later rolls" not in last
+    short = client.get(url(mana_table, 1)).content.decode()
+    assert "page 1 of" not in short  # one page: no pages to tell
