@@ -1,7 +1,8 @@
 """What a campaign's log tells its members, read in a fixed number of queries whatever its size:
-luck against the exact chances every roll stored (``rules.luck``), and the log to take
-home. Only what the viewer may see counts: the visibility filter below is ``models.entitled``
-as a query."""
+luck against the exact chances every roll stored (``rules.luck``; counted from what each roll
+entry keeps of its outcome beside its data, ``LogEntry.OUTCOME``), and the log to take home.
+Only what the viewer may see counts: the visibility filter below is ``models.entitled`` as a
+query."""
 
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -58,7 +59,7 @@ def luck(campaign, viewer_id):
     rolls = visible_entries(campaign, viewer_id).filter(kind=LogEntry.ROLL)
     by = {"players": {}, "characters": {}, "sessions": {}}
     total = Tally()
-    fields = ("actor_id", "character_id", "session_id", "data__success", "data__chance")
+    fields = ("actor_id", "character_id", "session_id", "success", "chance")
     groups = rolls.values_list(*fields).annotate(count=Count("id")).order_by()
     for actor, character, session, success, chance, count in groups:
         chance = Fraction(chance)
@@ -200,7 +201,7 @@ def tuning(campaign):
     outcome, then finds the latest near-certain and near-hopeless asks among the chances so
     counted."""
     rolls = LogEntry.objects.filter(campaign=campaign, kind=LogEntry.ROLL)
-    fields = ("data__target", "data__success", "data__chance")
+    fields = ("target", "success", "chance")
     groups = rolls.values_list(*fields).annotate(count=Count("id")).order_by()
     targets, chances = {}, {"near-certain": set(), "near-hopeless": set()}
     for target, success, chance, count in groups:
@@ -213,15 +214,11 @@ def tuning(campaign):
         if kind:
             row.certain += count if kind == "near-certain" else 0
             row.hopeless += count if kind == "near-hopeless" else 0
-            chances[kind].add(str(chance))  # as stored (a database may hand "0" back as 0)
+            chances[kind].add(chance)
     asks = {}
     for kind, found in chances.items():
-        # One lookup per chance (a few): a JSON key's ``__in`` is not the same on every database.
-        among = Q(pk__in=[])
-        for chance in sorted(found):
-            among |= Q(data__chance=chance)
-        latest = rolls.filter(among).order_by("-seq")[:ASKS_SHOWN]
-        fields = ("seq", "character_id", "data__target", "data__chance", "data__success")
+        latest = rolls.filter(chance__in=sorted(found)).order_by("-seq")[:ASKS_SHOWN]
+        fields = ("seq", "character_id", "target", "chance", "success")
         asks[kind] = [
             Ask(seq, character, target, Fraction(chance), bool(success))
             for seq, character, target, chance, success in (
@@ -274,11 +271,11 @@ def session_summary(campaign, session, viewer_id, page=1):
         counts |= {"seen": Count("id"), "earliest": Min("seq")}
     else:
         counts |= {"seen": Count("id", filter=seen), "earliest": Min("seq", filter=seen)}
-    groups = rolls.values_list("data__success", "data__chance").annotate(**counts).order_by()
+    groups = rolls.values_list("success", "chance").annotate(**counts).order_by()
     tally, total, visible = Tally(), 0, 0
     lucky, unlucky = None, None  # (chance, first seq) of the moments
     for success, chance, every, shown, earliest in groups.values_list(
-        "data__success", "data__chance", "all", "seen", "earliest"
+        "success", "chance", "all", "seen", "earliest"
     ):
         total += every
         if not shown:
@@ -307,7 +304,7 @@ def session_summary(campaign, session, viewer_id, page=1):
     )
     by_seq = {}
     for entry in found:
-        entry.chance = Fraction(entry.data["chance"])
+        entry.chance = Fraction(entry.chance)
         by_seq[entry.seq] = entry
     page_rolls = [entry for entry in by_seq.values() if entry.here]
     return Summary(

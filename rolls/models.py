@@ -5,6 +5,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
+from campaigns.systems import SYSTEMS
 from sheets.models import Character
 
 from . import chain
@@ -162,6 +163,17 @@ class LogEntry(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    # What a roll's data says of its outcome, kept beside it for the insight pages to count
+    # without reading every roll's data (``outcome_fields``, written with the entry). They are
+    # not under the hash: the data they come from is, and ``log_verify`` checks they agree.
+    success = models.BooleanField(null=True, editable=False)
+    chance = models.CharField(max_length=100, blank=True, default="", editable=False)
+    target = models.IntegerField(null=True, editable=False)
+    pool = models.CharField(max_length=40, blank=True, default="", editable=False)
+    shown = models.IntegerField(null=True, editable=False)
+
+    #: The fields ``outcome_fields`` derives from the data.
+    OUTCOME = ("success", "chance", "target", "pool", "shown")
 
     objects = LogEntryQuerySet.as_manager()
 
@@ -202,6 +214,33 @@ class LogEntry(models.Model):
 
     def visible_to(self, viewer_id, gm_id):
         return entitled(self.visibility, viewer_id=viewer_id, roller_id=self.actor_id, gm_id=gm_id)
+
+
+#: ``outcome_fields``' ``rolled`` when its caller did not read the dice: the system does.
+ASK_THE_SYSTEM = object()
+
+
+def outcome_fields(kind, data, rolled=ASK_THE_SYSTEM):
+    """What a log entry's ``data`` says of its outcome, as its ``LogEntry.OUTCOME`` fields hold
+    it: for a roll, whether it succeeded, its exact chance (as stored), its target and what its
+    system reads of its dice, ``rolled``: (the pool rolled, as text; what it showed), None for
+    nothing to chart, or by default the system's ``rolled(data)`` (none: nothing); for any
+    other entry, nothing."""
+    none = {"success": None, "chance": "", "target": None, "pool": "", "shown": None}
+    if kind != LogEntry.ROLL or not isinstance(data, dict):
+        return none
+    if rolled is ASK_THE_SYSTEM:
+        read = getattr(SYSTEMS.get(data.get("system")), "rolled", None)
+        rolled = read(data) if read else None
+    pool, shown = rolled or ("", None)
+    success, target = data.get("success"), data.get("target")
+    return {
+        "success": None if success is None else bool(success),
+        "chance": str(data.get("chance", "")),
+        "target": target if type(target) is int else None,
+        "pool": pool,
+        "shown": shown,
+    }
 
 
 class Presence(models.Model):

@@ -21,7 +21,7 @@ from sheets.models import Character
 
 from . import chain
 from .chain import GENESIS
-from .models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
+from .models import ASK_THE_SYSTEM, PRIVATE, PUBLIC, SECRET, Check, LogEntry, outcome_fields
 from .systems import system_of
 
 MAX_SPEND = 100
@@ -42,10 +42,13 @@ def log_append(
     check=None,
     opens=None,
     closes=False,
+    rolled=ASK_THE_SYSTEM,
 ):
     """Append an entry to the campaign's log: the next number, chained and signed
     (``rolls.chain``). A GM-secret roll is sealed with a commitment to its result. ``opens``: the
-    game session this entry starts; ``closes``: this entry ends the open one.
+    game session this entry starts; ``closes``: this entry ends the open one. ``rolled``: what
+    the roll's system reads of its dice (its ``rolled(data)``), kept beside the data with the
+    rest of its outcome (``models.outcome_fields``; by default the system is asked).
 
     Call inside a transaction. Three statements: the head is taken under the campaign row's lock
     (held until the transaction ends), the entry is stored, the head moves to it."""
@@ -64,6 +67,7 @@ def log_append(
         data=data,
         created_at=timezone.now(),
         prev_hash=prev,
+        **outcome_fields(kind, data, rolled),
     )
     entry.hash = entry.compute_hash()
     entry.save(force_insert=True)
@@ -153,6 +157,9 @@ def log_verify(campaign):
         why = _commitment_problem(entry, sealed)
         if why:
             return LogBreak(entry.seq, "altered", why)
+        said = outcome_fields(entry.kind, entry.data)
+        if any(getattr(entry, name) != value for name, value in said.items()):
+            return LogBreak(entry.seq, "altered", "its outcome is not the one its data says")
         expected, prev = expected + 1, entry.hash
     if expected <= head_seq:
         why = f"the log ends at #{expected - 1}, its head is #{head_seq}"

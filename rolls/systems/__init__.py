@@ -76,11 +76,14 @@
 * what the insight pages (``insights``) ask of it: ``calculator``, the rules page's odds
   calculator (a form of numbers whose ``odds()`` gives {"dice", "chance"}; None: none) and
   ``calculator_template`` (its form, given the values typed as ``v`` and their ``result``);
-  ``distribution_caption``, ``rolled_groups(rolls)`` ({pool: Counter of what the roll entries
-  showed}; ``{}``: no distributions on the luck page) and ``exact_distribution(pool, counts,
-  max_bins=, tail=)`` ((title, what, [(value, exact chance)], last, chance of ``last`` or
-  more)); ``export_about(data)`` and ``export_rolled(data)`` (what a roll was about, and its
-  (dice, faces, result), as the log export writes them);
+  ``distribution_caption``, ``rolled(data)`` (what a roll's data says its dice were, as text,
+  and showed: (pool, shown), or None; kept with the entry, ``rolls.models.outcome_fields``;
+  no ``rolled``: nothing kept), ``rolled_groups(rolls)`` ({pool: Counter of what the roll
+  entries showed}, from what ``rolled`` kept; ``{}``: no distributions on the luck page) and
+  ``exact_distribution(pool, counts, max_bins=, tail=)`` ((title, what, [(value, exact
+  chance)], last, chance of ``last`` or more)); ``export_about(data)`` and
+  ``export_rolled(data)`` (what a roll was about, and its (dice, faces, result), as the log
+  export writes them);
 * ``urls``: the module path of its URL patterns (``urls.py``; None: none), which
   ``config/urls.py`` includes giving each of their views ``system``, its key, for the view to
   pass to ``campaign_for``/``character_for``: 404 in a campaign of another system, the one gate

@@ -54,3 +54,37 @@ def test_an_old_log_is_chained_again_and_verifies():
     assert [e.prev_hash for e in entries[1:]] == [e.hash for e in entries[:-1]]
     assert campaign.head_hash == entries[-1].hash
     assert campaign.log_session_id == session.pk
+
+
+#: rolls/migrations/0008_logentry_outcome: before it, the entries' outcomes were only in their
+#: data (every other app of ours at its latest).
+BEFORE_OUTCOME = [("rolls", "0007_check_fields_move_to_systems")]
+LATEST = ("campaigns", "sheets", "mana", "pool", "sparetime")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rolls_logged_before_their_outcome_was_kept_get_it_from_their_data():
+    from rolls.models import LogEntry, outcome_fields
+
+    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes
+    old = migrate(BEFORE_OUTCOME + [leaves(app)[0] for app in LATEST])
+    try:
+        Campaign = old.get_model("campaigns", "Campaign")
+        OldEntry = old.get_model("rolls", "LogEntry")
+        campaign = Campaign.objects.create(name="Old", system="mana", invite_token="y")
+        mana = {"system": "mana", "dice": 3, "faces": [8, 10, 2], "successes": 3}
+        mana |= {"target": 2, "success": True, "chance": "7/25"}
+        pool = {"system": "pool", "d6": [[6, 2], [1]], "d10": [[4]], "highest": 8}
+        pool |= {"target": 9, "success": False, "chance": "1/3"}
+        datas = [{"number": 1}, mana, pool, {"system": "coin", "heads": 1, "chance": "1/2"}]
+        kinds = ["session_start", "roll", "roll", "roll"]
+        for seq, (kind, data) in enumerate(zip(kinds, datas, strict=True), start=1):
+            OldEntry.objects.create(campaign=campaign, seq=seq, kind=kind, data=data, hash="h")
+    finally:
+        migrate()
+    entries = LogEntry.objects.filter(campaign_id=campaign.pk).order_by("seq")
+    got = [{name: getattr(e, name) for name in LogEntry.OUTCOME} for e in entries]
+    assert got[1] == {"success": True, "chance": "7/25", "target": 2, "pool": "3", "shown": 3}
+    assert got[2] == {"success": False, "chance": "1/3", "target": 9, "pool": "2+1", "shown": 8}
+    assert got[3]["pool"] == "" and got[3]["chance"] == "1/2"
+    assert got == [outcome_fields(e.kind, e.data) for e in entries]  # as written from now on

@@ -65,6 +65,41 @@ def test_an_altered_entry_fails_naming_it_and_its_campaign(mana_table, rolled):
     )
 
 
+@pytest.mark.parametrize(
+    "change",
+    [{"success": True}, {"chance": "1/1"}, {"target": 9}, {"pool": "9"}, {"shown": 7}],
+)
+def test_an_outcome_that_is_not_the_datas_fails(mana_table, rolled, change):
+    """What a roll keeps of its outcome beside its data (what luck and tuning count) is not
+    under its hash: it must say what the data says."""
+    entry = rolled[0]  # a 2 on one die: no success
+    assert (entry.success, entry.pool, entry.shown) == (False, "1", 0)
+    LogEntry.objects.filter(pk=entry.pk).update(**change)
+    assert str(verify("--campaign", str(mana_table.campaign.pk))).endswith(
+        "entry #1 was altered: its outcome is not the one its data says."
+    )
+
+
+def test_a_roll_keeps_what_its_data_says_of_its_outcome(mana_table, rolled):
+    entry = LogEntry.objects.get(pk=rolled[1].pk)
+    data = entry.data
+    assert (entry.success, entry.chance, entry.target) == (
+        data["success"],
+        data["chance"],
+        data["target"],
+    )
+    assert (entry.pool, entry.shown) == (str(data["dice"]), data["successes"]) == ("1", 1)
+    services.session_start(campaign=mana_table.campaign, by=mana_table.gm)
+    start = LogEntry.objects.get(campaign=mana_table.campaign, kind=LogEntry.SESSION_START)
+    assert (start.success, start.chance, start.target, start.pool, start.shown) == (
+        None,
+        "",
+        None,
+        "",
+        None,
+    )
+
+
 def test_a_deleted_last_entry_fails(mana_table, rolled):
     LogEntry.objects.filter(pk=rolled[-1].pk).delete()
     assert "entry #3 was deleted" in str(verify())

@@ -3,15 +3,18 @@ successes, and a roll as the log export writes it."""
 
 from collections import Counter
 
+from django.db.models import Count
+
 from rules import distribution
 
 
 def rolled_groups(rolls):
-    """{number of dice: Counter of the successes shown} over ``rolls`` (roll entries)."""
+    """{number of dice: Counter of the successes shown} over ``rolls`` (roll entries), counted
+    by the database from what ``services.rolled`` kept of each (``LogEntry.pool`` and ``shown``)."""
     groups = {}
-    for dice, shown in rolls.values_list("data__dice", "data__successes").iterator():
-        if dice and shown is not None:
-            groups.setdefault(dice, Counter())[shown] += 1
+    counted = rolls.exclude(pool="").values_list("pool", "shown").annotate(n=Count("id"))
+    for dice, shown, n in counted.order_by():
+        groups.setdefault(int(dice), Counter())[shown] += n
     return groups
 
 

@@ -235,6 +235,23 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
             )
     result = mana.roll(dice.dice, check.target, rng or shared._rng())
     attempt = check.rolls.count() + 1
+    data = {
+        "system": "mana",
+        "asked": asked,
+        "skill": skill.name,
+        "spent": {color: amount for color, amount in spend.items() if amount},
+        "units": dice.units,
+        "parts": dice.parts,
+        "dice": dice.dice,
+        "faces": list(result.faces),
+        "successes": result.successes,
+        "target": check.target,
+        "success": result.success,
+        "chance": str(mana.success_probability(dice.dice, check.target)),
+        "attempt": attempt,
+        "intent": intent,
+        "note": check.note,
+    }
     entry = shared.log_append(
         campaign=check.campaign,
         kind=LogEntry.ROLL,
@@ -242,23 +259,8 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
         character=character,
         check=check,
         visibility=check.visibility,
-        data={
-            "system": "mana",
-            "asked": asked,
-            "skill": skill.name,
-            "spent": {color: amount for color, amount in spend.items() if amount},
-            "units": dice.units,
-            "parts": dice.parts,
-            "dice": dice.dice,
-            "faces": list(result.faces),
-            "successes": result.successes,
-            "target": check.target,
-            "success": result.success,
-            "chance": str(mana.success_probability(dice.dice, check.target)),
-            "attempt": attempt,
-            "intent": intent,
-            "note": check.note,
-        },
+        data=data,
+        rolled=rolled(data),
     )
     check.status = Check.DONE if result.success else Check.FAILED
     check.intent = intent
@@ -269,3 +271,9 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
         own.save()
         check.mana_check = own
     return entry
+
+
+def rolled(data):
+    """(the number of dice, as text; the successes shown) of a roll's data, or None."""
+    dice, shown = data.get("dice"), data.get("successes")
+    return (str(dice), shown) if dice and shown is not None else None

@@ -107,6 +107,7 @@ class Mana:
     distribution_caption = "Successes per number of dice"
 
     # The luck page's distributions and the export's words: this system's ``report``.
+    rolled = staticmethod(services.rolled)
     rolled_groups = staticmethod(report.rolled_groups)
     exact_distribution = staticmethod(report.exact_distribution)
     export_about = staticmethod(report.export_about)

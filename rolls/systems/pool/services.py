@@ -285,6 +285,25 @@ def _roll_pool(check, by, rng, *, attribute, skill, shift=(0, 0), bonus_effect="
     )
     result = pool.roll(d6, d10, check.target, rng or shared._rng())
     shifted = bool(shift_d6 or shift_d10)
+    data = {
+        "system": "pool",
+        "asked": pool_asked(check),
+        "attribute": attribute.attribute,
+        "attribute_value": attribute.value,
+        "skill": skill.skill if skill else "",
+        "skill_value": skill.value if skill else 0,
+        "shift": {"d6": shift_d6, "d10": shift_d10} if shifted else None,
+        "bonus_effect": bonus_effect,
+        "bonus_achieved": shifted and result.success,
+        "d6": [list(c) for c in result.d6_chains],
+        "d10": [list(c) for c in result.d10_chains],
+        "highest": result.highest,
+        "target": check.target,
+        "success": result.success,
+        "chance": str(pool.success_probability(d6, d10, check.target)),
+        "intent": check.intent,
+        "note": check.note,
+    }
     entry = shared.log_append(
         campaign=check.campaign,
         kind=LogEntry.ROLL,
@@ -292,25 +311,8 @@ def _roll_pool(check, by, rng, *, attribute, skill, shift=(0, 0), bonus_effect="
         character=check.character,
         check=check,
         visibility=check.visibility,
-        data={
-            "system": "pool",
-            "asked": pool_asked(check),
-            "attribute": attribute.attribute,
-            "attribute_value": attribute.value,
-            "skill": skill.skill if skill else "",
-            "skill_value": skill.value if skill else 0,
-            "shift": {"d6": shift_d6, "d10": shift_d10} if shifted else None,
-            "bonus_effect": bonus_effect,
-            "bonus_achieved": shifted and result.success,
-            "d6": [list(c) for c in result.d6_chains],
-            "d10": [list(c) for c in result.d10_chains],
-            "highest": result.highest,
-            "target": check.target,
-            "success": result.success,
-            "chance": str(pool.success_probability(d6, d10, check.target)),
-            "intent": check.intent,
-            "note": check.note,
-        },
+        data=data,
+        rolled=rolled(data),
     )
     return entry
 
@@ -396,3 +398,11 @@ def skill_decide(*, rating, approve):
             raise Refused(f"{rating.label} was already {rating.get_status_display().lower()}.")
     rating.status = status
     return rating
+
+
+def rolled(data):
+    """(the pool, "<d6>+<d10>"; the highest total shown) of a roll's data, or None."""
+    shown = data.get("highest")
+    if shown is None:
+        return None
+    return f"{len(data.get('d6') or ())}+{len(data.get('d10') or ())}", shown

@@ -104,6 +104,7 @@ class Pool:
     distribution_caption = "The highest total per pool"
 
     # The luck page's distributions and the export's words: this system's ``report``.
+    rolled = staticmethod(services.rolled)
     rolled_groups = staticmethod(report.rolled_groups)
     exact_distribution = staticmethod(report.exact_distribution)
     export_about = staticmethod(report.export_about)
