@@ -57,15 +57,36 @@ def luck(campaign, viewer_id):
     of each player, character, session, chance and outcome, so the sums here run over those
     groups (a few hundred), not over every roll of a long log."""
     rolls = visible_entries(campaign, viewer_id).filter(kind=LogEntry.ROLL)
-    by = {"players": {}, "characters": {}, "sessions": {}}
-    total = Tally()
     fields = ("actor_id", "character_id", "session_id", "success", "chance")
     groups = rolls.values_list(*fields).annotate(count=Count("id")).order_by()
+    # The rolls counted per tally, outcome and chance first (whole numbers), so that each tally
+    # adds each exact chance once: a long log has many groups, and few chances.
+    counts = {"total": {}, "players": {}, "characters": {}, "sessions": {}}
     for actor, character, session, success, chance, count in groups:
-        chance = Fraction(chance)
-        total.add(bool(success), chance, count)
-        for kind, key in (("players", actor), ("characters", character), ("sessions", session)):
-            by[kind].setdefault(key, Tally()).add(bool(success), chance, count)
+        outcome = (bool(success), chance)
+        for kind, key in (
+            ("total", None),
+            ("players", actor),
+            ("characters", character),
+            ("sessions", session),
+        ):
+            tally = counts[kind].setdefault(key, {})
+            tally[outcome] = tally.get(outcome, 0) + count
+    exact = {}  # each chance as stored, read once
+
+    def tally_of(outcomes):
+        tally = Tally()
+        for (success, chance), count in outcomes.items():
+            if chance not in exact:
+                exact[chance] = Fraction(chance)
+            tally.add(success, exact[chance], count)
+        return tally
+
+    by = {
+        kind: {key: tally_of(outcomes) for key, outcomes in counts[kind].items()}
+        for kind in ("players", "characters", "sessions")
+    }
+    total = tally_of(counts["total"].get(None, {}))
     users = dict(
         get_user_model()
         .objects.filter(pk__in=[k for k in by["players"] if k])
