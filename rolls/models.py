@@ -123,8 +123,9 @@ class LogEntry(models.Model):
 
     ``seq`` numbers a campaign's entries 1, 2, 3, ... so that a browser that reconnects can ask
     for exactly what it missed. ``hash`` chains every entry to the one before it and signs it
-    with the log key (``rolls.chain``): every stored field is under it. The campaign keeps the
-    head (the last number and its hash) apart from the entries, so that
+    with the log key (``rolls.chain``): every stored field is under it, but the outcome a roll
+    keeps beside its data (``OUTCOME``), which ``rolls.services.log_verify`` checks against it.
+    The campaign keeps the head (the last number and its hash) apart from the entries, so that
     ``rolls.services.log_verify`` finds an entry altered, inserted or deleted, the last included.
 
     A GM-secret roll's data also holds a salt and the commitment to its result
@@ -167,7 +168,7 @@ class LogEntry(models.Model):
     # without reading every roll's data (``outcome_fields``, written with the entry). They are
     # not under the hash: the data they come from is, and ``log_verify`` checks they agree.
     success = models.BooleanField(null=True, editable=False)
-    chance = models.CharField(max_length=100, blank=True, default="", editable=False)
+    chance = models.TextField(blank=True, default="", editable=False)
     target = models.IntegerField(null=True, editable=False)
     pool = models.CharField(max_length=40, blank=True, default="", editable=False)
     shown = models.IntegerField(null=True, editable=False)
@@ -183,8 +184,9 @@ class LogEntry(models.Model):
             models.UniqueConstraint(fields=["campaign", "seq"], name="unique_log_seq"),
         ]
         indexes = [
-            # What luck, tuning and the distributions count, read from the index alone (at
-            # 100,000 entries half the time of reading the rows, with their data).
+            # Most of what luck, tuning and the distributions count (the exact chance aside: a
+            # fraction may run to thousands of digits), read from the index, not the rows with
+            # their data.
             models.Index(
                 fields=[
                     "campaign",
@@ -194,7 +196,6 @@ class LogEntry(models.Model):
                     "character",
                     "session",
                     "success",
-                    "chance",
                     "target",
                     "pool",
                     "shown",

@@ -55,7 +55,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='logentry',
             name='chance',
-            field=models.CharField(blank=True, default='', editable=False, max_length=100),
+            field=models.TextField(blank=True, default='', editable=False),
         ),
         migrations.AddField(
             model_name='logentry',

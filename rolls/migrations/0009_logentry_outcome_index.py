@@ -16,6 +16,6 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddIndex(
             model_name='logentry',
-            index=models.Index(fields=['campaign', 'kind', 'visibility', 'actor', 'character', 'session', 'success', 'chance', 'target', 'pool', 'shown'], name='log_outcome'),
+            index=models.Index(fields=['campaign', 'kind', 'visibility', 'actor', 'character', 'session', 'success', 'target', 'pool', 'shown'], name='log_outcome'),
         ),
     ]

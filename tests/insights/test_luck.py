@@ -3,6 +3,7 @@
 number of queries whatever the log's size, members only."""
 
 from fractions import Fraction
+from io import StringIO
 
 import pytest
 from django.db import connection
@@ -138,3 +139,31 @@ def test_a_fixed_number_of_queries_from_10_to_300_entries(mana_table, as_user, v
         counts.append(len(queries))
     assert LogEntry.objects.filter(campaign=mana_table.campaign).count() == 300
     assert counts[0] == counts[1] <= 8
+
+
+def test_a_chance_of_hundreds_of_digits_is_kept_counted_and_verified(mana_table):
+    """A hundred dice give an exact chance of about 200 characters (a large Pool pool, of
+    thousands): the roll is logged and kept whole, on PostgreSQL as on SQLite, and counts."""
+    from django.core.management import call_command
+    from django.db import transaction
+
+    from rolls import services
+    from rules import mana
+
+    chance = mana.success_probability(100, 30)
+    assert len(str(chance)) > 150
+    faces = [8] * 30 + [1] * 70
+    data = {"system": "mana", "skill": "Gather Information", "dice": 100, "faces": faces}
+    data |= {"successes": 30, "target": 30, "success": True, "chance": str(chance)}
+    with transaction.atomic():
+        entry = services.log_append(
+            campaign=mana_table.campaign,
+            kind=LogEntry.ROLL,
+            actor=mana_table.player,
+            character=mana_table.mira,
+            data=data,
+        )
+    assert LogEntry.objects.get(pk=entry.pk).chance == str(chance)
+    total = insights.luck(mana_table.campaign, mana_table.player.pk).total
+    assert (total.rolls, total.observed, total.expected) == (1, 1, chance)
+    call_command("verify_rolls", campaign=mana_table.campaign.pk, stdout=StringIO())
