@@ -9,13 +9,12 @@ import io
 
 from django.contrib.auth.decorators import login_required
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from campaigns.access import campaign_for
 from campaigns.models import GameSession
-from core.streams import streamed
+from core.streams import streaming_response
 from rolls.systems import system_of
 
 from . import charts
@@ -100,7 +99,7 @@ def _json_chunks(campaign, batches):
 
 
 def _export(request, campaign, extension, content_type, chunks):
-    response = StreamingHttpResponse(streamed(request, chunks), content_type=content_type)
+    response = streaming_response(request, chunks, content_type)
     response["Content-Disposition"] = _download(campaign, extension)
     return response
 
@@ -153,7 +152,8 @@ def session_summary(request, campaign_id, number):
     campaign = campaign_for(request, campaign_id)
     session = get_object_or_404(GameSession, campaign=campaign, number=number)
     page = request.GET.get("page", "1")
-    page = int(page) if page.isdigit() and len(page) < 10 else 1  # anything else: the first
+    # A page number in ASCII digits; anything else: the first.
+    page = int(page) if page.isascii() and page.isdigit() and len(page) < 10 else 1
     summary = insights.session_summary(campaign, session, request.user.pk, page=page)
     system = system_of(campaign)
     context = {

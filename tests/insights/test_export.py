@@ -203,3 +203,39 @@ async def test_under_asgi_the_export_streams_from_the_requests_thread(mana_table
         return sync.get(url).getvalue()
 
     assert streamed == await sync_to_async(sync_body)()
+
+
+@pytest.mark.parametrize("name", ["log_csv", "log_json"])
+def test_a_client_that_accepts_gzip_gets_it_compressed_as_it_streams(
+    mana_table, as_user, player, name
+):
+    """Compressed with the rows, a batch at a time (under ASGI in the request's thread, not by
+    the middleware in the event loop), and the same text once inflated."""
+    import gzip
+
+    build_known_log(mana_table)
+    client = as_user(player)
+    plain = body(get(client, mana_table, name))
+    url = reverse(name, args=[mana_table.campaign.id])
+    response = client.get(url, headers={"Accept-Encoding": "gzip, deflate"})
+    assert response["Content-Encoding"] == "gzip" and "Accept-Encoding" in response["Vary"]
+    assert gzip.decompress(body(response)) == plain
+    assert not get(client, mana_table, name).has_header("Content-Encoding")
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_under_asgi_the_export_is_compressed_before_the_middleware_sees_it(mana_table):
+    import gzip
+
+    from asgiref.sync import sync_to_async
+    from django.test import AsyncClient
+
+    await sync_to_async(build_known_log)(mana_table)
+    client = AsyncClient()
+    await client.aforce_login(mana_table.player)
+    url = reverse("log_csv", args=[mana_table.campaign.id])
+    response = await client.get(url, headers={"Accept-Encoding": "gzip"})
+    assert response.is_async and response["Content-Encoding"] == "gzip"
+    text = gzip.decompress(b"".join([chunk async for chunk in response.streaming_content]))
+    assert text.decode().startswith("seq,time,")
