@@ -97,6 +97,13 @@ class SyncChainHandler(ASGIHandler):
                 await self.send_response(response, send)
             except asyncio.CancelledError:
                 pass  # the client disconnected while the response was sent
+            except Exception:
+                # A streaming body that failed midway (its database gone, say) is closed all
+                # the same, its request_finished handing the connection back; then the error
+                # goes on, as in Django.
+                if response.streaming:
+                    await sync_to_async(response.close)()
+                raise
             return response
 
         tasks = [

@@ -225,6 +225,38 @@ async def test_a_response_in_memory_is_closed_before_it_is_sent_a_streaming_one_
         let_go(http)
 
 
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+@pytest.mark.parametrize("kept", [None, 1])
+async def test_a_streaming_response_that_fails_midway_is_closed_all_the_same(monkeypatch, kept):
+    """Its request_finished (which hands the database connection back) is sent before the
+    error goes on."""
+    events = []
+
+    async def chunks():
+        yield b"a"
+        raise OSError("the database went away")
+
+    def get_response(self, request):
+        response = StreamingHttpResponse(chunks())
+        response._resource_closers.append(lambda: events.append("closed"))
+        return response
+
+    monkeypatch.setattr(SyncChainHandler, "get_response", get_response)
+    handler = {"one_thread": True} if kept is None else {"one_thread": False, "threads_kept": kept}
+    http = SyncChainHandler(**handler)
+    try:
+        communicator = HttpCommunicator(http, "GET", "/export/", headers=HOST)
+        await communicator.send_input({"type": "http.request"})
+        assert (await communicator.receive_output(10))["status"] == 200
+        assert (await communicator.receive_output(10))["body"] == b"a"
+        with pytest.raises(OSError, match="the database went away"):
+            await communicator.wait(10)
+        assert events == ["closed"]
+    finally:
+        let_go(http)
+
+
 def sending_task():
     """The handler's task that sends the response once the view returns (``process_request``)."""
     [task] = [
