@@ -24,7 +24,7 @@ with ``SocketFactory`` instead of its own factory.
 
 ``SocketProtocol`` overrides daphne's ``WebSocketProtocol.handle_reply`` and ``serverClose``,
 and autobahn's ``sendData``; ``write_now`` reads twisted's ``tcp.Server`` buffer (its
-``FileDescriptor`` fields);
+``FileDescriptor`` fields and its ``_aborting``);
 ``install()`` replaces the ``WebSocketFactory`` that ``daphne.server.Server.run`` builds, in
 ``daphne.server`` and in ``daphne.ws_protocol``, where it comes from.
 ``CHECKED_WITH`` names the daphne, autobahn and twisted versions this was read against;
@@ -59,6 +59,7 @@ def write_now(transport, data):
         or transport.TLS
         or not transport.connected
         or transport.disconnecting
+        or transport._aborting
         or transport._writeDisconnected
         or transport._tempDataBuffer
         or transport.offset != len(transport.dataBuffer)

@@ -45,7 +45,7 @@ async def test_a_socket_reads_its_user_from_its_session_and_keeps_the_servers_se
     user, same_send, session = await seen_by_the_app(scope_with(ana_cookie))
     assert user.username == "ana"
     assert same_send  # not wrapped: a socket never saves its session
-    assert not session.modified
+    assert f"{settings.SESSION_COOKIE_NAME}={session.session_key}" == ana_cookie
 
 
 async def test_a_socket_without_a_session_or_with_an_unknown_one_is_anonymous(db):

@@ -159,9 +159,15 @@ def test_a_connection_closing_or_not_plain_tcp_is_left_to_twisted():
         transport.disconnecting = True
         assert write_now(transport, b"frame") is False
         transport.disconnecting = False
+        transport._aborting = True  # abortConnection: closed at the reactor's next turn
+        assert write_now(transport, b"frame") is False
+        transport._aborting = False
+        transport.TLS = True  # startTLS: twisted's TLS layer writes
+        assert write_now(transport, b"frame") is False
+        transport.TLS = False
         transport.connected = False
         assert write_now(transport, b"frame") is False
-    assert write_now(SimpleNamespace(), b"frame") is False  # TLS, or another transport
+    assert write_now(SimpleNamespace(), b"frame") is False  # another transport
 
 
 def test_a_socket_error_is_left_to_twisted():

@@ -146,6 +146,10 @@ def test_a_long_session_lists_its_rolls_a_page_at_a_time(mana_table, as_user, pl
     assert last.unluckiest.seq == whole.unluckiest.seq == 11
     beyond = insights.session_summary(mana_table.campaign, session, mana_table.player.pk, page=9)
     assert beyond.page == 3 and [e.seq for e in beyond.rolls] == [15, 16]
+    # Ben does not see Mira's private roll: one hidden, seven listed, his moments without it.
+    ben = insights.session_summary(mana_table.campaign, session, mana_table.other_player.pk)
+    assert (ben.hidden, ben.seen, ben.pages) == (1, 7, 3)
+    assert [e.seq for e in ben.rolls] == [10, 11, 12] and ben.luckiest.seq == 10
 
 
 def test_the_pages_of_a_long_session(mana_table, as_user, player, monkeypatch):
@@ -156,7 +160,7 @@ def test_the_pages_of_a_long_session(mana_table, as_user, player, monkeypatch):
     html = client.get(url(mana_table, 2), {"page": "2"}).content.decode()
     assert "Rolls 4–6 of 8 · page 2 of 3" in html
     assert 'href="?page=1#rolls" rel="prev"' in html and 'href="?page=3#rolls" rel="next"' in html
-    for bad in ("0", "-1", "x", "2.5", "9" * 30, ""):
+    for bad in ("0", "-1", "x", "2.5", "9" * 30, "", "²", "٣"):
         page = client.get(url(mana_table, 2), {"page": bad})
         assert page.status_code == 200 and "page 1 of 3" in page.content.decode(), bad
     last = client.get(url(mana_table, 2), {"page": "99"}).content.decode()
