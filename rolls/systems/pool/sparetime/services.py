@@ -260,8 +260,10 @@ BUILD_MAX = 100
 def sparetime_build(*, character, by, points):
     """A build: several raises of ``character``'s at once (``points``: {rating: how many points
     to add}), e.g. a new character spending its starting grant. Each point is a raise as
-    ``sparetime_spend`` makes it (the same cost, the same ledger row, paid from free sparetime),
-    all in one transaction: every one of them, or none when one is refused. Returns the rows."""
+    ``sparetime_spend`` makes it (the same checks and cost, a ledger row of its own, paid from
+    free sparetime), all in one transaction: every one of them, or none when one is refused;
+    the ratings locked and read together, each raised in one write, the rows inserted in one.
+    Returns the rows."""
     points = {rating: n for rating, n in points.items() if n}
     if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in points.values()):
         raise Refused("Points are whole numbers from 0.")
@@ -278,12 +280,40 @@ def sparetime_build(*, character, by, points):
         have = free_sparetime(character)
         if cost > have:
             raise Refused(f"This build costs {cost} sparetime; {character} has {have} free.")
+        locked = Rating.objects.select_for_update().in_bulk([rating.pk for rating in points])
         order = sorted(points.items(), key=lambda item: (item[0].attribute, item[0].skill))
-        return [
-            sparetime_spend(character=character, rating=rating, by=by)
-            for rating, n in order
-            for _point in range(n)
-        ]
+        entries = []
+        for rating, n in order:
+            rating = _raisable(character, locked.get(rating.pk))
+            step = raise_cost(campaign, rating)
+            entries += [
+                SparetimeEntry(
+                    campaign=campaign,
+                    kind=SparetimeEntry.SPEND,
+                    amount=-step,
+                    character=character,
+                    rating=rating,
+                    from_value=rating.value + k,
+                    to_value=rating.value + k + 1,
+                    created_by=by,
+                )
+                for k in range(n)
+            ]
+            rating.value += n
+            rating.save(update_fields=["value"])
+        return SparetimeEntry.objects.bulk_create(entries)
+
+
+def _raisable(character, rating):
+    """``rating`` (locked, or None when there is none), if it is ``character``'s and approved
+    by the GM; else refused, saying why."""
+    if rating is None or rating.character_id != character.id:
+        raise Refused(f"That rating is not on {character}'s sheet.")
+    if rating.status == Rating.PENDING:
+        raise Refused(f"{rating.label} is still waiting for the GM's approval.")
+    if rating.status != Rating.APPROVED:
+        raise Refused(f"{rating.label} was not approved by the GM.")
+    return rating
 
 
 def sparetime_spend(*, character, rating, by, source=None):
@@ -294,13 +324,9 @@ def sparetime_spend(*, character, rating, by, source=None):
         _check_pool(campaign)
         # Lock the character first: concurrent spends on it wait here, then see every row.
         Character.objects.select_for_update().get(pk=character.pk)
-        rating = Rating.objects.select_for_update().filter(pk=rating.pk).first()
-        if rating is None or rating.character_id != character.id:
-            raise Refused(f"That rating is not on {character}'s sheet.")
-        if rating.status == Rating.PENDING:
-            raise Refused(f"{rating.label} is still waiting for the GM's approval.")
-        if rating.status != Rating.APPROVED:
-            raise Refused(f"{rating.label} was not approved by the GM.")
+        rating = _raisable(
+            character, Rating.objects.select_for_update().filter(pk=rating.pk).first()
+        )
         cost = raise_cost(campaign, rating)
         raising = f"raising {rating.label} {rating.value} → {rating.value + 1} costs {cost}"
         if source is None:
