@@ -65,6 +65,30 @@ def server_env(tmp):
     return env
 
 
+def rerun(name, options, values, flags):
+    """Run the command ``name`` again in a server's environment (``server_env``), with the
+    ``values`` of ``options`` and those of its ``flags`` set; never returns."""
+    argv = [sys.executable, os.path.join(settings.BASE_DIR, "manage.py"), name]
+    argv += [f"--{option.replace('_', '-')}={options[option]}" for option in values]
+    argv += ["--" + flag.replace("_", "-") for flag in flags if options[flag]]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, argv, server_env(tempfile.mkdtemp(prefix="rollroom-bench-")))
+
+
+def in_tmp(command, options, bench):
+    """``bench(tmp)``'s result, ``tmp`` the run's temporary folder (the re-run's own), removed
+    after unless ``--keep``."""
+    tmp = os.environ.get(TMP) or tempfile.mkdtemp(prefix="rollroom-bench-")
+    try:
+        return bench(tmp)
+    finally:
+        if options["keep"]:
+            command.stderr.write(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class Command(BaseCommand):
     help = "Benchmark rolls from POST to every socket of the room, against three floors."
 
@@ -108,14 +132,7 @@ class Command(BaseCommand):
         if not options["url"] and os.environ.get(OWN) != "1":
             self.rerun(options)
         options["loadavg"] = os.getloadavg()[0]  # before our servers: others' load
-        tmp = os.environ.get(TMP) or tempfile.mkdtemp(prefix="rollroom-bench-")
-        try:
-            out = self.bench(options, tmp)
-        finally:
-            if options["keep"]:
-                self.stderr.write(f"kept {tmp}")
-            else:
-                shutil.rmtree(tmp, ignore_errors=True)
+        out = in_tmp(self, options, lambda tmp: self.bench(options, tmp))
         if options["json"]:
             self.stdout.write(json.dumps(out))
         else:
@@ -125,13 +142,7 @@ class Command(BaseCommand):
         """Run this command again in the server's environment (never returns)."""
         if options["servers"] > 1 and not os.environ.get("REDIS_URL"):
             raise CommandError("Several servers share their rooms through Redis: set REDIS_URL.")
-        argv = [sys.executable, os.path.join(settings.BASE_DIR, "manage.py"), "bench_rolls"]
-        argv += [f"--{name}={options[name]}" for name in RERUN_OPTIONS]
-        flags = ("json", "skip_floors", "keep", "ladder")
-        argv += ["--" + flag.replace("_", "-") for flag in flags if options[flag]]
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execve(sys.executable, argv, server_env(tempfile.mkdtemp(prefix="rollroom-bench-")))
+        rerun("bench_rolls", options, RERUN_OPTIONS, ("json", "skip_floors", "keep", "ladder"))
 
     def bench(self, options, tmp):
         cpu = options["cpu"] if options["cpu"] >= 0 else None

@@ -114,7 +114,12 @@ def table_delete(table):
     with transaction.atomic():
         Campaign.objects.filter(pk__in=[room.campaign_id for room in table.rooms]).delete()
         get_user_model().objects.filter(pk__in=table.user_ids).delete()
-    # Through the session engine: a cached session leaves its cache too (Redis outlives the run).
+    sessions_delete(table.session_keys)
+
+
+def sessions_delete(keys):
+    """Remove the sessions of ``keys`` through the session engine: a cached session leaves its
+    cache too (Redis outlives the run)."""
     store = import_module(settings.SESSION_ENGINE).SessionStore
-    for key in table.session_keys:
+    for key in keys:
         store(key).delete()

@@ -13,11 +13,7 @@ import json
 import os
 import random
 import secrets
-import shutil
-import sys
-import tempfile
 import time
-from importlib import import_module
 from statistics import median
 
 from django.conf import settings
@@ -34,8 +30,8 @@ from rules import mana
 from sheets.services import character_create
 
 from . import server as procs
-from .command import APPLICATION, OWN, TMP, server_env
-from .data import session_for
+from .command import APPLICATION, OWN, in_tmp, rerun
+from .data import session_for, sessions_delete
 
 #: Entries appended per transaction while the log is built.
 BATCH = 1000
@@ -131,9 +127,7 @@ def log_delete(made):
     with transaction.atomic():
         made.campaign.delete()
         get_user_model().objects.filter(pk__in=[u.pk for u in made.users.values()]).delete()
-    store = import_module(settings.SESSION_ENGINE).SessionStore
-    for key in made.keys.values():
-        store(key).delete()
+    sessions_delete(made.keys.values())
 
 
 def fetch(port, path, key):
@@ -205,28 +199,10 @@ class Command(BaseCommand):
         if options["entries"] < 2 or options["session_rolls"] < 1 or options["repeat"] < 1:
             raise CommandError("--entries is at least 2, --session-rolls and --repeat 1.")
         if os.environ.get(OWN) != "1":
-            self.rerun(options)
-        tmp = os.environ.get(TMP) or tempfile.mkdtemp(prefix="rollroom-bench-")
-        try:
-            out = self.bench(options, tmp)
-        finally:
-            if options["keep"]:
-                self.stderr.write(f"kept {tmp}")
-            else:
-                shutil.rmtree(tmp, ignore_errors=True)
+            values = ("entries", "session_rolls", "repeat", "seed")
+            rerun("bench_insights", options, values, ("json", "keep"))
+        out = in_tmp(self, options, lambda tmp: self.bench(options, tmp))
         self.stdout.write(json.dumps(out) if options["json"] else table(out))
-
-    def rerun(self, options):
-        """Run this command again in the server's environment (never returns)."""
-        argv = [sys.executable, os.path.join(settings.BASE_DIR, "manage.py"), "bench_insights"]
-        argv += [
-            f"--{name.replace('_', '-')}={options[name]}"
-            for name in ("entries", "session_rolls", "repeat", "seed")
-        ]
-        argv += [f"--{flag}" for flag in ("json", "keep") if options[flag]]
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execve(sys.executable, argv, server_env(tempfile.mkdtemp(prefix="rollroom-bench-")))
 
     def bench(self, options, tmp):
         call_command("migrate", verbosity=0, interactive=False)
