@@ -1,33 +1,13 @@
 """Each log entry keeps what its data says of its outcome (``LogEntry.OUTCOME``), written
 with it from now on (``rolls.models.outcome_fields``); the roll entries already logged get
-theirs here, from their data, as Mana and Pool read their dice when this was written."""
+theirs here, from their data, by that same function: each system reads its own rolls' dice
+(its ``rolled``), as ``verify_rolls`` checks them."""
 
 from django.db import migrations, models
 
+from rolls.models import outcome_fields
+
 BATCH = 2000
-
-
-def rolled(data):
-    """``rolled(data)`` of the Mana and Pool systems when this migration was written."""
-    if data.get("system") == "mana":
-        dice, shown = data.get("dice"), data.get("successes")
-        return (str(dice), shown) if dice and shown is not None else None
-    if data.get("system") == "pool" and data.get("highest") is not None:
-        d6, d10 = len(data.get("d6") or ()), len(data.get("d10") or ())
-        return f"{d6}+{d10}", data["highest"]
-    return None
-
-
-def outcome(data):
-    pool, shown = rolled(data) or ("", None)
-    success, target = data.get("success"), data.get("target")
-    return {
-        "success": None if success is None else bool(success),
-        "chance": str(data.get("chance", "")),
-        "target": target if type(target) is int else None,
-        "pool": pool,
-        "shown": shown,
-    }
 
 
 def fill(apps, schema_editor):
@@ -37,7 +17,7 @@ def fill(apps, schema_editor):
     rolls = LogEntry.objects.filter(kind="roll").only("pk", "data").order_by("pk")
     for entry in rolls.iterator(chunk_size=BATCH):
         if isinstance(entry.data, dict):
-            for name, value in outcome(entry.data).items():
+            for name, value in outcome_fields("roll", entry.data).items():
                 setattr(entry, name, value)
             batch.append(entry)
         if len(batch) == BATCH:
