@@ -23,6 +23,10 @@ class Campaign(models.Model):
     log_session = models.ForeignKey(
         "GameSession", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The last number of an entry that every member learns of (all but a whisper): a pushed
+    # entry names it as the one before it (``data-prev``), so that a page missing a whisper
+    # that was not for it sees no gap in the log.
+    shared_seq = models.PositiveBigIntegerField(default=0)
 
     def __str__(self):
         return self.name

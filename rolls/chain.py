@@ -48,9 +48,10 @@ def timestamp(moment):
 
 
 def entry_fields(entry):
-    """Every stored field of a log entry but its hashes (``entry``: a LogEntry, current or
-    historical)."""
-    return {
+    """Every stored field of a log entry but its hashes and the outcome it keeps beside its data
+    (``entry``: a LogEntry, current or historical). A whisper's recipient (``to``) only when it
+    has one: the entries before whispers existed hash as they did."""
+    fields = {
         "campaign": entry.campaign_id,
         "seq": entry.seq,
         "created_at": timestamp(entry.created_at),
@@ -62,6 +63,10 @@ def entry_fields(entry):
         "kind": entry.kind,
         "data": entry.data,
     }
+    recipient = getattr(entry, "recipient_id", None)
+    if recipient is not None:
+        fields["to"] = recipient
+    return fields
 
 
 def entry_hash(prev_hash, fields, key=None):

@@ -310,16 +310,22 @@ class RoomConsumer(PushConsumer):
     def missed(self, after):
         entries = list(
             LogEntry.objects.filter(campaign_id=self.campaign_id, seq__gt=after)
-            .select_related("actor", "character")
+            .select_related("actor", "character", "recipient")
             .order_by("seq")[:REPLAY_LIMIT]
         )
         viewer = {"viewer_id": self.user_id, "gm_id": self.gm_id}
-        revealable = push.revealable_among(entries, **viewer)
-        frames = [
-            push.render_entry_for(e, oob=True, revealable=revealable, **viewer) for e in entries
-        ]
-        if entries:
-            frames[-1] += push.render_fingerprint(entries[-1])
+        # A whisper this viewer is not part of is skipped as if it were not there.
+        known = [e for e in entries if e.known_to(self.user_id)]
+        revealable = push.revealable_among(known, **viewer)
+        frames, prev = [], after
+        for entry in known:
+            html = push.render_entry_for(
+                entry, oob=True, revealable=revealable, prev=prev, **viewer
+            )
+            frames.append(html)
+            prev = entry.seq
+        if known:
+            frames[-1] += push.render_fingerprint(known[-1])
         return frames, (entries[-1].seq if entries else after)
 
     @database_sync_to_async

@@ -10,10 +10,11 @@ from django import forms
 from core.ids import IdsChoiceField
 from core.names import plain_name
 from core.writes import OnceField
-from rules import MAX_TARGET
+from rules import MAX_TARGET, RulesError, notation
 from sheets.models import Character
 
-from .models import PRIVATE, PUBLIC, VISIBILITIES, Check
+from . import talk
+from .models import PRIVATE, PUBLIC, VISIBILITIES, WHISPER, Check
 
 NOTE_MAX = Check._meta.get_field("note").max_length
 INTENT_MAX = Check._meta.get_field("intent").max_length
@@ -187,3 +188,73 @@ class RequestForm(_CheckAboutForm):
 
 class TargetForm(forms.Form):
     target = target_field()
+
+
+class TalkForm(forms.Form):
+    """The room's one box (``rolls.talk``): a message, a whisper or a free roll. Cleaned, it
+    holds ``said`` (``rolls.talk.Said``), and for a roll its ``notation``
+    (``rules.notation.parse``'s), for a whisper its ``recipient`` (a member), for a message the
+    ``mentions`` (the ids of the members it calls)."""
+
+    text = forms.CharField(
+        label="Say or roll",
+        max_length=talk.MESSAGE_MAX,
+        strip=True,
+        error_messages={"required": "Type a message, or /r and dice to roll."},
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "off",
+                "enterkeyhint": "send",
+                "placeholder": "Say something, /r 2d6+3, /w gm …",
+            }
+        ),
+    )
+
+    def __init__(self, *args, campaign, user, **kwargs):
+        super().__init__(*args, auto_id="talk-%s", **kwargs)
+        self.campaign, self.user = campaign, user
+        self.members = None
+
+    def member_names(self):
+        """{lower-case username: user} of the campaign's members (read once)."""
+        if self.members is None:
+            memberships = self.campaign.memberships.select_related("user")
+            self.members = {m.user.username.lower(): m.user for m in memberships}
+        return self.members
+
+    def clean(self):
+        cleaned = super().clean()
+        if "text" not in cleaned:
+            return cleaned
+        is_gm = self.user.pk == self.campaign.gm_id()
+        try:
+            said = talk.read(cleaned["text"], is_gm=is_gm)
+            if said.kind == "roll":
+                cleaned["notation"] = notation.parse(said.text)
+        except (talk.TalkError, RulesError) as error:
+            raise forms.ValidationError(str(error)) from None
+        cleaned["said"] = said
+        if said.visibility == WHISPER:
+            members = self.member_names()
+            if said.to.lower() == "gm":
+                gm = self.campaign.gm_id()
+                recipient = next((u for u in members.values() if u.pk == gm), None)
+            else:
+                recipient = members.get(said.to.lower())
+            if recipient is None:
+                raise forms.ValidationError(
+                    f"Nobody called “{said.to}” plays here: /w gm, or a player's name."
+                )
+            if recipient.pk == self.user.pk:
+                raise forms.ValidationError("Whisper to someone else: you already know it.")
+            cleaned["recipient"] = recipient
+        elif said.kind == "message":
+            names = talk.mentioned(said.text)
+            if names:
+                members = self.member_names()
+                gm = self.campaign.gm_id()
+                ids = [
+                    members[n].pk if n in members else (gm if n == "gm" else None) for n in names
+                ]
+                cleaned["mentions"] = [uid for uid in ids if uid is not None]
+        return cleaned

@@ -18,14 +18,28 @@ VISIBILITIES = [
     (PRIVATE, "Private (roller and GM)"),
     (SECRET, "GM secret"),
 ]
+#: A whisper of table talk: its sender and its one recipient (``LogEntry.recipient``) alone,
+#: not even the GM unless the GM is one of them. Nobody else learns of it at all: no stub in a
+#: page, no socket frame, no export row, no count (``rolls.push``, ``insights.reports``).
+WHISPER = "whisper"
 
 
-def entitled(visibility, *, viewer_id, roller_id, gm_id):
-    """Whether ``viewer_id`` may see the content of something with ``visibility`` rolled by
-    ``roller_id`` in a campaign whose GM is ``gm_id``. Everything hidden is filtered with this."""
+def entitled(visibility, *, viewer_id, roller_id, gm_id, recipient_id=None):
+    """Whether ``viewer_id`` may see the content of something with ``visibility`` rolled (or
+    said) by ``roller_id`` in a campaign whose GM is ``gm_id``; a whisper's ``recipient_id``.
+    Everything hidden is filtered with this."""
+    if visibility == WHISPER:
+        return viewer_id in (roller_id, recipient_id)
     if visibility == PUBLIC or viewer_id == gm_id:
         return True
     return visibility == PRIVATE and viewer_id == roller_id
+
+
+def whisper_hidden(viewer_id):
+    """The whispers ``viewer_id`` must not learn of, as a ``Q`` on log entries (exclude it):
+    neither theirs nor to them."""
+    Q = models.Q
+    return Q(visibility=WHISPER) & ~Q(actor_id=viewer_id) & ~Q(recipient_id=viewer_id)
 
 
 class CheckQuerySet(models.QuerySet):
@@ -138,12 +152,20 @@ class LogEntry(models.Model):
     SESSION_START = "session_start"
     SESSION_END = "session_end"
     REVEAL = "reveal"
+    #: A roll typed in dice notation (``rules.notation``), of no check and no system.
+    FREE = "free_roll"
+    #: Table talk: a message to everyone, or a whisper (``WHISPER``) to one member.
+    MESSAGE = "message"
     KINDS = [
         (ROLL, "Roll"),
         (SESSION_START, "Session start"),
         (SESSION_END, "Session end"),
         (REVEAL, "Reveal"),
+        (FREE, "Free roll"),
+        (MESSAGE, "Message"),
     ]
+    #: The kinds whose dice count: a check's roll, a free roll.
+    ROLLS = (ROLL, FREE)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="log")
     seq = models.PositiveBigIntegerField()
@@ -158,7 +180,13 @@ class LogEntry(models.Model):
     check_ref = models.ForeignKey(
         Check, null=True, blank=True, on_delete=models.SET_NULL, related_name="rolls"
     )
-    visibility = models.CharField(max_length=7, choices=VISIBILITIES, default=PUBLIC)
+    visibility = models.CharField(
+        max_length=7, choices=[*VISIBILITIES, (WHISPER, "Whisper")], default=PUBLIC
+    )
+    # A whisper's one recipient (under the hash when set, ``rolls.chain.entry_fields``).
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     data = models.JSONField(default=dict)
     # Set before the hash is computed (the hash covers it), not when the row is saved.
     created_at = models.DateTimeField(default=timezone.now)
@@ -234,7 +262,18 @@ class LogEntry(models.Model):
         return chain.preimage(self.data.get("result"), self.data.get("salt"))
 
     def visible_to(self, viewer_id, gm_id):
-        return entitled(self.visibility, viewer_id=viewer_id, roller_id=self.actor_id, gm_id=gm_id)
+        return entitled(
+            self.visibility,
+            viewer_id=viewer_id,
+            roller_id=self.actor_id,
+            gm_id=gm_id,
+            recipient_id=self.recipient_id,
+        )
+
+    def known_to(self, viewer_id):
+        """Whether ``viewer_id`` may learn that this entry exists at all (a stub, at least):
+        every entry but a whisper neither theirs nor to them."""
+        return self.visibility != WHISPER or viewer_id in (self.actor_id, self.recipient_id)
 
 
 #: ``outcome_fields``' ``rolled`` when its caller did not read the dice: the system does.
@@ -243,14 +282,16 @@ ASK_THE_SYSTEM = object()
 
 def outcome_fields(kind, data, rolled=ASK_THE_SYSTEM):
     """What a log entry's ``data`` says of its outcome, as its ``LogEntry.OUTCOME`` fields hold
-    it: for a roll, whether it succeeded, its exact chance (as stored), its target and what its
-    system reads of its dice, ``rolled``: (the pool rolled, as text; what it showed), None for
-    nothing to chart, or by default the system's ``rolled(data)`` (none: nothing); for any
-    other entry, nothing."""
+    it: for a roll (a free roll too), whether it succeeded, its exact chance (as stored), its
+    target and what its system reads of its dice (a free roll: nothing), ``rolled``: (the
+    pool rolled, as text; what it showed), None for nothing to chart, or by default the
+    system's ``rolled(data)`` (none: nothing); for any other entry, nothing."""
     none = {"success": None, "chance": "", "target": None, "pool": "", "shown": None}
-    if kind != LogEntry.ROLL or not isinstance(data, dict):
+    if kind not in LogEntry.ROLLS or not isinstance(data, dict):
         return none
-    if rolled is ASK_THE_SYSTEM:
+    if kind == LogEntry.FREE:
+        rolled = None  # no system reads its dice
+    elif rolled is ASK_THE_SYSTEM:
         read = getattr(SYSTEMS.get(data.get("system")), "rolled", None)
         rolled = read(data) if read else None
     pool, shown = rolled or ("", None)

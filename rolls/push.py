@@ -23,22 +23,29 @@ from core import push as core_push
 from core.writes import Refused
 
 from .forms import TargetForm
-from .models import PRIVATE, PUBLIC, SECRET, Check, LogEntry
+from .models import PRIVATE, PUBLIC, SECRET, WHISPER, Check, LogEntry
 from .systems import system_of
 
 # The log's entries ----------------------------------------------------------------------------
 
 
-def render_entry(entry, *, hidden, oob=False, revealable=()):
+def render_entry(entry, *, hidden, oob=False, revealable=(), prev=None):
     """The entry's HTML; ``revealable``: the numbers of the secret rolls the viewer (the GM) may
-    reveal from here."""
-    context = {"entry": entry, "hidden": hidden, "oob": oob, "revealable": revealable}
+    reveal from here; ``prev``: the number of the entry the page should show before it (a
+    socket's frame names it, ``data-prev``: a page whose last entry is older missed one)."""
+    context = {
+        "entry": entry,
+        "hidden": hidden,
+        "oob": oob,
+        "revealable": revealable,
+        "prev": prev,
+    }
     return render_to_string("rolls/_log_entry.html", context)
 
 
-def render_entry_for(entry, *, viewer_id, gm_id, oob=False, revealable=()):
+def render_entry_for(entry, *, viewer_id, gm_id, oob=False, revealable=(), prev=None):
     hidden = not entry.visible_to(viewer_id, gm_id)
-    return render_entry(entry, hidden=hidden, oob=oob, revealable=revealable)
+    return render_entry(entry, hidden=hidden, oob=oob, revealable=revealable, prev=prev)
 
 
 def render_fingerprint(entry):
@@ -61,13 +68,21 @@ def revealable_among(entries, *, viewer_id, gm_id):
 
 def entry_message(entry):
     """The push of a new log entry: the full entry to those entitled, a stub to the others; and
-    the log's new fingerprint to everyone (rendered once)."""
+    the log's new fingerprint to everyone (rendered once). A whisper goes to its sender and
+    its recipient alone: every other socket only counts its number, sending nothing. Each
+    frame names the entry a page should show before it (``prev``: the last every member
+    learned of, ``log_append``'s ``prev_shared``)."""
     fingerprint = render_fingerprint(entry)
     revealable = {entry.seq} if entry.visibility == SECRET and entry.commitment else ()
-    full = render_entry(entry, hidden=False, oob=True, revealable=revealable) + fingerprint
+    prev = getattr(entry, "prev_shared", None)
+    full = render_entry(entry, hidden=False, oob=True, revealable=revealable, prev=prev)
+    full += fingerprint
     if entry.visibility == PUBLIC:
         return {"seq": entry.seq, "all": full}
-    stub = render_entry(entry, hidden=True, oob=True) + fingerprint
+    if entry.visibility == WHISPER:
+        users = {str(entry.actor_id): full, str(entry.recipient_id): full}
+        return {"seq": entry.seq, "all": "", "users": users}
+    stub = render_entry(entry, hidden=True, oob=True, prev=prev) + fingerprint
     message = {"seq": entry.seq, "all": stub, "gm": full}
     if entry.visibility == PRIVATE:
         message["users"] = {str(entry.actor_id): full}

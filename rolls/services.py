@@ -17,12 +17,23 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
 from core.writes import Refused
+from rules import notation as rules_notation
 from sheets.models import Character
 
 from . import chain
 from .chain import GENESIS
-from .models import ASK_THE_SYSTEM, PRIVATE, PUBLIC, SECRET, Check, LogEntry, outcome_fields
+from .models import (
+    ASK_THE_SYSTEM,
+    PRIVATE,
+    PUBLIC,
+    SECRET,
+    WHISPER,
+    Check,
+    LogEntry,
+    outcome_fields,
+)
 from .systems import system_of
+from .talk import MESSAGE_MAX
 
 MAX_SPEND = 100
 
@@ -43,18 +54,21 @@ def log_append(
     opens=None,
     closes=False,
     rolled=ASK_THE_SYSTEM,
+    recipient=None,
 ):
     """Append an entry to the campaign's log: the next number, chained and signed
     (``rolls.chain``). A GM-secret roll is sealed with a commitment to its result. ``opens``: the
     game session this entry starts; ``closes``: this entry ends the open one. ``rolled``: what
     the roll's system reads of its dice (its ``rolled(data)``), kept beside the data with the
     rest of its outcome (``models.outcome_fields``; by default the system is asked).
+    ``recipient``: a whisper's (``WHISPER``). The entry's ``prev_shared`` (not stored) is the
+    number of the last entry before it that every member learned of (``rolls.push``).
 
     Call inside a transaction. Three statements: the head is taken under the campaign row's lock
     (held until the transaction ends), the entry is stored, the head moves to it."""
-    if kind == LogEntry.ROLL and visibility == SECRET:
+    if kind in LogEntry.ROLLS and visibility == SECRET:
         data = chain.seal(data)
-    seq, prev, session_id = _next_seq(campaign.pk, opens=opens)
+    seq, prev, session_id, shared = _next_seq(campaign.pk, opens=opens)
     entry = LogEntry(
         campaign=campaign,
         seq=seq,
@@ -64,6 +78,7 @@ def log_append(
         character=character,
         check_ref=check,
         visibility=visibility,
+        recipient=recipient,
         data=data,
         created_at=timezone.now(),
         prev_hash=prev,
@@ -71,14 +86,17 @@ def log_append(
     )
     entry.hash = entry.compute_hash()
     entry.save(force_insert=True)
-    _move_head(campaign.pk, entry.hash, closes=closes)
+    entry.prev_shared = shared
+    shared = visibility != WHISPER
+    _move_head(campaign.pk, entry.hash, closes=closes, seq=seq if shared else None)
     campaign.last_seq, campaign.head_hash = seq, entry.hash
     return entry
 
 
 def _next_seq(campaign_id, *, opens=None):
     """Take the campaign's next log number and read the head: (seq, the previous entry's hash,
-    the id of the session the entry belongs to). ``opens``: a session that starts with this
+    the id of the session the entry belongs to, the last number every member learned of,
+    ``Campaign.shared_seq``). ``opens``: a session that starts with this
     entry, which new entries belong to from now on.
 
     One statement, on the campaign row only: it locks the row until the transaction ends, and
@@ -90,7 +108,7 @@ def _next_seq(campaign_id, *, opens=None):
     opening = f", {session} = %s" if opens is not None else ""
     sql = (
         f"UPDATE {table} SET last_seq = last_seq + 1{opening} WHERE id = %s "
-        f"RETURNING last_seq, head_hash, {session}"
+        f"RETURNING last_seq, head_hash, {session}, shared_seq"
     )
     params = [opens.pk, campaign_id] if opens is not None else [campaign_id]
     with connection.cursor() as cursor:
@@ -98,17 +116,20 @@ def _next_seq(campaign_id, *, opens=None):
         return cursor.fetchone()
 
 
-def _move_head(campaign_id, head_hash, *, closes=False):
+def _move_head(campaign_id, head_hash, *, closes=False, seq=None):
     """Move the campaign's log head to the new entry (its hash); ``closes``: no session is open
-    once it is stored. One plain statement, as ``_next_seq``: on the roll's path, building it
-    through the ORM costs twice what running it does."""
+    once it is stored; ``seq``: the entry's number, when every member learns of it (not a
+    whisper: ``Campaign.shared_seq``). One plain statement, as ``_next_seq``: on the roll's
+    path, building it through the ORM costs twice what running it does."""
     table = Campaign._meta.db_table
     head = Campaign._meta.get_field("head_hash").column
     session = Campaign._meta.get_field("log_session").column
     closing = f", {session} = NULL" if closes else ""
-    sql = f"UPDATE {table} SET {head} = %s{closing} WHERE id = %s"
+    sharing = ", shared_seq = %s" if seq is not None else ""
+    sql = f"UPDATE {table} SET {head} = %s{closing}{sharing} WHERE id = %s"
+    params = [head_hash, seq, campaign_id] if seq is not None else [head_hash, campaign_id]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [head_hash, campaign_id])
+        cursor.execute(sql, params)
 
 
 @dataclass(frozen=True)
@@ -171,7 +192,7 @@ def _commitment_problem(entry, sealed):
     """Why a secret roll's commitment or a reveal does not hold, or "". ``sealed``: the data of
     the secret rolls before ``entry``, by number (``entry`` is added if it is one)."""
     data = entry.data if isinstance(entry.data, dict) else {}
-    if entry.kind == LogEntry.ROLL and entry.visibility == SECRET and entry.commitment:
+    if entry.kind in LogEntry.ROLLS and entry.visibility == SECRET and entry.commitment:
         sealed[entry.seq] = data
         if chain.commitment(chain.result_of(data), data.get("salt")) != data["commitment"]:
             return "its commitment does not match its result"
@@ -463,7 +484,9 @@ def roll_reveal(*, campaign, seq, by):
         raise Refused("Only the GM reveals a secret roll.")
     _lock_campaign(campaign)  # two reveals of one roll at once: the second sees the first
     secret = (
-        LogEntry.objects.filter(campaign=campaign, seq=seq, kind=LogEntry.ROLL, visibility=SECRET)
+        LogEntry.objects.filter(
+            campaign=campaign, seq=seq, kind__in=LogEntry.ROLLS, visibility=SECRET
+        )
         .select_related("character")
         .first()
     )
@@ -485,4 +508,58 @@ def roll_reveal(*, campaign, seq, by):
             "salt": data["salt"],
             "commitment": data["commitment"],
         },
+    )
+
+
+# Table talk -------------------------------------------------------------------------------------
+
+
+@transaction.atomic(savepoint=False)
+def free_roll_make(*, campaign, by, notation, visibility=PUBLIC):
+    """A member rolls dice typed in dice notation (``notation``: ``rules.notation.parse``'s),
+    outside any check: with the secure source, its exact chance when it states a target
+    (counted in luck then), logged and chained as a check's roll; private for the roller and
+    the GM, or the GM's secret (committed now, revealed later). Refused: a player's secret
+    roll."""
+    if visibility not in (PUBLIC, PRIVATE, SECRET):
+        raise Refused("Choose public, private or GM secret.")
+    if visibility == SECRET and by.pk != campaign.gm_id():
+        raise Refused("Only the GM rolls in secret.")
+    outcome = rules_notation.roll(notation, _rng(), chance=rules_notation.chance(notation))
+    return log_append(
+        campaign=campaign,
+        kind=LogEntry.FREE,
+        actor=by,
+        data=outcome.as_data(),
+        visibility=visibility,
+    )
+
+
+@transaction.atomic(savepoint=False)
+def message_send(*, campaign, by, text, to=None, mentions=()):
+    """``by`` says ``text`` to the table, or whispers it to the member ``to`` alone (not even
+    the GM hears a whisper between players); ``mentions``: the ids of the members it calls
+    with ``@name``, whose pages alert them. Logged and chained as everything said at the
+    table."""
+    text = (text or "").strip()
+    if not text:
+        raise Refused("Type a message.")
+    if len(text) > MESSAGE_MAX:
+        raise Refused(f"At most {MESSAGE_MAX} characters.")
+    data = {"text": text}
+    if to is not None:
+        if to.pk == by.pk:
+            raise Refused("Whisper to someone else: you already know it.")
+        if not campaign.memberships.filter(user=to).exists():
+            raise Refused("Whisper only to a member of this campaign.")
+    mentions = sorted({int(uid) for uid in mentions} - {by.pk})
+    if mentions and to is None:
+        data["mentions"] = mentions
+    return log_append(
+        campaign=campaign,
+        kind=LogEntry.MESSAGE,
+        actor=by,
+        data=data,
+        visibility=WHISPER if to is not None else PUBLIC,
+        recipient=to,
     )

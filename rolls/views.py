@@ -25,14 +25,24 @@ from campaigns.access import campaign_for
 from core.ids import parse_id
 from core.push import push_facts
 from core.writes import Piece, Refused, attempt
+from rules import notation
 from sheets.access import character_for
 from sheets.party import party_context
 
-from . import push, services
+from . import push, services, talk
 from .access import check_for
 from .consumers import online
-from .forms import NOTE_MAX, AskForm, NpcRollForm, RequestForm, TargetForm, chosen, first_error
-from .models import VISIBILITIES, Check, LogEntry
+from .forms import (
+    NOTE_MAX,
+    AskForm,
+    NpcRollForm,
+    RequestForm,
+    TalkForm,
+    TargetForm,
+    chosen,
+    first_error,
+)
+from .models import VISIBILITIES, Check, LogEntry, whisper_hidden
 from .push import Viewer, asks, check_context, push_check, write_messages
 from .systems import system_of
 
@@ -74,10 +84,12 @@ CHECK = _room_piece("check-{}", "rolls/_check.html", _check_context, pushed=True
 
 
 def _log_rows(campaign, *, user_id, gm_id, before=None):
-    """The LOG_PAGE entries before ``before`` (default: the latest), oldest first, each with
-    whether it is hidden from the viewer; whether older entries exist; and the numbers of the
+    """The LOG_PAGE entries before ``before`` (default: the latest), oldest first (but the
+    whispers the viewer is not part of: not even a stub), each with whether it is hidden from
+    the viewer; whether older entries exist; and the numbers of the
     secret rolls among them the viewer may reveal."""
-    entries = LogEntry.objects.filter(campaign=campaign).select_related("actor", "character")
+    entries = LogEntry.objects.filter(campaign=campaign).exclude(whisper_hidden(user_id))
+    entries = entries.select_related("actor", "character", "recipient")
     if before is not None:
         entries = entries.filter(seq__lt=before)
     page = list(entries.order_by("-seq")[: LOG_PAGE + 1])
@@ -126,6 +138,7 @@ def _room_page(request, campaign, *, replace=None):
         "suggestions": system_of(campaign).suggestions(),
         "checks": list(checks.values()),
         "asked": asked,
+        "talk_html": replace.get("talk") or TALK.html(request, campaign),
         **party_context(campaign),
     }
     if is_gm:
@@ -627,6 +640,78 @@ def check_odds(request, campaign_id, check_id):
     else:
         odds = system.odds(check, system.roll_form(check, request.GET))
     return render(request, "rolls/_odds.html", {"odds": odds, "system": system})
+
+
+# Table talk -------------------------------------------------------------------------------------
+
+
+def _talk_context(request, campaign, *, form=None, error="", notice=""):
+    """The room's one box (``rolls.talk``): a message, a whisper or a free roll; a refused one
+    is shown again with its reason."""
+    form = form or TalkForm(campaign=campaign, user=request.user)
+    context = {"campaign": campaign, "form": form, "error": error, "help": talk.HELP}
+    return {**context, "notice": notice}
+
+
+#: The box below the log; what it said arrives in the log through the socket, so a write that
+#: succeeded answers htmx with the box emptied.
+TALK = _room_piece("talk", "rolls/_talk.html", _talk_context)
+
+
+@login_required
+@require_POST
+def talk_say(request, campaign_id):
+    """A member says something, whispers or rolls dice from the room's box: its entry arrives
+    on the sockets of those it is for (``rolls.push``). Refused (nothing logged, nothing
+    pushed): an empty or too long text, unreadable or too many dice, an unknown name."""
+    campaign = campaign_for(request, campaign_id)
+    form = TalkForm(request.POST, campaign=campaign, user=request.user)
+
+    def write():
+        said, cleaned = form.cleaned_data["said"], form.cleaned_data
+        if said.kind == "roll":
+            entry = services.free_roll_make(
+                campaign=campaign,
+                by=request.user,
+                notation=cleaned["notation"],
+                visibility=said.visibility,
+            )
+        else:
+            entry = services.message_send(
+                campaign=campaign,
+                by=request.user,
+                text=said.text,
+                to=cleaned.get("recipient"),
+                mentions=cleaned.get("mentions", ()),
+            )
+        push.push_entry_on_commit(entry)
+        return entry
+
+    ok, result = attempt(write, form=form)
+    if ok:
+        return TALK.answer(request, campaign, ok=True)
+    error = result or first_error(form)
+    return TALK.answer(request, campaign, ok=False, form=form, error=error)
+
+
+@login_required
+@require_GET
+def talk_odds(request, campaign_id):
+    """What the box would do, said before it is sent: a roll's dice and, with a target, its
+    exact chance; who hears a whisper; or why it would be refused."""
+    campaign = campaign_for(request, campaign_id)
+    form = TalkForm(request.GET, campaign=campaign, user=request.user)
+    preview = {}
+    if (request.GET.get("text") or "").strip() and not form.is_valid():
+        preview["error"] = first_error(form)
+    elif form.is_valid():
+        said, cleaned = form.cleaned_data["said"], form.cleaned_data
+        preview["said"] = said
+        if said.kind == "roll":
+            preview["notation"] = cleaned["notation"]
+            preview["chance"] = notation.chance(cleaned["notation"])
+        preview["recipient"] = cleaned.get("recipient")
+    return render(request, "rolls/_talk_odds.html", {"preview": preview})
 
 
 # The log's proofs -------------------------------------------------------------------------------

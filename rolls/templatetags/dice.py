@@ -116,3 +116,39 @@ def percent(value):
     if 99.9 < p < 100:
         return ">99.9%"
     return f"{float(p):.1f}%"
+
+
+@register.simple_tag
+def free_dice(d):
+    """A free roll's dice (``rules.notation``'s groups): each group's notation, its dice (a
+    dropped die struck through, a die that exploded marked ``boom``, a counted success ``hit``)
+    and what it gave."""
+    groups = []
+    for group in d.get("groups", ()):
+        dice = []
+        for die in group.get("dice", ()):
+            classes, said = [], []
+            if die.get("dropped"):
+                classes.append("dropped")
+                said.append("dropped")
+            if die.get("exploded"):
+                classes.append("boom")
+                said.append("exploded")
+            if die.get("hit"):
+                classes.append("hit")
+                said.append("success")
+            said = f"{', '.join(said)}: " if said else ""
+            dice.append((" ".join(classes), said, str(die.get("value", ""))))
+        shown = format_html_join(" ", "{}", ((_die("", *die),) for die in dice))
+        groups.append(
+            format_html(
+                '<span class="dice-set"><span class="kind">{}</span> {} <span class="muted">= {}'
+                "</span></span>",
+                group.get("notation", ""),
+                shown,
+                group.get("value", ""),
+            )
+        )
+    return format_html(
+        '<p class="dice">{}</p>', format_html_join(" ", "{}", ((g,) for g in groups))
+    )

@@ -82,8 +82,11 @@
   // A frame whose entry is not the next one after the page's last leaves a gap (the server
   // fills the gaps it sees; this catches any other loss). The frame is dropped and the socket
   // reopened: the server replays from the last entry shown, so each entry arrives once and in
-  // order. Once per gap: should the same gap come back, the frame is shown as it is.
+  // order. Once per gap: should the same gap come back, the frame is shown as it is. A frame
+  // names the entry that comes before it for every page (data-prev): a whisper between two
+  // players is no gap for the others, who never learn of it.
   const ENTRY_SEQ = /data-seq="(\d+)"/;
+  const ENTRY_PREV = /data-prev="(\d+)"/;
   let resyncedAfter = null;
   let resyncing = false;
 
@@ -91,7 +94,9 @@
     const match = typeof message === "string" ? ENTRY_SEQ.exec(message) : null;
     if (!match) return false;
     const last = lastSeq();
-    return Number(match[1]) > last + 1 && resyncedAfter !== last;
+    const prev = ENTRY_PREV.exec(message);
+    const before = prev ? Number(prev[1]) : Number(match[1]) - 1;
+    return before > last && resyncedAfter !== last;
   }
 
   document.addEventListener("htmx:wsClose", function () {
@@ -251,7 +256,7 @@
   "use strict";
 
   const SOUND_KEY = "rollroom.askSound";
-  const BADGE = /^\(\d+\) /;
+  const BADGE = /^(\(\d+\) )?(✉\d+ )?/;
   const baseTitle = document.title.replace(BADGE, "");
   let asked = null; // the count shown; null until the page's own is read
   let audio = null;
@@ -291,13 +296,63 @@
     });
   }
 
+  // Called: a whisper to this member, or a message naming them (@name): entries marked
+  // data-to with their id (rolls/_log_entry.html), from someone else. Each new one is said in
+  // #talk-alert and counted in the tab title, "✉1 Room · …", until the member comes back to
+  // the page (a key, a click, the tab shown again).
+  const room = document.getElementById("room");
+  const me = room ? room.dataset.me : "";
+  let calls = 0;
+  let seen = 0; // the last entry looked at for calls
+
+  function callsIn() {
+    const log = document.getElementById("log");
+    if (!log || !me) return [];
+    const fresh = [];
+    log.querySelectorAll("[data-seq]").forEach(function (entry) {
+      const seq = Number(entry.dataset.seq) || 0;
+      if (seq <= seen) return;
+      seen = Math.max(seen, seq);
+      const to = (entry.dataset.to || "").split(" ");
+      if (to.indexOf(me) !== -1 && entry.dataset.from !== me) fresh.push(entry);
+    });
+    return fresh;
+  }
+
+  function title(count) {
+    return (count ? "(" + count + ") " : "") + (calls ? "✉" + calls + " " : "") + baseTitle;
+  }
+
+  function called() {
+    const fresh = callsIn();
+    if (!fresh.length) return;
+    calls += fresh.length;
+    fresh.forEach(function (entry) {
+      entry.classList.add("called");
+    });
+    const alert = document.getElementById("talk-alert");
+    const last = fresh[fresh.length - 1];
+    if (alert) {
+      const what = last.classList.contains("whisper") ? "Whisper: " : "You were called: ";
+      alert.textContent = what + last.textContent.replace(/\s+/g, " ").trim();
+      alert.hidden = false;
+    }
+    if (soundWanted()) chime();
+    recount();
+  }
+
+  function back() {
+    if (!calls) return;
+    calls = 0;
+    recount();
+  }
+
   function recount() {
     const checks = document.getElementById("checks");
-    if (!checks) return;
-    const count = checks.querySelectorAll("[data-asks-me]").length;
-    document.title = (count ? "(" + count + ") " : "") + baseTitle;
-    if (asked !== null && count > asked && soundWanted()) chime();
-    asked = count;
+    const count = checks ? checks.querySelectorAll("[data-asks-me]").length : 0;
+    document.title = title(count);
+    if (checks && asked !== null && count > asked && soundWanted()) chime();
+    if (checks) asked = count;
   }
 
   const toggle = document.getElementById("ask-sound");
@@ -316,6 +371,13 @@
   document.addEventListener("pointerdown", wakeAudio, { once: true });
   document.addEventListener("keydown", wakeAudio, { once: true });
   document.addEventListener("htmx:wsAfterMessage", recount);
+  document.addEventListener("htmx:wsAfterMessage", called);
   document.addEventListener("htmx:afterSettle", recount);
+  document.addEventListener("keydown", back);
+  document.addEventListener("pointerdown", back);
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") back();
+  });
+  callsIn(); // what the page showed when it loaded was seen
   recount();
 })();
