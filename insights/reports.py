@@ -12,7 +12,7 @@ from django.db.models import BooleanField, Case, Count, Min, Q, Value, When
 
 from campaigns.models import GameSession
 from rolls import chain
-from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, entitled
+from rolls.models import PRIVATE, PUBLIC, SECRET, WHISPER, LogEntry, entitled
 from rolls.systems import SYSTEMS, system_of
 from rules.luck import Tally, ask_kind
 from sheets.models import Character
@@ -32,6 +32,12 @@ def _seen(campaign, viewer_id):
         return None
     revealed = Q(visibility=SECRET, seq__in=LogEntry.objects.revealed_seqs(campaign.pk))
     return Q(visibility=PUBLIC) | Q(visibility=PRIVATE, actor_id=viewer_id) | revealed
+
+
+#: The rolls luck counts: every check's roll, and the free rolls that stated a target.
+COUNTED = Q(kind=LogEntry.ROLL) | Q(kind=LogEntry.FREE, success__isnull=False)
+#: Luck's row of the free rolls among the characters' (they have none).
+FREE_ROLLS = "free"
 
 
 @dataclass
@@ -56,14 +62,15 @@ def luck(campaign, viewer_id):
     first), over the rolls ``viewer_id`` may see. Four queries; the database counts the rolls
     of each player, character, session, chance and outcome, so the sums here run over those
     groups (a few hundred), not over every roll of a long log."""
-    rolls = visible_entries(campaign, viewer_id).filter(kind=LogEntry.ROLL)
-    fields = ("actor_id", "character_id", "session_id", "success", "chance")
+    rolls = visible_entries(campaign, viewer_id).filter(COUNTED)
+    fields = ("actor_id", "character_id", "session_id", "success", "chance", "kind")
     groups = rolls.values_list(*fields).annotate(count=Count("id")).order_by()
     # The rolls counted per tally, outcome and chance first (whole numbers), so that each tally
     # adds each exact chance once: a long log has many groups, and few chances.
     counts = {"total": {}, "players": {}, "characters": {}, "sessions": {}}
-    for actor, character, session, success, chance, count in groups:
+    for actor, character, session, success, chance, kind, count in groups:
         outcome = (bool(success), chance)
+        character = FREE_ROLLS if kind == LogEntry.FREE else character
         for kind, key in (
             ("total", None),
             ("players", actor),
@@ -93,9 +100,9 @@ def luck(campaign, viewer_id):
         .values_list("pk", "username")
     )
     characters = dict(
-        Character.objects.filter(pk__in=[k for k in by["characters"] if k]).values_list(
-            "pk", "name"
-        )
+        Character.objects.filter(
+            pk__in=[k for k in by["characters"] if k and k != FREE_ROLLS]
+        ).values_list("pk", "name")
     )
     numbers = dict(
         GameSession.objects.filter(pk__in=[k for k in by["sessions"] if k]).values_list(
@@ -118,8 +125,8 @@ def luck(campaign, viewer_id):
         ),
         characters=rows(
             by["characters"],
-            lambda k: characters.get(k, "a removed character"),
-            lambda k, label: (k is None, label.casefold()),
+            lambda k: "Free rolls" if k == FREE_ROLLS else characters.get(k, "a removed character"),
+            lambda k, label: (k in (None, FREE_ROLLS), k is None, label.casefold()),
         ),
         sessions=rows(
             by["sessions"],
@@ -367,6 +374,8 @@ COLUMNS = [
     "intent",
     "note",
     "fingerprint",
+    "to",
+    "text",
 ]
 
 
@@ -398,6 +407,8 @@ _EXPORT_FIELDS = (
     "character__name",
     "data",
     "hash",
+    "recipient_id",
+    "recipient__username",
 )
 
 
@@ -419,15 +430,31 @@ def export_batches(campaign, viewer_id):
         # Plain values, not model instances: a long log is read several times faster.
         found = list(entries.filter(seq__gt=last_seq).values_list(*_EXPORT_FIELDS)[:batch])
         if found:
-            yield [_export_row(entry, viewer_id, gm_id, revealed) for entry in found]
+            rows = (_export_row(entry, viewer_id, gm_id, revealed) for entry in found)
+            rows = [row for row in rows if row is not None]
+            if rows:  # a batch of nothing but others' whispers: nothing to say
+                yield rows
         if len(found) < batch:
             return
         last_seq = found[-1][0]
 
 
 def _export_row(entry, viewer_id, gm_id, revealed):
-    seq, created_at, session, kind, visibility, actor_id, username, character, data, hash_ = entry
-    hidden = not entitled(visibility, viewer_id=viewer_id, roller_id=actor_id, gm_id=gm_id)
+    """The row of ``entry``, or None for a whisper the viewer is not part of (not even a
+    stub)."""
+    seq, created_at, session, kind, visibility, actor_id, username, character, data, hash_ = entry[
+        :10
+    ]
+    recipient_id, recipient = entry[10:]
+    if visibility == WHISPER and viewer_id not in (actor_id, recipient_id):
+        return None
+    hidden = not entitled(
+        visibility,
+        viewer_id=viewer_id,
+        roller_id=actor_id,
+        gm_id=gm_id,
+        recipient_id=recipient_id,
+    )
     hidden = hidden and seq not in revealed
     row = dict.fromkeys(COLUMNS, "")
     row.update(
@@ -447,6 +474,22 @@ def _export_row(entry, viewer_id, gm_id, revealed):
         row.update(character=character or "", about=f"Reveal of #{data.get('of', '')}")
         row.update(result=preimage, note=f"commitment {data.get('commitment', '')}")
         row["data"] = {**data, "preimage": preimage}
+    elif kind == LogEntry.MESSAGE:
+        row.update(about="Whisper" if recipient_id else "Message", text=data.get("text", ""))
+        row.update(to=recipient or "", data=data)
+    elif kind == LogEntry.FREE and not hidden:
+        row.update(
+            about="Free roll",
+            asked=data.get("expression", ""),
+            dice=data.get("detail", ""),
+            result=data.get("total", ""),
+            target=data.get("target", ""),
+            success=data.get("success", ""),
+            chance=data.get("chance", ""),
+            data=data,
+        )
+    elif kind == LogEntry.FREE:
+        row["about"] = "Free roll"
     elif kind != LogEntry.ROLL:
         row["about"] = f"Session {data.get('number', '')}"
     elif not hidden:

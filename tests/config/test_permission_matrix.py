@@ -315,6 +315,17 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 403 403 422",
     ),
+    # Table talk: every member talks and rolls (an empty box is refused); its preview too.
+    "campaigns/<id:campaign_id>/room/talk/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 422 422",
+    ),
+    "campaigns/<id:campaign_id>/room/talk/odds/": (
+        "mana",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
     "campaigns/<id:campaign_id>/room/checks/close/": (
         "pool",
         "login 405 405 405 405",

@@ -1,0 +1,291 @@
+"""Table talk and free rolls in the room (rolls.views.talk_say, talk_odds): what each member
+may say and roll, where it shows and where it must not, refusals that change and push nothing,
+and the log's proofs over them."""
+
+import json
+from fractions import Fraction
+
+import pytest
+from django.urls import reverse
+
+from rolls import services
+from rolls.models import PRIVATE, PUBLIC, SECRET, WHISPER, LogEntry
+from rolls.push import entry_message
+from tests.helpers import HTMX, db_snapshot
+from tests.rolls.room_setup import refused, script_dice
+
+TABLES = ["mana_table", "pool_table"]
+
+
+@pytest.fixture(params=TABLES)
+def table(request):
+    """Both systems: table talk and free rolls are the same in each."""
+    return request.getfixturevalue(request.param)
+
+
+def say(client, table, text, **headers):
+    path = reverse("talk_say", args=[table.campaign.pk])
+    return client.post(path, {"text": text}, **headers)
+
+
+def last_entry(table):
+    return LogEntry.objects.filter(campaign=table.campaign).order_by("-seq").first()
+
+
+def room_html(client, table):
+    return client.get(reverse("room", args=[table.campaign.pk])).content.decode()
+
+
+# Messages and whispers ---------------------------------------------------------------------------
+
+
+def test_a_message_is_logged_chained_and_shown_to_everyone(
+    table, as_user, gm, player, other_player
+):
+    response = say(as_user(player), table, "Hello <b>table</b>", **HTMX)
+    assert response.status_code == 200
+    assert 'id="talk-text"' in response.content.decode()  # the box, emptied
+    entry = last_entry(table)
+    assert (entry.kind, entry.visibility, entry.actor, entry.data) == (
+        LogEntry.MESSAGE,
+        PUBLIC,
+        player,
+        {"text": "Hello <b>table</b>"},
+    )
+    assert entry.hash == entry.compute_hash()
+    assert services.log_verify(table.campaign) is None
+    for user in (gm, player, other_player):
+        html = room_html(as_user(user), table)
+        assert "Hello &lt;b&gt;table&lt;/b&gt;" in html and "<b>table</b>" not in html
+
+
+def test_a_whisper_reaches_its_two_ends_and_nobody_else_not_even_the_gm(
+    table, as_user, gm, player, other_player, pushes, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = say(as_user(player), table, "/w ben WHISPER-TEXT", **HTMX)
+    assert response.status_code == 200
+    entry = last_entry(table)
+    assert (entry.visibility, entry.recipient, entry.data) == (
+        WHISPER,
+        other_player,
+        {"text": "WHISPER-TEXT"},
+    )
+    [(_campaign, message)] = [(c, m) for c, m in pushes.sent if m.get("seq") == entry.seq]
+    assert message["all"] == "" and "gm" not in message
+    assert set(message["users"]) == {str(player.pk), str(other_player.pk)}
+    assert "WHISPER-TEXT" in message["users"][str(other_player.pk)]
+    assert f'data-to="{other_player.pk}"' in message["users"][str(other_player.pk)]
+    assert "WHISPER-TEXT" in room_html(as_user(player), table)
+    assert "WHISPER-TEXT" in room_html(as_user(other_player), table)
+    gm_room = room_html(as_user(gm), table)
+    assert "WHISPER-TEXT" not in gm_room and f'id="entry-{entry.seq}"' not in gm_room
+    assert services.log_verify(table.campaign) is None
+
+
+def test_a_whisper_to_the_gm(table, as_user, gm, player, other_player):
+    assert say(as_user(player), table, "/w gm I pick the lock quietly", **HTMX).status_code == 200
+    entry = last_entry(table)
+    assert (entry.visibility, entry.recipient) == (WHISPER, gm)
+    assert "I pick the lock quietly" in room_html(as_user(gm), table)
+    assert "I pick the lock" not in room_html(as_user(other_player), table)
+
+
+def test_the_gm_whispers_to_a_player(table, as_user, gm, player, other_player):
+    assert say(as_user(gm), table, "/w ana You hear a click", **HTMX).status_code == 200
+    assert last_entry(table).recipient == player
+    assert "You hear a click" in room_html(as_user(player), table)
+    assert "You hear a click" not in room_html(as_user(other_player), table)
+
+
+def test_a_mention_marks_the_members_called(table, as_user, gm, player, other_player):
+    say(as_user(player), table, "@ben and @GM, look @nobody", **HTMX)
+    entry = last_entry(table)
+    assert entry.data["mentions"] == sorted([gm.pk, other_player.pk])
+    html = room_html(as_user(other_player), table)
+    assert f'data-to="{min(gm.pk, other_player.pk)} {max(gm.pk, other_player.pk)}"' in html
+    assert f'data-from="{player.pk}"' in html
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("", "Type a message"),
+        ("x" * 501, "at most 500"),
+        ("/w zed psst", "Nobody called"),
+        ("/w ana psst", "someone else"),
+        ("/dance", "no /dance"),
+        ("/sr 1d6", "Only the GM"),
+        ("/r 2d", ""),
+        ("/r 1000d1000000", ""),
+        ("/r " + "(" * 30 + "1" + ")" * 30, ""),
+    ],
+)
+def test_bad_input_is_refused_and_changes_and_pushes_nothing(
+    table, as_user, player, pushes, django_capture_on_commit_callbacks, text, word
+):
+    path = reverse("talk_say", args=[table.campaign.pk])
+    html = refused(
+        as_user(player),
+        path,
+        {"text": text},
+        table.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert 'role="alert"' in html
+    assert word.lower() in html.lower()
+
+
+def test_a_plain_post_is_redirected_or_shown_the_room_with_the_refusal(table, as_user, player):
+    response = say(as_user(player), table, "plain hello")
+    assert response.status_code == 302 and response.url == reverse("room", args=[table.campaign.pk])
+    before = db_snapshot()
+    response = say(as_user(player), table, "/w zed psst")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="room"' in html and "Nobody called" in html
+    assert db_snapshot() == before
+
+
+def test_outsiders_cannot_talk_or_preview(table, as_user, outsider):
+    assert say(as_user(outsider), table, "hi", **HTMX).status_code == 404
+    path = reverse("talk_odds", args=[table.campaign.pk])
+    assert as_user(outsider).get(path, {"text": "/r d6"}).status_code == 404
+
+
+# Free rolls --------------------------------------------------------------------------------------
+
+
+def test_a_free_roll_with_a_target_logs_its_dice_and_exact_chance(
+    table, as_user, player, monkeypatch
+):
+    script_dice(monkeypatch, 6, 5)
+    assert say(as_user(player), table, "/r 2d6+3 vs 12", **HTMX).status_code == 200
+    entry = last_entry(table)
+    data = entry.data
+    assert (entry.kind, entry.visibility, entry.character) == (LogEntry.FREE, PUBLIC, None)
+    assert (data["expression"], data["total"], data["target"], data["success"]) == (
+        "2d6+3",
+        14,
+        12,
+        True,
+    )
+    # P(2d6 >= 9) = 10/36, counted independently.
+    ways = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b + 3 >= 12)
+    assert Fraction(data["chance"]) == Fraction(ways, 36)
+    assert (entry.success, entry.target, entry.chance) == (True, 12, data["chance"])
+    assert services.log_verify(table.campaign) is None
+    html = room_html(as_user(player), table)
+    assert "2d6+3" in html and "27.8%" in html
+
+
+def test_a_free_roll_without_a_target_has_no_chance(table, as_user, player, monkeypatch):
+    script_dice(monkeypatch, 4, 2, 6, 1)
+    say(as_user(player), table, "/r 4d6kh3", **HTMX)
+    entry = last_entry(table)
+    assert entry.data["total"] == 12 and "chance" not in entry.data
+    assert entry.success is None and entry.chance == ""
+
+
+def test_a_private_free_roll_is_a_stub_for_other_players(table, as_user, gm, player, other_player):
+    say(as_user(player), table, "/gr 3d6 vs 10", **HTMX)
+    entry = last_entry(table)
+    assert entry.visibility == PRIVATE
+    other = room_html(as_user(other_player), table)
+    assert "rolled privately" in other and "3d6" not in other
+    assert "3d6" in room_html(as_user(gm), table)
+    message = entry_message(entry)
+    assert "3d6" in message["gm"] and "3d6" in message["users"][str(player.pk)]
+    assert "3d6" not in message["all"]
+
+
+def test_the_gms_secret_free_roll_is_committed_and_revealed(table, as_user, gm, player):
+    assert say(as_user(gm), table, "/sr 1d20 vs 15", **HTMX).status_code == 200
+    secret = last_entry(table)
+    assert secret.visibility == SECRET and secret.commitment
+    html = room_html(as_user(player), table)
+    assert "rolled in secret" in html and secret.commitment[:8] in html and "1d20" not in html
+    response = as_user(gm).post(
+        reverse("roll_reveal", args=[table.campaign.pk, secret.seq]), **HTMX
+    )
+    assert response.status_code == 200
+    reveal = last_entry(table)
+    assert reveal.kind == LogEntry.REVEAL and reveal.reveal_matches
+    html = room_html(as_user(player), table)
+    assert "matches the commitment" in html and "1d20" in html
+    assert services.log_verify(table.campaign) is None
+
+
+def test_the_odds_preview_says_the_exact_chance_before_rolling(table, as_user, player):
+    path = reverse("talk_odds", args=[table.campaign.pk])
+    client = as_user(player)
+    html = client.get(path, {"text": "/r 1d20 vs 11"}).content.decode()
+    assert "50.0%" in html and "1d20" in html
+    assert "add “vs 12”" in client.get(path, {"text": "/r 2d6"}).content.decode()
+    assert "Only ben" in client.get(path, {"text": "/w ben hi"}).content.decode()
+    assert 'class="error"' in client.get(path, {"text": "/r 2d"}).content.decode()
+    assert client.get(path, {"text": "hello"}).status_code == 200
+
+
+# The log's proofs and what it tells ----------------------------------------------------------------
+
+
+def test_verify_finds_an_altered_message_or_recipient(table, as_user, player, other_player, gm):
+    say(as_user(player), table, "/w ben psst", **HTMX)
+    entry = last_entry(table)
+    LogEntry.objects.filter(pk=entry.pk).update(recipient=gm)
+    problem = services.log_verify(table.campaign)
+    assert problem and problem.seq == entry.seq and problem.what == "altered"
+    LogEntry.objects.filter(pk=entry.pk).update(recipient=other_player, data={"text": "other"})
+    assert services.log_verify(table.campaign).seq == entry.seq
+
+
+def test_verify_finds_a_free_rolls_changed_outcome(table, as_user, player, monkeypatch):
+    script_dice(monkeypatch, 1, 1)
+    say(as_user(player), table, "/r 2d6 vs 10", **HTMX)
+    entry = last_entry(table)
+    LogEntry.objects.filter(pk=entry.pk).update(success=True)
+    assert services.log_verify(table.campaign).seq == entry.seq
+
+
+def export(client, table, kind):
+    response = client.get(reverse(f"log_{kind}", args=[table.campaign.pk]))
+    return response.getvalue().decode()
+
+
+def test_exports_carry_talk_and_free_rolls_but_never_anothers_whisper(
+    table, as_user, gm, player, other_player, monkeypatch
+):
+    script_dice(monkeypatch, 6, 6)
+    say(as_user(player), table, "/r 2d6 vs 7", **HTMX)
+    say(as_user(player), table, "PUBLIC-WORDS", **HTMX)
+    say(as_user(player), table, "/w ben WHISPER-WORDS", **HTMX)
+    for user, sees in ((player, True), (other_player, True), (gm, False)):
+        client = as_user(user)
+        csv = export(client, table, "csv")
+        assert "PUBLIC-WORDS" in csv and "2d6" in csv
+        assert ("WHISPER-WORDS" in csv) is sees
+        log = json.loads(export(client, table, "json"))
+        kinds = [entry["kind"] for entry in log["entries"]]
+        assert kinds.count("message") == (2 if sees else 1)
+        free = next(entry for entry in log["entries"] if entry["kind"] == "free_roll")
+        assert (free["result"], free["target"], free["success"]) == (12, 7, True)
+
+
+def test_luck_counts_free_rolls_with_a_target_only(table, as_user, player, monkeypatch):
+    from insights.reports import luck
+
+    for faces, text in (((6, 6), "/r 2d6 vs 7"), ((1, 1), "/r 2d6 vs 7"), ((3,), "/r 1d6")):
+        script_dice(monkeypatch, *faces)
+        say(as_user(player), table, text, **HTMX)
+    found = luck(table.campaign, player.pk)
+    assert found.total.rolls == 2
+    assert found.total.observed == 1
+    assert found.total.expected == 2 * Fraction(21, 36)
+    [free] = [row for row in found.characters if row.label == "Free rolls"]
+    assert free.tally.rolls == 2
+    assert (
+        "Free rolls"
+        in as_user(player).get(reverse("campaign_luck", args=[table.campaign.pk])).content.decode()
+    )

@@ -1,0 +1,113 @@
+"""Table talk and free rolls in a real browser (Debian's Chromium through playwright, against a
+live Daphne), for the GM and two players, in both systems: a message with a mention (its alert
+and tab badge), a whisper only its two ends see (no page reloads or reconnects for it), a free
+roll with its exact chance shown before rolling, the GM's secret free roll, all on a phone's
+width too."""
+
+import re
+
+from rolls.systems.mana.models import ManaSkill
+from sheets.services import character_create
+from tests.browser import BROWSER, BrowserTestCase, settled
+from tests.conftest import make_campaign, make_user
+
+pytestmark = BROWSER
+
+
+class TestTalkInPool(BrowserTestCase):
+    system = "pool"
+
+    def setUp(self):
+        self.gm, self.ana, self.ben = (make_user(n) for n in ("gm", "ana", "ben"))
+        self.campaign = make_campaign(
+            self.gm, system=self.system, name="Talk table", players=[self.ana, self.ben]
+        )
+        if self.system == "mana":
+            ManaSkill.objects.create(
+                campaign=self.campaign, name="Jump", color_a="red", color_b="green"
+            )
+        character_create(campaign=self.campaign, owner=self.ana, name="Mira")
+        self.log_in(self.gm, self.ana, self.ben)
+
+    def open_room(self, browser, username, sockets=None, **context):
+        page = self.logged_in_page(browser, username)
+        if sockets is not None:
+
+            def through(route):
+                sockets.append(route.url)
+                route.connect_to_server()
+
+            page.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
+        page.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/room/")
+        page.wait_for_selector('#ws-status[data-state="ok"]')
+        settled(page)
+        return page
+
+    def say(self, page, text):
+        page.fill("#talk-text", text)
+        page.press("#talk-text", "Enter")
+        settled(page)
+
+    def test_messages_whispers_and_free_rolls_between_three_pages(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            gm = self.open_room(browser, "gm")
+            ana = self.open_room(browser, "ana")
+            ben_sockets = []
+            ben = self.open_room(browser, "ben", ben_sockets)
+            ben.set_viewport_size({"width": 375, "height": 740})
+
+            # A message calling ben: everyone reads it; ben is alerted, his tab badged.
+            self.say(ana, "Over here, @ben <b>now</b>")
+            for page in (gm, ana, ben):
+                expect(page.locator("#log .entry.message").last).to_contain_text(
+                    "Over here, @ben <b>now</b>"
+                )
+            expect(ben.locator("#talk-alert")).to_contain_text("You were called")
+            expect(ben).to_have_title(re.compile(r"^✉1 "))
+            expect(ana).not_to_have_title(re.compile("✉"))
+            expect(ana.locator("#talk-text")).to_have_value("")  # the box, emptied
+            ben.locator("#log").click()
+            expect(ben).not_to_have_title(re.compile("✉"))
+
+            # A whisper to the GM: only ana and the GM ever see it.
+            self.say(ana, "/w gm I pick the lock quietly")
+            expect(gm.locator("#log .entry.whisper")).to_contain_text("I pick the lock quietly")
+            expect(gm.locator("#talk-alert")).to_contain_text("Whisper")
+            expect(ana.locator("#log .entry.whisper")).to_contain_text("whispers to gm")
+
+            # A free roll, its exact chance shown before it is sent; it follows the whisper
+            # on ben's page with no gap (his socket is never reopened).
+            ben.fill("#talk-text", "/r 1d20 vs 11")
+            expect(ben.locator("#talk-odds")).to_contain_text("50.0%")
+            ben.press("#talk-text", "Enter")
+            for page in (gm, ana, ben):
+                entry = page.locator("#log .entry.free_roll").last
+                expect(entry).to_contain_text("1d20")
+                expect(entry).to_contain_text("chance 50.0%")
+            expect(ben.locator("#log")).not_to_contain_text("pick the lock")
+            assert ben.locator("#log .entry.whisper").count() == 0
+
+            # The GM's secret roll: a commitment for the players, the dice for the GM.
+            self.say(gm, "/sr 3d6!")
+            expect(gm.locator("#log .entry.free_roll").last).to_contain_text("3d6!")
+            expect(ben.locator("#log .entry.hidden").last).to_contain_text("rolled in secret")
+
+            # A refused roll: the reason in place, nothing logged.
+            self.say(ana, "/r 1000d1000000")
+            expect(ana.locator("#talk-error")).to_be_visible()
+            expect(ana.locator("#talk-text")).to_have_value("/r 1000d1000000")
+
+            # Nothing scrolls sideways on the phone, and ben's socket was opened once.
+            width = ben.evaluate("document.documentElement.scrollWidth")
+            assert width <= 375, width
+            expect(ben.locator("#ws-status")).to_have_attribute("data-state", "ok")
+            assert len(ben_sockets) == 1, ben_sockets
+            browser.close()
+
+
+class TestTalkInMana(TestTalkInPool):
+    """The same in a Mana campaign, on a server of its own."""
+
+    system = "mana"
