@@ -95,16 +95,22 @@ def test_the_head_knows_the_session_entries_belong_to(mana_table):
 
 def test_the_hash_covers_every_stored_field(mana_table):
     """Every stored field but the outcome kept beside the data (``LogEntry.OUTCOME``), which
-    ``log_verify`` checks against the data (below)."""
+    ``log_verify`` checks against the data (below); a whisper's recipient (``to``) when it has
+    one, so that the entries before whispers existed hash as they did."""
     entry = roll(mana_table)
     fields = chain.entry_fields(entry)
     stored = {f.attname for f in LogEntry._meta.concrete_fields} - {"id", "prev_hash", "hash"}
     stored -= set(LogEntry.OUTCOME)
     renamed = {"campaign_id": "campaign", "session_id": "session", "actor_id": "actor"}
-    renamed |= {"character_id": "character", "check_ref_id": "check"}
-    assert {renamed.get(name, name) for name in stored} == set(fields)
+    renamed |= {"character_id": "character", "check_ref_id": "check", "recipient_id": "to"}
+    assert {renamed.get(name, name) for name in stored} == {*fields, "to"}
     assert fields["created_at"] == chain.timestamp(entry.created_at)
     assert fields["created_at"].endswith("Z")
+    whisper = services.message_send(
+        campaign=mana_table.campaign, by=mana_table.player, text="psst", to=mana_table.gm
+    )
+    assert chain.entry_fields(whisper)["to"] == mana_table.gm.pk
+    assert {renamed.get(name, name) for name in stored} == set(chain.entry_fields(whisper))
 
 
 def test_the_stored_entry_hashes_as_it_was_written(mana_table):

@@ -45,7 +45,7 @@ def test_the_gm_rolls_in_secret_and_a_player_cannot():
         ("/w gm", "Whisper as"),
         ("/w", "Whisper as"),
         ("/dance", "There is no /dance"),
-        ("/help", "/r 2d6+3"),
+        ("/help", "rolls for everyone"),
     ],
 )
 def test_refused_with_a_sentence(box, word):

@@ -228,7 +228,7 @@ def test_the_odds_preview_says_the_exact_chance_before_rolling(table, as_user, p
     assert client.get(path, {"text": "hello"}).status_code == 200
 
 
-# The log's proofs and what it tells ----------------------------------------------------------------
+# The log's proofs and what it tells ---------------------------------------------------------
 
 
 def test_verify_finds_an_altered_message_or_recipient(table, as_user, player, other_player, gm):
