@@ -1,7 +1,8 @@
 """A per-user limit on writes and rolls (config/settings.py, ``WRITE_LIMITS``).
 
 Each logged-in user's POSTs are counted in Django's cache, in fixed windows: at most ``writes``
-per window of every kind, and at most ``rolls`` of them rolls (the views named in ``ROLL_VIEWS``).
+per window of every kind, at most ``rolls`` of them rolls (the views named in ``ROLL_VIEWS``)
+and at most ``talk`` of them said or rolled from the room's box (``TALK_VIEWS``).
 A request over a limit is answered 429 with a sentence and a Retry-After header, before its view
 runs: nothing is written. htmx gets the sentence as text, which static/js/site.js shows in the
 page's notice area; a plain form post gets it on a page of its own.
@@ -25,6 +26,10 @@ from core.shared_redis import ERRORS, client, outage
 
 #: The views whose POSTs count as rolls too.
 ROLL_VIEWS = {"check_roll"}
+#: The views whose POSTs count as table talk too (messages, whispers and free rolls).
+TALK_VIEWS = {"talk_say"}
+#: What the sentence calls each kind.
+WORDS = {"writes": "changes", "rolls": "rolls", "talk": "messages and free rolls"}
 #: Writes never limited: leaving must always work.
 UNLIMITED_VIEWS = {"logout"}
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -81,7 +86,11 @@ def over_limit(request):
     name = match.url_name if match else None
     if name in UNLIMITED_VIEWS:
         return None
-    kinds = ["writes", "rolls"] if name in ROLL_VIEWS else ["writes"]
+    kinds = ["writes"]
+    if name in ROLL_VIEWS:
+        kinds.append("rolls")
+    if name in TALK_VIEWS:
+        kinds.append("talk")
     kinds = [kind for kind in kinds if kind in limits]
     if not kinds:
         return None
@@ -91,7 +100,7 @@ def over_limit(request):
         if count > most:
             now = time.time()
             wait = max(1, int((now // window + 1) * window - now + 0.999))
-            what = "rolls" if kind == "rolls" else "changes"
+            what = WORDS[kind]
             sentence = (
                 f"Slow down: at most {most} {what} every {window} seconds. "
                 f"Nothing was done; try again in {wait} s."

@@ -83,6 +83,19 @@ def test_rolls_have_a_limit_of_their_own(mana_table, player, as_user, clock):
     assert as_user(mana_table.gm).post(renew_url, **HTMX).status_code == 200
 
 
+def test_table_talk_has_a_limit_of_its_own(pool_table, player, as_user, clock):
+    url = reverse("talk_say", args=[pool_table.campaign.id])
+    client = as_user(player)
+    statuses = [client.post(url, {"text": f"line {n}"}, **HTMX).status_code for n in range(11)]
+    assert statuses[:10] == [200] * 10 and statuses[10] == 429
+    before = db_snapshot()
+    response = client.post(url, {"text": "/r 1d6"}, **HTMX)
+    assert "at most 10 messages and free rolls every 10 seconds" in response.content.decode()
+    assert db_snapshot() == before
+    clock.now += 10
+    assert client.post(url, {"text": "again"}, **HTMX).status_code == 200
+
+
 def test_no_limit_without_the_setting(as_user, gm, pool_campaign, settings):
     settings.WRITE_LIMITS = {}
     client = as_user(gm)
