@@ -344,9 +344,9 @@ CONTENT_SECURITY_POLICY = {
 
 # --- Write limits per user (core/throttle.py) -------------------------------------------
 # A logged-in user's writes (POSTs), rolls and table talk, each at most so many per window of
-# seconds; one more is answered 429 with a sentence, and nothing is written. Counted in Redis when there is
-# one (every process shares the count), else, or while it is unreachable, in each process's
-# CACHES["default"] (see core/throttle.py).
+# seconds; one more is answered 429 with a sentence, and nothing is written. Counted in Redis
+# when there is one (every process shares the count), else, or while it is unreachable, in each
+# process's CACHES["default"] (see core/throttle.py).
 MIDDLEWARE.append("core.throttle.WriteLimitMiddleware")
 WRITE_LIMITS = {"writes": (30, 10), "rolls": (10, 10), "talk": (10, 10)}
 # --- end of write limits -----------------------------------------------------------------------
