@@ -246,6 +246,23 @@
     }
   });
 
+  // The talk box keeps Discord's habit: in the empty box, the up arrow brings back what was
+  // sent last (to fix a typo in a roll, or say it again).
+  let lastSaid = "";
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const elt = event.detail.elt;
+    if (!elt || !elt.matches || !elt.matches("form.talk-form")) return;
+    const box = elt.querySelector("#talk-text");
+    if (box) lastSaid = box.value;
+  });
+  document.addEventListener("keydown", function (event) {
+    const box = event.target;
+    if (event.key !== "ArrowUp" || !box || box.id !== "talk-text" || box.value) return;
+    if (!lastSaid) return;
+    event.preventDefault();
+    box.value = lastSaid;
+  });
+
   scrollDown();
 })();
 

@@ -94,6 +94,12 @@ class TestTalkInPool(BrowserTestCase):
             expect(gm.locator("#log .entry.free_roll").last).to_contain_text("3d6!")
             expect(ben.locator("#log .entry.hidden").last).to_contain_text("rolled in secret")
 
+            # The up arrow in the empty box brings back what was sent last.
+            gm.focus("#talk-text")
+            gm.press("#talk-text", "ArrowUp")
+            expect(gm.locator("#talk-text")).to_have_value("/sr 3d6!")
+            gm.fill("#talk-text", "")
+
             # A refused roll: the reason in place, nothing logged.
             self.say(ana, "/r 1000d1000000")
             expect(ana.locator("#talk-error")).to_be_visible()
