@@ -25,7 +25,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from rolls import services as log
-from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
+from rolls.models import PRIVATE, PUBLIC, SECRET, WHISPER, LogEntry
 from rules import mana
 from sheets.services import character_create
 
@@ -37,6 +37,7 @@ from .data import session_for, sessions_delete
 BATCH = 1000
 #: The pages timed, each as (name, URL name, its arguments after the campaign, viewers).
 PAGES = (
+    ("room", "room", (), ("gm", "player")),
     ("luck", "campaign_luck", (), ("gm", "player")),
     ("tuning", "tuning", (), ("gm",)),
     ("session summary", "session_summary", (1,), ("gm", "player")),
@@ -77,11 +78,13 @@ def _roll_data(rng, dice, target, intent):
     }
 
 
-def log_create(*, entries, session_rolls, seed):
+def log_create(*, entries, session_rolls, seed, talk=0.0):
     """A Mana campaign with a GM, three players and their characters and a GM's NPC, and a log
     of ``entries`` entries: sessions of ``session_rolls`` rolls each (the last one still
     running), the rolls public (80 %), private to their player (10 %) or the NPC's GM-secret
-    ones (10 %)."""
+    ones (10 %); with ``talk``, that share of the entries is table talk instead: half of it
+    messages to everyone, half whispers between the other players (which the GM and the
+    player timed never see)."""
     rng = random.Random(seed)
     tag = secrets.token_hex(4)
     accounts = get_user_model().objects
@@ -105,6 +108,18 @@ def log_create(*, entries, session_rolls, seed):
                         written += 1
                     log.session_start(campaign=campaign, by=gm)
                     written, in_session = written + 1, 0
+                    continue
+                if talk and rng.random() < talk:
+                    whisper = rng.random() < 0.5
+                    log.log_append(
+                        campaign=campaign,
+                        kind=LogEntry.MESSAGE,
+                        actor=rollers[1][0],
+                        data={"text": f"Line {written}"},
+                        visibility=WHISPER if whisper else PUBLIC,
+                        recipient=rollers[2][0] if whisper else None,
+                    )
+                    written, in_session = written + 1, in_session + 1
                     continue
                 draw = rng.random()
                 user, character = npc if draw >= 0.9 else rng.choice(rollers)
@@ -172,7 +187,8 @@ def time_pages(port, made, repeat):
 def table(out):
     lines = [
         f"bench_insights: {out['entries']} entries (built in {out['build_s']} s), sessions of "
-        f"{out['session_rolls']} rolls, database {out['database']}, {out['repeat']} runs each",
+        f"{out['session_rolls']} rolls, table talk {out['talk']:.0%}, database {out['database']}, "
+        f"{out['repeat']} runs each",
         f"{'page':<16} {'viewer':<7} {'status':>6} {'first ms':>9} {'total ms':>9} "
         f"{'max ms':>9} {'KB':>9}",
     ]
@@ -192,6 +208,9 @@ class Command(BaseCommand):
         parser.add_argument("--session-rolls", type=int, default=10_000, help="rolls a session")
         parser.add_argument("--repeat", type=int, default=3, help="timed runs of each page")
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--talk", type=float, default=0.0, help="share of the entries that are table talk"
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
         parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
 
@@ -199,7 +218,7 @@ class Command(BaseCommand):
         if options["entries"] < 2 or options["session_rolls"] < 1 or options["repeat"] < 1:
             raise CommandError("--entries is at least 2, --session-rolls and --repeat 1.")
         if os.environ.get(OWN) != "1":
-            values = ("entries", "session_rolls", "repeat", "seed")
+            values = ("entries", "session_rolls", "repeat", "seed", "talk")
             rerun("bench_insights", options, values, ("json", "keep"))
         out = in_tmp(self, options, lambda tmp: self.bench(options, tmp))
         self.stdout.write(json.dumps(out) if options["json"] else table(out))
@@ -209,7 +228,10 @@ class Command(BaseCommand):
         call_command("collectstatic", verbosity=0, interactive=False)
         started = time.perf_counter()
         made = log_create(
-            entries=options["entries"], session_rolls=options["session_rolls"], seed=options["seed"]
+            entries=options["entries"],
+            session_rolls=options["session_rolls"],
+            seed=options["seed"],
+            talk=options["talk"],
         )
         build_s = round(time.perf_counter() - started, 1)
         if connection.vendor == "postgresql":
@@ -237,6 +259,7 @@ class Command(BaseCommand):
             "entries": entries,
             "build_s": build_s,
             "session_rolls": options["session_rolls"],
+            "talk": options["talk"],
             "repeat": options["repeat"],
             "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
             "pages": pages,

@@ -463,15 +463,17 @@ def test_the_insights_benchmark_times_each_page_for_each_viewer():
     """``bench_insights``: a small log, built through the log's append, and every page timed
     over HTTP, each answered 200 with a body."""
     command = [sys.executable, "manage.py", "bench_insights", "--entries", "60"]
-    command += ["--session-rolls", "20", "--repeat", "1", "--json"]
+    command += ["--session-rolls", "20", "--repeat", "1", "--talk", "0.2", "--json"]
     done = subprocess.run(
         command, cwd=settings.BASE_DIR, env=bench_env(), capture_output=True, text=True, timeout=180
     )
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
-    assert out["entries"] == 60 and out["session_rolls"] == 20
+    assert out["entries"] == 60 and out["session_rolls"] == 20 and out["talk"] == 0.2
     seen = [(page["page"], page["viewer"]) for page in out["pages"]]
     assert seen == [
+        ("room", "gm"),
+        ("room", "player"),
         ("luck", "gm"),
         ("luck", "player"),
         ("tuning", "gm"),

@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from bench.insights import log_create, log_delete
 from campaigns.models import Campaign
-from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
+from rolls.models import PRIVATE, PUBLIC, SECRET, WHISPER, LogEntry
 from rules import mana
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +34,21 @@ def test_the_log_is_a_whole_chain_of_sessions_with_every_visibility():
     out = StringIO()
     call_command("verify_rolls", campaign=made.campaign.pk, stdout=out)
     assert "is whole: 250 entries" in out.getvalue()
+
+
+def test_with_talk_a_share_of_the_log_is_messages_and_whispers_the_timed_users_never_see():
+    made = log_create(entries=300, session_rolls=100, seed=5, talk=0.3)
+    entries = list(LogEntry.objects.filter(campaign=made.campaign).order_by("seq"))
+    messages = [e for e in entries if e.kind == LogEntry.MESSAGE]
+    assert {e.visibility for e in messages} == {PUBLIC, WHISPER}
+    assert 40 < len(messages) < 140
+    timed = {made.users["gm"].pk, made.users["player"].pk}
+    for e in messages:
+        if e.visibility == WHISPER:
+            assert timed.isdisjoint({e.actor_id, e.recipient_id})
+    out = StringIO()
+    call_command("verify_rolls", campaign=made.campaign.pk, stdout=out)
+    assert "is whole: 300 entries" in out.getvalue()
 
 
 def test_what_it_made_is_removed():
