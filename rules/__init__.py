@@ -6,6 +6,8 @@
 * :mod:`rules.advice` - advice before a roll: mana spends and their odds, held-back dice.
 * :mod:`rules.distribution` - exact distributions of successes (Mana) and highest totals.
 * :mod:`rules.luck` - successes against the expected number, spread and verdict.
+* :mod:`rules.notation` - free rolls in dice notation: reading, rolling, the exact odds of a
+  target.
 
 Each module's docstring states its rules, including every decision the source texts leave
 open; the /rules/ page tells the same to players.
