@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from core import push
 from core.writes import Piece, answer, attempt
+from rules import notation
 
 from . import services
 from .access import campaign_for
@@ -274,5 +275,6 @@ def member_remove(request, campaign_id, user_id):
 
 @require_GET
 def rules(request):
-    """The rules as implemented, with every decision the source texts leave open."""
-    return render(request, "campaigns/rules.html")
+    """The rules as implemented, with every decision the source texts leave open (and the free
+    rolls' limits, ``rules.notation``'s)."""
+    return render(request, "campaigns/rules.html", {"notation": notation})

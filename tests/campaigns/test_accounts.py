@@ -72,6 +72,10 @@ def test_rules_page_is_public_and_states_the_decisions(client, db):
     assert "at most 100 times" in content
     assert "What the table sees" in content
     assert "player and the GM alone" in content
+    # The free rolls' limits, as rules.notation has them.
+    said = " ".join(content.split())
+    assert "1 to 1000 faces" in said and "at most 100 dice a roll" in said
+    assert "at most 20 times a die" in said and "at most 4 deep" in said
 
 
 # Login throttling (config/settings.py, django-axes) -----------------------------------------------
