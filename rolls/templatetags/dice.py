@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from django import template
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
@@ -152,3 +153,19 @@ def free_dice(d):
     return format_html(
         '<p class="dice">{}</p>', format_html_join(" ", "{}", ((g,) for g in groups))
     )
+
+
+@register.simple_tag
+def entry_attributes(entry, prev=None):
+    """A log entry's attributes beyond its number (``rolls/_log_entry.html``, one tag for all
+    of them: the log renders many entries): ``data-prev``, the entry a pushed frame follows
+    (``rolls.push.entry_message``); for a message, who said it (``data-from``), whom it calls
+    (``data-to``: a whisper's recipient, or the members its ``@name``s call) and
+    ``data-whisper``, which static/js/room.js reads to alert those called."""
+    shown = format_html(' data-prev="{}"', prev) if prev is not None else ""
+    if entry.kind != "message":
+        return shown
+    called = [entry.recipient_id] if entry.recipient_id else entry.data.get("mentions", ())
+    to = format_html(' data-to="{}"', " ".join(map(str, called))) if called else ""
+    whisper = mark_safe(" data-whisper") if entry.recipient_id else ""
+    return format_html('{} data-from="{}"{}{}', shown, entry.actor_id, to, whisper)

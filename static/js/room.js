@@ -350,7 +350,7 @@
     const alert = document.getElementById("talk-alert");
     const last = fresh[fresh.length - 1];
     if (alert) {
-      const what = last.classList.contains("whisper") ? "Whisper: " : "You were called: ";
+      const what = last.hasAttribute("data-whisper") ? "Whisper: " : "You were called: ";
       alert.textContent = what + last.textContent.replace(/\s+/g, " ").trim();
       alert.hidden = false;
     }

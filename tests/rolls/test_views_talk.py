@@ -189,15 +189,15 @@ def test_a_free_roll_without_a_target_has_no_chance(table, as_user, player, monk
 
 
 def test_a_private_free_roll_is_a_stub_for_other_players(table, as_user, gm, player, other_player):
-    say(as_user(player), table, "/gr 3d6 vs 10", **HTMX)
+    say(as_user(player), table, "/gr 5d8 vs 20", **HTMX)
     entry = last_entry(table)
     assert entry.visibility == PRIVATE
     other = room_html(as_user(other_player), table)
-    assert "rolled privately" in other and "3d6" not in other
-    assert "3d6" in room_html(as_user(gm), table)
+    assert "rolled privately" in other and "5d8" not in other
+    assert "5d8" in room_html(as_user(gm), table)
     message = entry_message(entry)
-    assert "3d6" in message["gm"] and "3d6" in message["users"][str(player.pk)]
-    assert "3d6" not in message["all"]
+    assert "5d8" in message["gm"] and "5d8" in message["users"][str(player.pk)]
+    assert "5d8" not in message["all"]
 
 
 def test_the_gms_secret_free_roll_is_committed_and_revealed(table, as_user, gm, player):

@@ -73,9 +73,11 @@ class TestTalkInPool(BrowserTestCase):
 
             # A whisper to the GM: only ana and the GM ever see it.
             self.say(ana, "/w gm I pick the lock quietly")
-            expect(gm.locator("#log .entry.whisper")).to_contain_text("I pick the lock quietly")
+            expect(gm.locator("#log .entry[data-whisper]")).to_contain_text(
+                "I pick the lock quietly"
+            )
             expect(gm.locator("#talk-alert")).to_contain_text("Whisper")
-            expect(ana.locator("#log .entry.whisper")).to_contain_text("whispers to gm")
+            expect(ana.locator("#log .entry[data-whisper]")).to_contain_text("whispers to gm")
 
             # A free roll, its exact chance shown before it is sent; it follows the whisper
             # on ben's page with no gap (his socket is never reopened).
@@ -87,7 +89,7 @@ class TestTalkInPool(BrowserTestCase):
                 expect(entry).to_contain_text("1d20")
                 expect(entry).to_contain_text("chance 50.0%")
             expect(ben.locator("#log")).not_to_contain_text("pick the lock")
-            assert ben.locator("#log .entry.whisper").count() == 0
+            assert ben.locator("#log .entry[data-whisper]").count() == 0
 
             # The GM's secret roll: a commitment for the players, the dice for the GM.
             self.say(gm, "/sr 3d6!")
