@@ -20,7 +20,7 @@ from core import push as core_push
 from core.consumers import consume
 
 from . import push
-from .models import LogEntry, Presence
+from .models import LogEntry, Presence, with_recipients
 
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
@@ -308,14 +308,11 @@ class RoomConsumer(PushConsumer):
 
     @database_sync_to_async
     def missed(self, after):
-        entries = list(
-            LogEntry.objects.filter(campaign_id=self.campaign_id, seq__gt=after)
-            .select_related("actor", "character", "recipient")
-            .order_by("seq")[:REPLAY_LIMIT]
-        )
+        entries = LogEntry.objects.filter(campaign_id=self.campaign_id, seq__gt=after)
+        entries = with_recipients(list(entries.shown().order_by("seq")[:REPLAY_LIMIT]))
         viewer = {"viewer_id": self.user_id, "gm_id": self.gm_id}
         # A whisper this viewer is not part of is skipped as if it were not there.
-        known = [e for e in entries if e.known_to(self.user_id)]
+        known = [entry for entry in entries if entry.known_by(self.user_id)]
         revealable = push.revealable_among(known, **viewer)
         frames, prev = [], after
         for entry in known:

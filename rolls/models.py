@@ -35,11 +35,11 @@ def entitled(visibility, *, viewer_id, roller_id, gm_id, recipient_id=None):
     return visibility == PRIVATE and viewer_id == roller_id
 
 
-def whisper_hidden(viewer_id):
-    """The whispers ``viewer_id`` must not learn of, as a ``Q`` on log entries (exclude it):
-    neither theirs nor to them."""
+def known_to(viewer_id):
+    """The log entries ``viewer_id`` may learn of, as a ``Q``: all but the whispers neither
+    theirs nor to them."""
     Q = models.Q
-    return Q(visibility=WHISPER) & ~Q(actor_id=viewer_id) & ~Q(recipient_id=viewer_id)
+    return ~Q(visibility=WHISPER) | Q(actor_id=viewer_id) | Q(recipient_id=viewer_id)
 
 
 class CheckQuerySet(models.QuerySet):
@@ -117,6 +117,32 @@ class Check(models.Model):
 
 
 class LogEntryQuerySet(models.QuerySet):
+    #: What a log entry shows of itself and of who made it (``rolls/_log_entry.html``).
+    SHOWN = (
+        "campaign_id",
+        "seq",
+        "kind",
+        "session_id",
+        "actor__username",
+        "character__name",
+        "check_ref_id",
+        "visibility",
+        "recipient_id",
+        "data",
+        "created_at",
+        "prev_hash",
+        "hash",
+    )
+
+    def shown(self):
+        """The entries with what the log shows of them and no more: who rolled and which
+        character, by name (a whisper's recipient: ``with_recipients``, once they are read)."""
+        return self.select_related("actor", "character").only(*self.SHOWN)
+
+    def shown_to(self, viewer_id):
+        """``shown``, of the entries ``viewer_id`` may learn of (``known_to``)."""
+        return self.shown().filter(known_to(viewer_id))
+
     def revealed(self, campaign_id, seqs):
         """The numbers among ``seqs`` of the campaign's secret rolls that were revealed."""
         if not seqs:
@@ -270,10 +296,24 @@ class LogEntry(models.Model):
             recipient_id=self.recipient_id,
         )
 
-    def known_to(self, viewer_id):
+    def known_by(self, viewer_id):
         """Whether ``viewer_id`` may learn that this entry exists at all (a stub, at least):
         every entry but a whisper neither theirs nor to them."""
         return self.visibility != WHISPER or viewer_id in (self.actor_id, self.recipient_id)
+
+
+def with_recipients(entries):
+    """``entries`` (a list), each whisper's recipient read (their names, one query, none when
+    there is no whisper among them)."""
+    ids = {entry.recipient_id for entry in entries if entry.recipient_id}
+    if ids:
+        from django.contrib.auth import get_user_model
+
+        users = get_user_model().objects.only("username").in_bulk(ids)
+        for entry in entries:
+            if entry.recipient_id:
+                entry.recipient = users[entry.recipient_id]
+    return entries
 
 
 #: ``outcome_fields``' ``rolled`` when its caller did not read the dice: the system does.

@@ -42,7 +42,7 @@ from .forms import (
     chosen,
     first_error,
 )
-from .models import VISIBILITIES, Check, LogEntry, whisper_hidden
+from .models import VISIBILITIES, Check, LogEntry, with_recipients
 from .push import Viewer, asks, check_context, push_check, write_messages
 from .systems import system_of
 
@@ -88,11 +88,10 @@ def _log_rows(campaign, *, user_id, gm_id, before=None):
     whispers the viewer is not part of: not even a stub), each with whether it is hidden from
     the viewer; whether older entries exist; and the numbers of the
     secret rolls among them the viewer may reveal."""
-    entries = LogEntry.objects.filter(campaign=campaign).exclude(whisper_hidden(user_id))
-    entries = entries.select_related("actor", "character", "recipient")
+    entries = LogEntry.objects.filter(campaign=campaign).shown_to(user_id)
     if before is not None:
         entries = entries.filter(seq__lt=before)
-    page = list(entries.order_by("-seq")[: LOG_PAGE + 1])
+    page = with_recipients(list(entries.order_by("-seq")[: LOG_PAGE + 1]))
     shown = page[:LOG_PAGE][::-1]
     rows = [(e, not e.visible_to(user_id, gm_id)) for e in shown]
     revealable = push.revealable_among(shown, viewer_id=user_id, gm_id=gm_id)
