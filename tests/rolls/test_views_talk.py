@@ -289,3 +289,57 @@ def test_luck_counts_free_rolls_with_a_target_only(table, as_user, player, monke
         "Free rolls"
         in as_user(player).get(reverse("campaign_luck", args=[table.campaign.pk])).content.decode()
     )
+
+
+# At once ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_talk_and_free_rolls_at_once_chain_whole_and_keep_the_shared_number(
+    pool_table, gm, player, other_player, pushes, settings
+):
+    """Real requests, eight at a time (messages, whispers and free rolls of three members): the
+    log stays one whole chain, and ``Campaign.shared_seq`` is the last entry every member
+    learned of (on both databases: the suite runs on SQLite and on PostgreSQL)."""
+    from django.test import Client
+
+    from tests.rolls.test_log import assert_whole, in_threads
+
+    settings.WRITE_LIMITS = {}
+    texts = ["hello", "/w ben psst", "/r 2d6 vs 7", "/w gm quiet", "/gr 1d20", "@ana hi"]
+
+    def post(user, text):
+        client = Client()
+        client.force_login(user)
+
+        def send():
+            response = say(client, pool_table, text, **HTMX)
+            assert response.status_code == 200, response.content.decode()
+
+        return send
+
+    works = [post(player, texts[n]) for n in range(4)]
+    works += [post(other_player, "/r 1d6"), post(gm, "/w ana ok"), post(gm, "/sr 1d4")]
+    works += [post(other_player, "/w gm yes")]
+    in_threads(*works)
+    entries = assert_whole(pool_table, 8)
+    pool_table.campaign.refresh_from_db()
+    shared = [e.seq for e in entries if e.visibility != WHISPER]
+    assert pool_table.campaign.shared_seq == max(shared)
+
+
+def test_verify_rolls_covers_talk_and_free_rolls(table, as_user, gm, player, monkeypatch):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    for text in ("hello", "/w gm psst", "/r 2d6 vs 7", "/gr 1d6"):
+        say(as_user(player), table, text, **HTMX)
+    say(as_user(gm), table, "/sr 1d20 vs 10", **HTMX)
+    out = StringIO()
+    call_command("verify_rolls", campaign=table.campaign.pk, stdout=out)
+    assert "is whole: 5 entries" in out.getvalue()
+    whisper = LogEntry.objects.get(campaign=table.campaign, seq=2)
+    LogEntry.objects.filter(pk=whisper.pk).update(data={"text": "changed"})
+    with pytest.raises(CommandError, match="entry #2 was altered"):
+        call_command("verify_rolls", campaign=table.campaign.pk)
