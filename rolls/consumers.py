@@ -150,6 +150,10 @@ class RoomConsumer(PushConsumer):
         last_seq = await self.current_seq()
         after = self.after_from_query()
         self.last_seq = last_seq if after is None else min(after, last_seq)
+        #: The last entry the page has (sent to this socket, or shown before it opened): the
+        #: replay's first frame names it (``data-prev``). ``last_seq`` passes the whispers this
+        #: viewer never hears of; this one does not.
+        self.shown_seq = self.last_seq
         if self.last_seq < last_seq:
             await self.replay()
         await self.send_presence(self.group, join=True)
@@ -228,18 +232,24 @@ class RoomConsumer(PushConsumer):
                     self.gap_wait = asyncio.create_task(self.wait_for_gap())
                 return
             self.last_seq = seq
-            await self.forward(message)
+            await self.forward_entry(seq, message)
             while self.last_seq + 1 in self.held:  # the late push came: the held ones follow
                 self.last_seq += 1
-                await self.forward(self.held.pop(self.last_seq))
+                await self.forward_entry(self.last_seq, self.held.pop(self.last_seq))
             if not self.held and self.gap_wait is not None:
                 self.gap_wait.cancel()
                 self.gap_wait = None
 
     async def forward(self, message):
+        """Send this viewer's variant of ``message``; whether there was one."""
         html = core_push.pick(message, user_id=self.user_id, is_gm=self.is_gm)
         if html:
             await self.send(text_data=html)
+        return bool(html)
+
+    async def forward_entry(self, seq, message):
+        if await self.forward(message):
+            self.shown_seq = seq
 
     async def wait_for_gap(self):
         """REORDER_WAIT after an entry came ahead of its turn: if the gap is still there, read
@@ -278,7 +288,7 @@ class RoomConsumer(PushConsumer):
             return None
 
     async def replay(self):
-        frames, self.last_seq = await self.missed(self.last_seq)
+        frames, self.last_seq, self.shown_seq = await self.missed(self.last_seq, self.shown_seq)
         for html in frames:
             await self.send(text_data=html)
 
@@ -307,14 +317,17 @@ class RoomConsumer(PushConsumer):
         return Campaign.objects.values_list("last_seq", flat=True).get(pk=self.campaign_id)
 
     @database_sync_to_async
-    def missed(self, after):
+    def missed(self, after, shown):
+        """The frames of the entries after ``after`` this viewer may learn of, the first naming
+        ``shown`` (the last the page has) as the one before it; the last entry read, and the
+        last of them sent."""
         entries = LogEntry.objects.filter(campaign_id=self.campaign_id, seq__gt=after)
         entries = with_recipients(list(entries.shown().order_by("seq")[:REPLAY_LIMIT]))
         viewer = {"viewer_id": self.user_id, "gm_id": self.gm_id}
         # A whisper this viewer is not part of is skipped as if it were not there.
         known = [entry for entry in entries if entry.known_by(self.user_id)]
         revealable = push.revealable_among(known, **viewer)
-        frames, prev = [], after
+        frames, prev = [], shown
         for entry in known:
             html = push.render_entry_for(
                 entry, oob=True, revealable=revealable, prev=prev, **viewer
@@ -323,7 +336,7 @@ class RoomConsumer(PushConsumer):
             prev = entry.seq
         if known:
             frames[-1] += push.render_fingerprint(known[-1])
-        return frames, (entries[-1].seq if entries else after)
+        return frames, (entries[-1].seq if entries else after), prev
 
     @database_sync_to_async
     def update_presence(self, join):

@@ -253,8 +253,7 @@ class TalkForm(forms.Form):
             if names:
                 members = self.member_names()
                 gm = self.campaign.gm_id()
-                ids = [
-                    members[n].pk if n in members else (gm if n == "gm" else None) for n in names
-                ]
+                # "@gm" calls the GM, as "/w gm" whispers to them.
+                ids = [gm if n == "gm" else getattr(members.get(n), "pk", None) for n in names]
                 cleaned["mentions"] = [uid for uid in ids if uid is not None]
         return cleaned

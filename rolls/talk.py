@@ -32,7 +32,7 @@ HELP = (
 )
 
 _COMMAND = re.compile(r"/(\w+)\s*(.*)\Z", re.DOTALL)
-_MENTION = re.compile(r"(?<![\w@])@([\w.+-]+)")
+_MENTION = re.compile(r"(?<![\w@])@([\w.@+-]+)")
 
 
 class TalkError(ValueError):
@@ -77,6 +77,14 @@ def read(box, *, is_gm=False):
     if name in ("help", "h", "?"):
         raise TalkError(HELP)
     raise TalkError(f"There is no /{name} here. {HELP}")
+
+
+def is_roll(box):
+    """Whether ``box`` starts with a roll's command (``/r``, ``/gr``, ``/sr``, long or short):
+    the one thing the box previews."""
+    command = _COMMAND.match((box or "").strip())
+    name = command.group(1).lower() if command else ""
+    return name in ROLLS or name in SECRET_ROLLS
 
 
 def mentioned(text):

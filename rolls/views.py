@@ -696,20 +696,20 @@ def talk_say(request, campaign_id):
 @login_required
 @require_GET
 def talk_odds(request, campaign_id):
-    """What the box would do, said before it is sent: a roll's dice and, with a target, its
-    exact chance; who hears a whisper; or why it would be refused."""
+    """What a roll typed in the box would do, said before it is sent: its dice and, with a
+    target, its exact chance, or why it would be refused. Only rolls: the page never sends a
+    message or a whisper before it is said (static/js/room.js), and this answers nothing of
+    one."""
     campaign = campaign_for(request, campaign_id)
     form = TalkForm(request.GET, campaign=campaign, user=request.user)
     preview = {}
-    if (request.GET.get("text") or "").strip() and not form.is_valid():
-        preview["error"] = first_error(form)
-    elif form.is_valid():
-        said, cleaned = form.cleaned_data["said"], form.cleaned_data
-        preview["said"] = said
-        if said.kind == "roll":
-            preview["notation"] = cleaned["notation"]
-            preview["chance"] = notation.chance(cleaned["notation"])
-        preview["recipient"] = cleaned.get("recipient")
+    if talk.is_roll(request.GET.get("text", "")):
+        if not form.is_valid():
+            preview["error"] = first_error(form)
+        else:
+            preview["said"] = form.cleaned_data["said"]
+            preview["notation"] = form.cleaned_data["notation"]
+            preview["chance"] = notation.chance(form.cleaned_data["notation"])
     return render(request, "rolls/_talk_odds.html", {"preview": preview})
 
 

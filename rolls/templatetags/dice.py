@@ -162,7 +162,7 @@ def entry_attributes(entry, prev=None):
     (``rolls.push.entry_message``); for a message, who said it (``data-from``), whom it calls
     (``data-to``: a whisper's recipient, or the members its ``@name``s call) and
     ``data-whisper``, which static/js/room.js reads to alert those called."""
-    shown = format_html(' data-prev="{}"', prev) if prev is not None else ""
+    shown = format_html(' data-prev="{}"', prev) if prev not in (None, "") else ""
     if entry.kind != "message":
         return shown
     called = [entry.recipient_id] if entry.recipient_id else entry.data.get("mentions", ())

@@ -246,6 +246,18 @@
     }
   });
 
+  // The talk box's preview asks the server only about dice (/r, /gr, /sr and their long
+  // names): a message or a whisper never leaves the page before it is sent, not even as a
+  // query in a server's access log.
+  const ROLL_COMMAND = /^\s*\/(r|roll|gr|gmroll|sr|secretroll)(\s|$)/i;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const elt = event.detail.elt;
+    if (!elt || elt.id !== "talk-text" || ROLL_COMMAND.test(elt.value)) return;
+    event.preventDefault();
+    const odds = document.getElementById("talk-odds");
+    if (odds) odds.textContent = "";
+  });
+
   // The talk box keeps Discord's habit: in the empty box, the up arrow brings back what was
   // sent last (to fix a typo in a roll, or say it again).
   let lastSaid = "";

@@ -223,7 +223,10 @@ def test_the_odds_preview_says_the_exact_chance_before_rolling(table, as_user, p
     html = client.get(path, {"text": "/r 1d20 vs 11"}).content.decode()
     assert "50.0%" in html and "1d20" in html
     assert "add “vs 12”" in client.get(path, {"text": "/r 2d6"}).content.decode()
-    assert "Only ben" in client.get(path, {"text": "/w ben hi"}).content.decode()
+    # A message or a whisper is never previewed: nothing of it is answered.
+    whisper = client.get(path, {"text": "/w ben the secret"}).content.decode()
+    assert "secret" not in whisper and "ben" not in whisper
+    assert client.get(path, {"text": "/w zed hi"}).content.decode().strip() == ""
     assert 'class="error"' in client.get(path, {"text": "/r 2d"}).content.decode()
     assert client.get(path, {"text": "hello"}).status_code == 200
 

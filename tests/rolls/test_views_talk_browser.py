@@ -71,8 +71,20 @@ class TestTalkInPool(BrowserTestCase):
             ben.locator("#log").click()
             expect(ben).not_to_have_title(re.compile("✉"))
 
-            # A whisper to the GM: only ana and the GM ever see it.
-            self.say(ana, "/w gm I pick the lock quietly")
+            # A whisper to the GM: only ana and the GM ever see it. While it is typed, the page
+            # asks the server nothing (a preview is for dice only): its words leave the page
+            # once, when it is sent.
+            ana.fill("#talk-text", "/r 1d6 vs 4")
+            expect(ana.locator("#talk-odds")).to_contain_text("50.0%")
+            asked = []
+            ana.on("request", lambda request: asked.append(request.url))
+            ana.fill("#talk-text", "/w gm I pick the lock quietly")
+            # The preview's request, due once the typing pauses, is stopped in the page,
+            # which empties the preview instead.
+            expect(ana.locator("#talk-odds")).to_have_text("")
+            ana.press("#talk-text", "Enter")
+            settled(ana)
+            assert [url for url in asked if "lock" in url or "odds" in url] == [], asked
             expect(gm.locator("#log .entry[data-whisper]")).to_contain_text(
                 "I pick the lock quietly"
             )

@@ -80,3 +80,36 @@ async def test_a_replay_skips_anothers_whisper(table):
         assert "WHISPER-WORDS" in ben_frames[1]
         heard = await before_mark(gm, ben)
         assert all("WHISPER-WORDS" not in frame for frame in heard[0])
+
+
+async def test_a_gap_replayed_after_anothers_whisper_follows_what_the_page_has(table):
+    """A socket passes a whisper it never hears of; when it later repairs a gap from the log,
+    the first frame names the last entry the page has (not the whisper) as the one before it,
+    so that the page sees no gap and does not reconnect for nothing."""
+    from channels.db import database_sync_to_async
+
+    from rolls import push, services
+
+    async with AsyncExitStack() as stack:
+        gm, ana, ben = await sockets(stack, table)
+        await post(table, "ana", "talk_say", {"text": "one"})
+        await post(table, "ana", "talk_say", {"text": "/w gm WHISPER-WORDS"})
+        [_, _, [one]] = await before_mark(gm, ana, ben, presence=False)
+        shown = int(SEQ.search(one).group(1))
+
+        def two_more_unpushed():
+            said = [
+                services.message_send(campaign=table.campaign, by=table.gm, text=text)
+                for text in ("three", "four")
+            ]
+            return said[-1]
+
+        four = await database_sync_to_async(two_more_unpushed)()
+        # Only the last one is pushed: the sockets hold it, wait for "three", then read the
+        # log for it.
+        await database_sync_to_async(push.push_entry)(four)
+        three, again = await receive(ben), await receive(ben)
+        assert "three" in three and "four" in again
+        assert int(PREV.search(three).group(1)) == shown
+        assert int(PREV.search(again).group(1)) == int(SEQ.search(three).group(1))
+        assert "WHISPER-WORDS" not in three + again
