@@ -72,6 +72,12 @@ def test_creates_the_demo(settings):
         assert traits_of(character)
         assert sum(character.mana.values_list("maximum", flat=True)) > 0
     assert mana.log.filter(visibility="private").exists()
+    # Table talk: a message calling a player, a whisper to the GM, free rolls.
+    for campaign in (mana, pool):
+        assert campaign.log.filter(kind=LogEntry.MESSAGE).exists()
+        assert campaign.log.filter(kind=LogEntry.FREE).exists()
+    assert mana.log.get(visibility="whisper").recipient.username == "gm"
+    assert mana.log.filter(kind=LogEntry.MESSAGE, data__mentions__isnull=False).exists()
 
     for character in pool.characters.all():
         assert character.ratings.filter(skill="", value__gt=0).exists()

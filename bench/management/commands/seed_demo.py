@@ -16,7 +16,13 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from campaigns.services import campaign_create, membership_join
 from rolls.models import PRIVATE, Check, LogEntry
-from rolls.services import check_ask, check_request, session_start
+from rolls.services import (
+    check_ask,
+    check_request,
+    free_roll_make,
+    message_send,
+    session_start,
+)
 from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima, traits_set
 from rolls.systems.pool.models import hp_max_of, rating_of
 from rolls.systems.pool.services import check_roll_pool, hp_set, rating_set
@@ -25,6 +31,7 @@ from rolls.systems.pool.sparetime.services import (
     sparetime_grant,
     sparetime_handout,
 )
+from rules import notation
 from sheets.services import character_create
 
 PASSWORD = "rollroom"
@@ -175,7 +182,29 @@ class Command(BaseCommand):
             mana_skill=skills["Mend"],
             suggestion="Patch up the wounded sailor",
         )
+        self.talk(
+            campaign,
+            users,
+            [
+                ("ben", "@ana the guard took the bribe, your turn", None),
+                ("ana", "I keep the black ship's manifest for myself", "gm"),
+                ("ana", "/r 2d6+1 vs 8", None),
+            ],
+        )
         return campaign
+
+    def talk(self, campaign, users, lines):
+        """Table talk in the demo's room (``rolls.talk``): ``lines`` of (username, text,
+        whom it is whispered to or None); a text starting with /r is a free roll."""
+        gm = users[GM]
+        for username, text, to in lines:
+            by = users[username]
+            if text.startswith("/r "):
+                free_roll_make(campaign=campaign, by=by, notation=notation.parse(text[3:]))
+                continue
+            mentions = [u.pk for name, u in users.items() if f"@{name}" in text]
+            recipient = gm if to == GM else users.get(to)
+            message_send(campaign=campaign, by=by, text=text, to=recipient, mentions=mentions)
 
     def pool_campaign(self, users):
         gm = users[GM]
@@ -236,6 +265,14 @@ class Command(BaseCommand):
             by=users["ana"],
             suggestion="Survival + Orientation",
             note="Find the way back through the fog",
+        )
+        self.talk(
+            campaign,
+            users,
+            [
+                ("gm", "The fog thickens; the camp fires are out.", None),
+                ("ben", "/r 4d6kh3", None),
+            ],
         )
         return campaign
 
