@@ -304,11 +304,22 @@ class TestPoolEvening(Table):
             for hidden in ("Talk the toll down", "Hide in the reeds"):
                 expect(ana.locator("#log")).not_to_contain_text(hidden)
 
+            # Table talk: Ana calls Ben, who rolls dice of his own, their odds shown first.
+            ana.fill("#talk-text", "Over here, @ben: the ford is shallow")
+            ana.press("#talk-text", "Enter")
+            expect(ben.locator("#entry-5")).to_contain_text("the ford is shallow")
+            expect(ben).to_have_title(re.compile("^✉1 "))
+            ben.fill("#talk-text", "/r 2d6 vs 7")
+            expect(ben.locator("#talk-odds")).to_contain_text("58.3%")
+            ben.press("#talk-text", "Enter")
+            for page in (gm, ana, ben):
+                expect(page.locator("#entry-6")).to_contain_text("2d6 vs 7")
+
             # The session ends; the GM awards sparetime to those who rolled (the NPC, left out
             # of sparetime, is not offered).
             submit(posting_to(gm, "/session/end/"))
             for page in (gm, ana, ben):
-                expect(page.locator("#entry-5")).to_contain_text("Session 1 ended")
+                expect(page.locator("#entry-7")).to_contain_text("Session 1 ended")
             award = posting_to(gm, "/gm/sparetime/award/")
             for name in ("Ilse", "Odo"):
                 expect(award.get_by_label(name, exact=True)).to_be_checked()
@@ -317,7 +328,7 @@ class TestPoolEvening(Table):
             award.locator("[name=note]").fill("The ford")
             submit(award)
             expect(gm.get_by_text("Awarded 2 sparetime each to Ilse, Odo.")).to_be_visible()
-            assert seqs(gm) == seqs(ana) == seqs(ben) == [1, 2, 3, 4, 5]
+            assert seqs(gm) == seqs(ana) == seqs(ben) == [1, 2, 3, 4, 5, 6, 7]
             shoot(gm, "room-pool")
 
             # The GM delegates 2 to Ana, who hands 1 out to Odo for Negotiate.
