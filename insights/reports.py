@@ -286,13 +286,14 @@ class Summary:
 
 def session_summary(campaign, session, viewer_id, page=1):
     """Who rolled what in ``session``, its luck, its luckiest and unluckiest moments (over the
-    rolls the viewer may see: a GM-secret one once revealed), its rolls listed a page of
+    rolls the viewer may see: a GM-secret one once revealed; the free rolls that stated a
+    target with the checks', as luck counts them), its rolls listed a page of
     ``SUMMARY_PAGE`` at a time (``page``, from 1; one out of range gives the nearest). Two
     queries whatever the session's length (the system's part, e.g. Pool's awards, is
     ``summary_context``'s): the database counts the rolls of each outcome and chance, those the
     viewer may see apart, with the first of each; then reads the page's rolls and the two
     moments."""
-    rolls = LogEntry.objects.filter(campaign=campaign, session=session, kind=LogEntry.ROLL)
+    rolls = LogEntry.objects.filter(COUNTED, campaign=campaign, session=session)
     seen = _seen(campaign, viewer_id)
     counts = {"all": Count("id")}
     if seen is None:

@@ -346,3 +346,23 @@ def test_verify_rolls_covers_talk_and_free_rolls(table, as_user, gm, player, mon
     LogEntry.objects.filter(pk=whisper.pk).update(data={"text": "changed"})
     with pytest.raises(CommandError, match="entry #2 was altered"):
         call_command("verify_rolls", campaign=table.campaign.pk)
+
+
+def test_a_sessions_summary_lists_free_rolls_with_a_target_as_luck_counts_them(
+    table, as_user, gm, player, other_player, monkeypatch
+):
+    services.session_start(campaign=table.campaign, by=gm)
+    for faces, text, user in (
+        ((1, 1), "/r 2d6 vs 11", player),
+        ((6,), "/r 1d6", player),
+        ((6, 6), "/gr 2d6 vs 12", other_player),
+    ):
+        script_dice(monkeypatch, *faces)
+        say(as_user(user), table, text, **HTMX)
+    path = reverse("session_summary", args=[table.campaign.pk, 1])
+    html = as_user(player).get(path).content.decode()
+    assert "<code>2d6</code>" in html and "2 vs 11: failure" in html
+    assert "1d6" not in html  # no target: nothing to count
+    assert "12 vs 12" not in html and "1 hidden roll not counted" in html
+    gm_html = as_user(gm).get(path).content.decode()
+    assert "12 vs 12: success" in gm_html and "Luckiest: <b>2d6</b> (ben)" in gm_html
