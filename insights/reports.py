@@ -476,7 +476,9 @@ def _export_row(entry, viewer_id, gm_id, revealed):
         row.update(result=preimage, note=f"commitment {data.get('commitment', '')}")
         row["data"] = {**data, "preimage": preimage}
     elif kind == LogEntry.MESSAGE:
-        row.update(about="Whisper" if recipient_id else "Message", text=data.get("text", ""))
+        row.update(
+            about="Whisper" if visibility == WHISPER else "Message", text=data.get("text", "")
+        )
         row.update(to=recipient or "", data=data)
     elif kind == LogEntry.FREE and not hidden:
         row.update(

@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import models
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
@@ -307,8 +308,6 @@ def with_recipients(entries):
     there is no whisper among them)."""
     ids = {entry.recipient_id for entry in entries if entry.recipient_id}
     if ids:
-        from django.contrib.auth import get_user_model
-
         users = get_user_model().objects.only("username").in_bulk(ids)
         for entry in entries:
             if entry.recipient_id:

@@ -648,8 +648,7 @@ def _talk_context(request, campaign, *, form=None, error="", notice=""):
     """The room's one box (``rolls.talk``): a message, a whisper or a free roll; a refused one
     is shown again with its reason."""
     form = form or TalkForm(campaign=campaign, user=request.user)
-    context = {"campaign": campaign, "form": form, "error": error, "help": talk.HELP}
-    return {**context, "notice": notice}
+    return {"campaign": campaign, "form": form, "error": error, "notice": notice, "help": talk.HELP}
 
 
 #: The box below the log; what it said arrives in the log through the socket, so a write that

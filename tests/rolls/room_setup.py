@@ -9,6 +9,8 @@ from django.urls import reverse
 
 from core import push as core_push
 from rolls import services
+from rolls.models import LogEntry
+from rolls.services import GENESIS
 from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from rolls.systems.pool.models import Rating
@@ -161,3 +163,16 @@ def refused(client, path, data, campaign, pushes, capture):
     assert db_snapshot() == before
     assert callbacks == [] and pushes.sent == []
     return response.content.decode()
+
+
+def assert_whole(pool_table, count):
+    """The table's log: numbered 1..``count``, each entry chained to the one before, and
+    ``log_verify`` finds it whole; its entries."""
+    entries = list(LogEntry.objects.filter(campaign=pool_table.campaign))
+    assert [e.seq for e in entries] == list(range(1, count + 1))
+    prev = GENESIS
+    for entry in entries:
+        assert entry.prev_hash == prev, f"#{entry.seq} does not chain"
+        prev = entry.hash
+    assert services.log_verify(pool_table.campaign) is None
+    return entries

@@ -17,7 +17,7 @@ from rolls.models import LogEntry
 from rolls.services import GENESIS
 from tests.conftest import make_campaign
 from tests.helpers import HTMX
-from tests.rolls.room_setup import ask, roll_mana, url
+from tests.rolls.room_setup import ask, assert_whole, roll_mana, url
 
 
 def roll(mana_table, face=5):
@@ -306,17 +306,6 @@ def roll_request(pool_table, client, check):
         assert response.status_code == 204, response.content.decode()
 
     return post
-
-
-def assert_whole(pool_table, count):
-    entries = list(LogEntry.objects.filter(campaign=pool_table.campaign))
-    assert [e.seq for e in entries] == list(range(1, count + 1))
-    prev = GENESIS
-    for entry in entries:
-        assert entry.prev_hash == prev, f"#{entry.seq} does not chain"
-        prev = entry.hash
-    assert services.log_verify(pool_table.campaign) is None
-    return entries
 
 
 @pytest.mark.django_db(transaction=True)

@@ -306,7 +306,8 @@ def test_talk_and_free_rolls_at_once_chain_whole_and_keep_the_shared_number(
     learned of (on both databases: the suite runs on SQLite and on PostgreSQL)."""
     from django.test import Client
 
-    from tests.rolls.test_log import assert_whole, in_threads
+    from tests.helpers import race
+    from tests.rolls.room_setup import assert_whole
 
     settings.WRITE_LIMITS = {}
     texts = ["hello", "/w ben psst", "/r 2d6 vs 7", "/w gm quiet", "/gr 1d20", "@ana hi"]
@@ -324,7 +325,8 @@ def test_talk_and_free_rolls_at_once_chain_whole_and_keep_the_shared_number(
     works = [post(player, texts[n]) for n in range(4)]
     works += [post(other_player, "/r 1d6"), post(gm, "/w ana ok"), post(gm, "/sr 1d4")]
     works += [post(other_player, "/w gm yes")]
-    in_threads(*works)
+    outcomes = race(*works)
+    assert outcomes == [None] * len(works), outcomes
     entries = assert_whole(pool_table, 8)
     pool_table.campaign.refresh_from_db()
     shared = [e.seq for e in entries if e.visibility != WHISPER]
