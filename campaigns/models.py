@@ -16,17 +16,15 @@ class Campaign(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
     # The head of the roll log, apart from its entries (rolls.services.log_append writes it, under
-    # this row's lock): the last number handed out, the hash of that entry, and the game session
-    # new entries belong to (the open one).
+    # this row's lock): the last entry's place (its number, and after it the whispers that have
+    # no number of their own: ``rolls.models.LogEntry.sub``), the hash of the last entry, and the
+    # game session new entries belong to (the open one).
     last_seq = models.PositiveBigIntegerField(default=0)
+    last_sub = models.PositiveIntegerField(default=0)
     head_hash = models.CharField(max_length=64, default="0" * 64)
     log_session = models.ForeignKey(
         "GameSession", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    # The last number of an entry that every member learns of (all but a whisper): a pushed
-    # entry names it as the one before it (``data-prev``), so that a page missing a whisper
-    # that was not for it sees no gap in the log.
-    shared_seq = models.PositiveBigIntegerField(default=0)
 
     def __str__(self):
         return self.name

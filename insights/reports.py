@@ -12,7 +12,16 @@ from django.db.models import BooleanField, Case, Count, Min, Q, Value, When
 
 from campaigns.models import GameSession
 from rolls import chain
-from rolls.models import PRIVATE, PUBLIC, SECRET, WHISPER, LogEntry, entitled
+from rolls.models import (
+    PRIVATE,
+    PUBLIC,
+    SECRET,
+    WHISPER,
+    LogEntry,
+    after_place,
+    entitled,
+    place_text,
+)
 from rolls.systems import SYSTEMS, system_of
 from rules.luck import Tally, ask_kind
 from sheets.models import Character
@@ -356,6 +365,7 @@ def session_summary(campaign, session, viewer_id, page=1):
 #: The columns of the CSV export, in order; the JSON export has the same keys (and ``data``).
 COLUMNS = [
     "seq",
+    "sub",
     "time",
     "session",
     "kind",
@@ -399,6 +409,7 @@ EXPORT_BATCH = 2000
 #: The columns an export reads of each entry, in order.
 _EXPORT_FIELDS = (
     "seq",
+    "sub",
     "created_at",
     "session__number",
     "kind",
@@ -423,13 +434,13 @@ def export_batches(campaign, viewer_id):
     hidden roll's tells nothing of its dice. An entry appended while a download runs is in it
     when its batch is read after it: the rows are always the chain from its start, unbroken."""
     gm_id = campaign.gm_id()
-    entries = LogEntry.objects.filter(campaign=campaign).order_by("seq")
+    entries = LogEntry.objects.filter(campaign=campaign).order_by("seq", "sub")
     # A GM-secret roll once revealed is in everyone's export, as a public one.
     revealed = set(LogEntry.objects.revealed_seqs(campaign.pk).values_list("of", flat=True))
-    last_seq, batch = 0, EXPORT_BATCH
+    last, batch = (0, 0), EXPORT_BATCH
     while True:
         # Plain values, not model instances: a long log is read several times faster.
-        found = list(entries.filter(seq__gt=last_seq).values_list(*_EXPORT_FIELDS)[:batch])
+        found = list(entries.filter(after_place(last)).values_list(*_EXPORT_FIELDS)[:batch])
         if found:
             rows = (_export_row(entry, viewer_id, gm_id, revealed) for entry in found)
             rows = [row for row in rows if row is not None]
@@ -437,16 +448,16 @@ def export_batches(campaign, viewer_id):
                 yield rows
         if len(found) < batch:
             return
-        last_seq = found[-1][0]
+        last = found[-1][:2]
 
 
 def _export_row(entry, viewer_id, gm_id, revealed):
     """The row of ``entry``, or None for a whisper the viewer is not part of (not even a
     stub)."""
-    seq, created_at, session, kind, visibility, actor_id, username, character, data, hash_ = entry[
+    seq, sub, created_at, session, kind, visibility, actor_id, username, character, data = entry[
         :10
     ]
-    recipient_id, recipient = entry[10:]
+    hash_, recipient_id, recipient = entry[10:]
     if visibility == WHISPER and viewer_id not in (actor_id, recipient_id):
         return None
     hidden = not entitled(
@@ -460,6 +471,7 @@ def _export_row(entry, viewer_id, gm_id, revealed):
     row = dict.fromkeys(COLUMNS, "")
     row.update(
         seq=seq,
+        sub=sub,
         time=created_at.isoformat(),
         session=session or "",
         kind=kind,
@@ -517,7 +529,7 @@ def _export_row(entry, viewer_id, gm_id, revealed):
 
 def fingerprint_of(row):
     """The log's fingerprint as of ``row`` (an export's row), as the room shows it."""
-    return f"#{row['seq']} {row['fingerprint']}"
+    return f"#{place_text(row['seq'], row['sub'])} {row['fingerprint']}"
 
 
 def log_export(campaign, viewer_id):

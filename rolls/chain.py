@@ -49,8 +49,9 @@ def timestamp(moment):
 
 def entry_fields(entry):
     """Every stored field of a log entry but its hashes and the outcome it keeps beside its data
-    (``entry``: a LogEntry, current or historical). A whisper's recipient (``to``) only when it
-    has one: the entries before whispers existed hash as they did."""
+    (``entry``: a LogEntry, current or historical). A whisper's recipient (``to``) and place
+    after its number (``sub``) only when it has them: the entries before whispers existed hash
+    as they did."""
     fields = {
         "campaign": entry.campaign_id,
         "seq": entry.seq,
@@ -66,6 +67,9 @@ def entry_fields(entry):
     recipient = getattr(entry, "recipient_id", None)
     if recipient is not None:
         fields["to"] = recipient
+    sub = getattr(entry, "sub", 0)
+    if sub:
+        fields["sub"] = sub
     return fields
 
 

@@ -20,7 +20,7 @@ from core import push as core_push
 from core.consumers import consume
 
 from . import push
-from .models import LogEntry, Presence, with_recipients
+from .models import LogEntry, Presence, after_place, parse_place, with_recipients
 
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
@@ -110,7 +110,8 @@ class RoomConsumer(PushConsumer):
     async def connect(self):
         self.group = None
         self.heartbeat = None
-        #: Entries pushed ahead of the next one expected, by seq, while waiting for it.
+        #: Entries pushed ahead of the next one expected, by the place of the entry before each
+        #: (its push's ``prev``), while waiting for it.
         self.held = {}
         self.gap_wait = None
         #: Held by whatever sends entries: a push, or the log's replay of a gap that stayed.
@@ -147,14 +148,12 @@ class RoomConsumer(PushConsumer):
         if not self.in_room:
             return
         # Read the log's end only once in the group: nothing committed from here on is missed.
-        last_seq = await self.current_seq()
+        head = await self.current_place()
         after = self.after_from_query()
-        self.last_seq = last_seq if after is None else min(after, last_seq)
-        #: The last entry the page has (sent to this socket, or shown before it opened): the
-        #: replay's first frame names it (``data-prev``). ``last_seq`` passes the whispers this
-        #: viewer never hears of; this one does not.
-        self.shown_seq = self.last_seq
-        if self.last_seq < last_seq:
+        #: The place in the log (seq, sub) of the last entry this socket passed: sent, or
+        #: skipped (a whisper this viewer is not part of), or shown before it opened.
+        self.last = head if after is None else min(after, head)
+        if self.last < head:
             await self.replay()
         await self.send_presence(self.group, join=True)
         self.heartbeat = asyncio.create_task(self.beat())
@@ -214,28 +213,29 @@ class RoomConsumer(PushConsumer):
                 await self.forward(part)
 
     async def room_entry(self, message):
-        seq = message.get("seq")
-        if seq is None:
+        """An entry's push: sent in the log's order, each after the one its push names as the
+        entry before it (``prev``; every socket hears of every entry, a whisper it is not part
+        of included, for which it sends nothing)."""
+        if message.get("seq") is None:
             await self.forward(message)
             return
         async with self.ordered:
-            if seq <= self.last_seq:
+            if place_of(message) <= self.last:
                 return  # already sent (by a replay)
-            if seq > self.last_seq + 1:
+            prev = message.get("prev")
+            if prev is not None and tuple(prev) > self.last:
                 # An earlier push is late, or was dropped (a full channel past saturation):
                 # hold this one a moment for it, then read the log. Without a gap this path
                 # does no database work.
-                self.held[seq] = message
+                self.held[tuple(prev)] = message
                 if len(self.held) >= HOLD_LIMIT:
                     await self.replay_gap()
                 elif self.gap_wait is None:
                     self.gap_wait = asyncio.create_task(self.wait_for_gap())
                 return
-            self.last_seq = seq
-            await self.forward_entry(seq, message)
-            while self.last_seq + 1 in self.held:  # the late push came: the held ones follow
-                self.last_seq += 1
-                await self.forward_entry(self.last_seq, self.held.pop(self.last_seq))
+            await self.forward_entry(message)
+            while self.last in self.held:  # the late push came: the held ones follow
+                await self.forward_entry(self.held.pop(self.last))
             if not self.held and self.gap_wait is not None:
                 self.gap_wait.cancel()
                 self.gap_wait = None
@@ -247,9 +247,9 @@ class RoomConsumer(PushConsumer):
             await self.send(text_data=html)
         return bool(html)
 
-    async def forward_entry(self, seq, message):
-        if await self.forward(message):
-            self.shown_seq = seq
+    async def forward_entry(self, message):
+        self.last = place_of(message)
+        await self.forward(message)
 
     async def wait_for_gap(self):
         """REORDER_WAIT after an entry came ahead of its turn: if the gap is still there, read
@@ -265,10 +265,10 @@ class RoomConsumer(PushConsumer):
         if self.gap_wait is not None and self.gap_wait is not asyncio.current_task():
             self.gap_wait.cancel()
         self.gap_wait = None
-        missing = max(self.held) - self.last_seq - len(self.held)
+        held = len(self.held)
         self.held.clear()
-        self.count_gap(missing)
-        await self.replay()
+        read = await self.replay()
+        self.count_gap(max(0, read - held))
 
     def count_gap(self, missed):
         self.missed_pushes += missed
@@ -281,16 +281,16 @@ class RoomConsumer(PushConsumer):
         )
 
     def after_from_query(self):
+        """The place of the last entry the page has (``?after=5``, ``?after=5.1``), or None."""
         values = parse_qs(self.scope.get("query_string", b"").decode()).get("after")
-        try:
-            return max(0, int(values[0])) if values else None
-        except ValueError:
-            return None
+        return parse_place(values[0]) if values else None
 
     async def replay(self):
-        frames, self.last_seq, self.shown_seq = await self.missed(self.last_seq, self.shown_seq)
+        """Send the entries after the last passed, from the log; how many were read."""
+        frames, self.last, read = await self.missed(self.last)
         for html in frames:
             await self.send(text_data=html)
+        return read
 
     async def beat(self):
         """Every HEARTBEAT seconds while open: this socket is still here; rows gone stale in
@@ -313,30 +313,27 @@ class RoomConsumer(PushConsumer):
     # Database work, in small synchronous pieces -------------------------------------------------
 
     @database_sync_to_async
-    def current_seq(self):
-        return Campaign.objects.values_list("last_seq", flat=True).get(pk=self.campaign_id)
+    def current_place(self):
+        head = Campaign.objects.values_list("last_seq", "last_sub").get(pk=self.campaign_id)
+        return tuple(head)
 
     @database_sync_to_async
-    def missed(self, after, shown):
-        """The frames of the entries after ``after`` this viewer may learn of, the first naming
-        ``shown`` (the last the page has) as the one before it; the last entry read, and the
-        last of them sent."""
-        entries = LogEntry.objects.filter(campaign_id=self.campaign_id, seq__gt=after)
-        entries = with_recipients(list(entries.shown().order_by("seq")[:REPLAY_LIMIT]))
+    def missed(self, after):
+        """The frames of the entries after the place ``after`` this viewer may learn of; the
+        place of the last entry read, and how many were read."""
+        entries = LogEntry.objects.filter(after_place(after), campaign_id=self.campaign_id)
+        entries = with_recipients(list(entries.shown().order_by("seq", "sub")[:REPLAY_LIMIT]))
         viewer = {"viewer_id": self.user_id, "gm_id": self.gm_id}
         # A whisper this viewer is not part of is skipped as if it were not there.
         known = [entry for entry in entries if entry.known_by(self.user_id)]
         revealable = push.revealable_among(known, **viewer)
-        frames, prev = [], shown
-        for entry in known:
-            html = push.render_entry_for(
-                entry, oob=True, revealable=revealable, prev=prev, **viewer
-            )
-            frames.append(html)
-            prev = entry.seq
+        frames = [
+            push.render_entry_for(entry, oob=True, revealable=revealable, **viewer)
+            for entry in known
+        ]
         if known:
             frames[-1] += push.render_fingerprint(known[-1])
-        return frames, (entries[-1].seq if entries else after), prev
+        return frames, (entries[-1].place if entries else after), len(entries)
 
     @database_sync_to_async
     def update_presence(self, join):
@@ -386,6 +383,11 @@ class FactsConsumer(RoomConsumer):
     async def room_push(self, message):
         if message.get("facts"):
             await super().room_push(message)
+
+
+def place_of(message):
+    """The place in the log (seq, sub) of the entry an entry's push carries."""
+    return (message["seq"], message.get("sub", 0))
 
 
 def is_json_object(text):

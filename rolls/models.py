@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
 from campaigns.systems import SYSTEMS
+from core.ids import MAX_ID
 from sheets.models import Character
 
 from . import chain
@@ -41,6 +42,38 @@ def known_to(viewer_id):
     theirs nor to them."""
     Q = models.Q
     return ~Q(visibility=WHISPER) | Q(actor_id=viewer_id) | Q(recipient_id=viewer_id)
+
+
+def place_text(seq, sub):
+    """A place in the log as text: "5", or "5.1" for the whisper after #5."""
+    return f"{seq}.{sub}" if sub else str(seq)
+
+
+def parse_place(text):
+    """A place from its text ("5", "5.1"; each part 0..``MAX_ID``), or None when it is not
+    one."""
+    seq, dot, sub = str(text).strip().partition(".")
+    parts = [seq, sub] if dot else [seq]
+    if not all(part.isascii() and part.isdigit() for part in parts):
+        return None
+    numbers = [int(part) for part in parts]
+    if max(numbers) > MAX_ID:
+        return None
+    return (numbers[0], numbers[1] if dot else 0)
+
+
+def after_place(place):
+    """The entries after ``place`` in the log's order, as a ``Q``."""
+    seq, sub = place
+    Q = models.Q
+    return Q(seq__gt=seq) | Q(seq=seq, sub__gt=sub)
+
+
+def before_place(place):
+    """The entries before ``place`` in the log's order, as a ``Q``."""
+    seq, sub = place
+    Q = models.Q
+    return Q(seq__lt=seq) | Q(seq=seq, sub__lt=sub)
 
 
 class CheckQuerySet(models.QuerySet):
@@ -122,6 +155,7 @@ class LogEntryQuerySet(models.QuerySet):
     SHOWN = (
         "campaign_id",
         "seq",
+        "sub",
         "kind",
         "session_id",
         "actor__username",
@@ -163,10 +197,14 @@ class LogEntry(models.Model):
     roll. Never edited or deleted.
 
     ``seq`` numbers a campaign's entries 1, 2, 3, ... so that a browser that reconnects can ask
-    for exactly what it missed. ``hash`` chains every entry to the one before it and signs it
-    with the log key (``rolls.chain``): every stored field is under it, but the outcome a roll
-    keeps beside its data (``OUTCOME``), which ``rolls.services.log_verify`` checks against it.
-    The campaign keeps the head (the last number and its hash) apart from the entries, so that
+    for exactly what it missed. A whisper takes no number of its own, so that nobody else sees a
+    gap where it was: it follows the entry before it as ``sub`` 1, 2, ... of that number (#5.1,
+    #5.2), every other entry has ``sub`` 0. The log's order is (``seq``, ``sub``).
+
+    ``hash`` chains every entry to the one before it and signs it with the log key
+    (``rolls.chain``): every stored field is under it, but the outcome a roll keeps beside its
+    data (``OUTCOME``), which ``rolls.services.log_verify`` checks against it. The campaign
+    keeps the head (the last entry's place and its hash) apart from the entries, so that
     ``rolls.services.log_verify`` finds an entry altered, inserted or deleted, the last included.
 
     A GM-secret roll's data also holds a salt and the commitment to its result
@@ -196,6 +234,7 @@ class LogEntry(models.Model):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="log")
     seq = models.PositiveBigIntegerField()
+    sub = models.PositiveIntegerField(default=0)
     kind = models.CharField(max_length=13, choices=KINDS, default=ROLL)
     session = models.ForeignKey(GameSession, null=True, blank=True, on_delete=models.SET_NULL)
     actor = models.ForeignKey(
@@ -234,9 +273,9 @@ class LogEntry(models.Model):
     objects = LogEntryQuerySet.as_manager()
 
     class Meta:
-        ordering = ["seq"]
+        ordering = ["seq", "sub"]
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "seq"], name="unique_log_seq"),
+            models.UniqueConstraint(fields=["campaign", "seq", "sub"], name="unique_log_place"),
         ]
         indexes = [
             # Most of what luck, tuning and the distributions count (the exact chance aside: a
@@ -260,7 +299,22 @@ class LogEntry(models.Model):
         ]
 
     def __str__(self):
-        return f"#{self.seq} {self.kind}"
+        return f"#{self.number} {self.kind}"
+
+    @property
+    def place(self):
+        """Where the entry stands in the log: (``seq``, ``sub``)."""
+        return (self.seq, self.sub)
+
+    @property
+    def number(self):
+        """The entry's number as the log shows it: "5", a whisper after it "5.1"."""
+        return place_text(self.seq, self.sub)
+
+    @property
+    def anchor(self):
+        """The entry's element id in the room: "entry-5", "entry-5-1"."""
+        return f"entry-{self.seq}-{self.sub}" if self.sub else f"entry-{self.seq}"
 
     def compute_hash(self, key=None):
         """The hash this entry should have after ``prev_hash`` (``key``: the log key, read once by

@@ -1,9 +1,9 @@
 """What the room pushes, each rendered per viewer: a new log entry to the whole room, in full to
 those entitled to it and as a stub to the others, with the log's new fingerprint for everyone
-(each entry carries its ``seq``); and a check's card (one context, :func:`check_context`, and one
-template, ``rolls/_check.html``, for the room page, the answer to a refused write and the push
-alike) to the GM and to the character's player. How pushes travel, to whom, and after which
-commit is ``core.push``'s.
+(each entry carries its place, ``seq`` and ``sub``); and a check's card (one context,
+:func:`check_context`, and one template, ``rolls/_check.html``, for the room page, the answer
+to a refused write and the push alike) to the GM and to the character's player. How pushes
+travel, to whom, and after which commit is ``core.push``'s.
 
 A page's cards change through its socket only: a write that changed a check pushes the card to
 the GM and to the character's player (:func:`push_check`, or the ``pushes`` of
@@ -29,23 +29,16 @@ from .systems import system_of
 # The log's entries ----------------------------------------------------------------------------
 
 
-def render_entry(entry, *, hidden, oob=False, revealable=(), prev=None):
+def render_entry(entry, *, hidden, oob=False, revealable=()):
     """The entry's HTML; ``revealable``: the numbers of the secret rolls the viewer (the GM) may
-    reveal from here; ``prev``: the number of the entry the page should show before it (a
-    socket's frame names it, ``data-prev``: a page whose last entry is older missed one)."""
-    context = {
-        "entry": entry,
-        "hidden": hidden,
-        "oob": oob,
-        "revealable": revealable,
-        "prev": prev,
-    }
+    reveal from here."""
+    context = {"entry": entry, "hidden": hidden, "oob": oob, "revealable": revealable}
     return render_to_string("rolls/_log_entry.html", context)
 
 
-def render_entry_for(entry, *, viewer_id, gm_id, oob=False, revealable=(), prev=None):
+def render_entry_for(entry, *, viewer_id, gm_id, oob=False, revealable=()):
     hidden = not entry.visible_to(viewer_id, gm_id)
-    return render_entry(entry, hidden=hidden, oob=oob, revealable=revealable, prev=prev)
+    return render_entry(entry, hidden=hidden, oob=oob, revealable=revealable)
 
 
 def render_fingerprint(entry):
@@ -69,21 +62,22 @@ def revealable_among(entries, *, viewer_id, gm_id):
 def entry_message(entry):
     """The push of a new log entry: the full entry to those entitled, a stub to the others; and
     the log's new fingerprint to everyone (rendered once). A whisper goes to its sender and
-    its recipient alone: every other socket only counts its number, sending nothing. Each
-    frame names the entry a page should show before it (``prev``: the last every member
-    learned of, ``log_append``'s ``prev_shared``)."""
+    its recipient alone: every other socket sends nothing. The message names the entry's place
+    and the place of the one before it (``prev``, ``log_append``'s ``prev_place``): each socket
+    sends the entries in the log's order (``rolls.consumers``)."""
     fingerprint = render_fingerprint(entry)
     revealable = {entry.seq} if entry.visibility == SECRET and entry.commitment else ()
-    prev = getattr(entry, "prev_shared", None)
-    full = render_entry(entry, hidden=False, oob=True, revealable=revealable, prev=prev)
-    full += fingerprint
+    full = render_entry(entry, hidden=False, oob=True, revealable=revealable) + fingerprint
+    place = {"seq": entry.seq, "sub": entry.sub}
+    if getattr(entry, "prev_place", None) is not None:
+        place["prev"] = list(entry.prev_place)
     if entry.visibility == PUBLIC:
-        return {"seq": entry.seq, "all": full}
+        return {**place, "all": full}
     if entry.visibility == WHISPER:
         users = {str(entry.actor_id): full, str(entry.recipient_id): full}
-        return {"seq": entry.seq, "all": "", "users": users}
-    stub = render_entry(entry, hidden=True, oob=True, prev=prev) + fingerprint
-    message = {"seq": entry.seq, "all": stub, "gm": full}
+        return {**place, "all": "", "users": users}
+    stub = render_entry(entry, hidden=True, oob=True) + fingerprint
+    message = {**place, "all": stub, "gm": full}
     if entry.visibility == PRIVATE:
         message["users"] = {str(entry.actor_id): full}
     return message

@@ -31,6 +31,7 @@ from .models import (
     Check,
     LogEntry,
     outcome_fields,
+    place_text,
 )
 from .systems import system_of
 from .talk import MESSAGE_MAX
@@ -56,22 +57,25 @@ def log_append(
     rolled=ASK_THE_SYSTEM,
     recipient=None,
 ):
-    """Append an entry to the campaign's log: the next number, chained and signed
+    """Append an entry to the campaign's log: the next place, chained and signed
     (``rolls.chain``). A GM-secret roll is sealed with a commitment to its result. ``opens``: the
     game session this entry starts; ``closes``: this entry ends the open one. ``rolled``: what
     the roll's system reads of its dice (its ``rolled(data)``), kept beside the data with the
     rest of its outcome (``models.outcome_fields``; by default the system is asked).
-    ``recipient``: a whisper's (``WHISPER``). The entry's ``prev_shared`` (not stored) is the
-    number of the last entry before it that every member learned of (``rolls.push``).
+    ``recipient``: a whisper's (``WHISPER``), which takes no number of its own but the next
+    ``sub`` of the last one. The entry's ``prev_place`` (not stored) is the place of the entry
+    before it, which its push names (``rolls.push``).
 
     Call inside a transaction. Three statements: the head is taken under the campaign row's lock
     (held until the transaction ends), the entry is stored, the head moves to it."""
     if kind in LogEntry.ROLLS and visibility == SECRET:
         data = chain.seal(data)
-    seq, prev, session_id, shared = _next_seq(campaign.pk, opens=opens)
+    whisper = visibility == WHISPER
+    seq, sub, prev, session_id = _next_place(campaign.pk, whisper=whisper, opens=opens)
     entry = LogEntry(
         campaign=campaign,
-        seq=seq,
+        seq=seq if whisper else seq + 1,
+        sub=sub + 1 if whisper else 0,
         kind=kind,
         session_id=session_id,
         actor=actor,
@@ -86,18 +90,17 @@ def log_append(
     )
     entry.hash = entry.compute_hash()
     entry.save(force_insert=True)
-    entry.prev_shared = shared
-    shared = visibility != WHISPER
-    _move_head(campaign.pk, entry.hash, closes=closes, seq=seq if shared else None)
-    campaign.last_seq, campaign.head_hash = seq, entry.hash
+    entry.prev_place = (seq, sub)
+    _move_head(campaign.pk, entry.place, entry.hash, closes=closes)
+    campaign.last_seq, campaign.last_sub, campaign.head_hash = entry.seq, entry.sub, entry.hash
     return entry
 
 
-def _next_seq(campaign_id, *, opens=None):
-    """Take the campaign's next log number and read the head: (seq, the previous entry's hash,
-    the id of the session the entry belongs to, the last number every member learned of,
-    ``Campaign.shared_seq``). ``opens``: a session that starts with this
-    entry, which new entries belong to from now on.
+def _next_place(campaign_id, *, whisper=False, opens=None):
+    """Take the campaign's log head for a new entry: (the last entry's seq and sub, its hash, the
+    id of the session the new entry belongs to). ``whisper``: the entry takes the next sub, not
+    the next number. ``opens``: a session that starts with this entry, which new entries belong
+    to from now on.
 
     One statement, on the campaign row only: it locks the row until the transaction ends, and
     what it returns is the row as the last transaction that held the lock left it. (A subquery
@@ -106,9 +109,10 @@ def _next_seq(campaign_id, *, opens=None):
     table = Campaign._meta.db_table
     session = Campaign._meta.get_field("log_session").column
     opening = f", {session} = %s" if opens is not None else ""
+    # Setting a column to itself takes the lock and leaves the head as it was, to be read.
     sql = (
-        f"UPDATE {table} SET last_seq = last_seq + 1{opening} WHERE id = %s "
-        f"RETURNING last_seq, head_hash, {session}, shared_seq"
+        f"UPDATE {table} SET last_sub = last_sub{opening} WHERE id = %s "
+        f"RETURNING last_seq, last_sub, head_hash, {session}"
     )
     params = [opens.pk, campaign_id] if opens is not None else [campaign_id]
     with connection.cursor() as cursor:
@@ -116,76 +120,104 @@ def _next_seq(campaign_id, *, opens=None):
         return cursor.fetchone()
 
 
-def _move_head(campaign_id, head_hash, *, closes=False, seq=None):
-    """Move the campaign's log head to the new entry (its hash); ``closes``: no session is open
-    once it is stored; ``seq``: the entry's number, when every member learns of it (not a
-    whisper: ``Campaign.shared_seq``). One plain statement, as ``_next_seq``: on the roll's
+def _move_head(campaign_id, place, head_hash, *, closes=False):
+    """Move the campaign's log head to the new entry (its place and hash); ``closes``: no
+    session is open once it is stored. One plain statement, as ``_next_place``: on the roll's
     path, building it through the ORM costs twice what running it does."""
     table = Campaign._meta.db_table
     head = Campaign._meta.get_field("head_hash").column
     session = Campaign._meta.get_field("log_session").column
     closing = f", {session} = NULL" if closes else ""
-    sharing = ", shared_seq = %s" if seq is not None else ""
-    sql = f"UPDATE {table} SET {head} = %s{closing}{sharing} WHERE id = %s"
-    params = [head_hash, seq, campaign_id] if seq is not None else [head_hash, campaign_id]
+    sql = f"UPDATE {table} SET last_seq = %s, last_sub = %s, {head} = %s{closing} WHERE id = %s"
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, [*place, head_hash, campaign_id])
 
 
 @dataclass(frozen=True)
 class LogBreak:
-    """Where a log stops holding: the first entry found ``what`` ("altered", "inserted" or
-    "deleted"), and ``why`` it shows."""
+    """Where a log stops holding: the first entry (its place, ``seq`` and ``sub``) found
+    ``what`` ("altered", "inserted" or "deleted"), and ``why`` it shows."""
 
     seq: int
     what: str
     why: str
+    sub: int = 0
+
+    @classmethod
+    def at(cls, place, what, why):
+        return cls(place[0], what, why, place[1])
+
+    @property
+    def number(self):
+        return place_text(self.seq, self.sub)
 
     def __str__(self):
-        return f"entry #{self.seq} was {self.what}: {self.why}"
+        return f"entry #{self.number} was {self.what}: {self.why}"
 
 
 def log_verify(campaign):
     """The first entry of the campaign's log that was altered, inserted or deleted (a
     :class:`LogBreak`), or None when the log is whole.
 
-    Whole means: the entries are numbered 1, 2, ... up to the campaign's head at least; each
-    hash verifies with the log key over the previous hash and every stored field; the entry the
-    head names has the head's hash; and every secret roll's commitment, and every reveal,
-    matches its result. The head is read first: entries appended while the log is read are
-    checked too, as the chain's continuation."""
+    Whole means: the entries follow one another in the log's order, each the next number (1, 2,
+    ...) or, a whisper, the next sub of the last number (#5.1, #5.2), up to the campaign's head at
+    least; each hash verifies with the log key over the previous hash and every stored field;
+    the entry the head names has the head's hash; and every secret roll's commitment, and every
+    reveal, matches its result. The head is read first: entries appended while the log is read
+    are checked too, as the chain's continuation."""
     key = chain.log_key()
-    head_seq, head_hash = Campaign.objects.values_list("last_seq", "head_hash").get(pk=campaign.pk)
-    expected, prev = 1, GENESIS
+    fields = ("last_seq", "last_sub", "head_hash")
+    head_seq, head_sub, head_hash = Campaign.objects.values_list(*fields).get(pk=campaign.pk)
+    head = (head_seq, head_sub)
+    last, prev = (0, 0), GENESIS
     sealed = {}  # the secret rolls' data, by number
-    entries = LogEntry.objects.filter(campaign_id=campaign.pk).order_by("seq")
+    entries = LogEntry.objects.filter(campaign_id=campaign.pk).order_by("seq", "sub")
     for entry in entries.iterator(chunk_size=2000):
-        if entry.seq != expected:
-            if entry.seq > expected:
-                why = f"the log goes from #{expected - 1} to #{entry.seq}"
-                if expected == 1:
-                    why = f"the log starts at #{entry.seq}"
-                return LogBreak(expected, "deleted", why)
-            return LogBreak(entry.seq, "inserted", "the log is numbered from 1")
+        place = entry.place
+        missing = _missing_before(last, place)
+        if missing:
+            return missing
         if entry.hash != entry.compute_hash(key):
-            what = "inserted" if entry.seq > head_seq else "altered"
-            return LogBreak(entry.seq, what, "its hash does not verify with the log key")
+            what = "inserted" if place > head else "altered"
+            return LogBreak.at(place, what, "its hash does not verify with the log key")
         if entry.prev_hash != prev:
-            why = f"it does not chain to #{entry.seq - 1}"
-            return LogBreak(entry.seq, "altered", why)
-        if entry.seq == head_seq and entry.hash != head_hash:
-            return LogBreak(entry.seq, "altered", "its hash is not the one the head recorded")
+            why = f"it does not chain to #{place_text(*last)}"
+            return LogBreak.at(place, "altered", why)
+        if place == head and entry.hash != head_hash:
+            return LogBreak.at(place, "altered", "its hash is not the one the head recorded")
         why = _commitment_problem(entry, sealed)
         if why:
-            return LogBreak(entry.seq, "altered", why)
+            return LogBreak.at(place, "altered", why)
         said = outcome_fields(entry.kind, entry.data)
         if any(getattr(entry, name) != value for name, value in said.items()):
-            return LogBreak(entry.seq, "altered", "its outcome is not the one its data says")
-        expected, prev = expected + 1, entry.hash
-    if expected <= head_seq:
-        why = f"the log ends at #{expected - 1}, its head is #{head_seq}"
-        return LogBreak(expected, "deleted", why)
+            return LogBreak.at(place, "altered", "its outcome is not the one its data says")
+        last, prev = place, entry.hash
+    if last < head:
+        why = f"the log ends at #{place_text(*last)}, its head is #{place_text(*head)}"
+        return LogBreak.at(_next_after(last, head), "deleted", why)
     return None
+
+
+def _missing_before(last, place):
+    """The break when the entry at ``place`` does not follow the one at ``last`` (the next
+    number, or the next sub of the same number), else None."""
+    seq, sub = last
+    if place in ((seq + 1, 0), (seq, sub + 1)):
+        return None
+    if place <= last:
+        return LogBreak.at(place, "inserted", "it is out of the log's order")
+    if last == (0, 0):
+        why = f"the log starts at #{place_text(*place)}"
+        return LogBreak.at(_next_after(last, place), "deleted", why)
+    why = f"the log goes from #{place_text(*last)} to #{place_text(*place)}"
+    return LogBreak.at(_next_after(last, place), "deleted", why)
+
+
+def _next_after(last, later):
+    """The place of the entry that should come after ``last`` on the way to ``later``: the
+    next sub when ``later`` has the same number, else the next number."""
+    seq, sub = last
+    return (seq, sub + 1) if later[0] == seq else (seq + 1, 0)
 
 
 def _commitment_problem(entry, sealed):

@@ -22,7 +22,6 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for
-from core.ids import parse_id
 from core.push import push_facts
 from core.writes import Piece, Refused, attempt
 from rules import notation
@@ -42,7 +41,15 @@ from .forms import (
     chosen,
     first_error,
 )
-from .models import VISIBILITIES, Check, LogEntry, with_recipients
+from .models import (
+    VISIBILITIES,
+    Check,
+    LogEntry,
+    before_place,
+    known_to,
+    parse_place,
+    with_recipients,
+)
 from .push import Viewer, asks, check_context, push_check, write_messages
 from .systems import system_of
 
@@ -90,8 +97,8 @@ def _log_rows(campaign, *, user_id, gm_id, before=None):
     secret rolls among them the viewer may reveal."""
     entries = LogEntry.objects.filter(campaign=campaign).shown_to(user_id)
     if before is not None:
-        entries = entries.filter(seq__lt=before)
-    page = with_recipients(list(entries.order_by("-seq")[: LOG_PAGE + 1]))
+        entries = entries.filter(before_place(before))
+    page = with_recipients(list(entries.order_by("-seq", "-sub")[: LOG_PAGE + 1]))
     shown = page[:LOG_PAGE][::-1]
     rows = [(e, not e.visible_to(user_id, gm_id)) for e in shown]
     revealable = push.revealable_among(shown, viewer_id=user_id, gm_id=gm_id)
@@ -131,6 +138,7 @@ def _room_page(request, campaign, *, replace=None):
         "has_older": has_older,
         "revealable": revealable,
         "last_seq": rows[-1][0].seq if rows else 0,
+        "after": rows[-1][0].number if rows else "0",
         "head": rows[-1][0] if rows else None,
         "log_notice": replace.get("log", ""),
         "online": online(campaign.id),
@@ -172,10 +180,11 @@ def room_requests(request, campaign_id):
 @login_required
 @require_GET
 def room_log(request, campaign_id):
-    """The LOG_PAGE entries before ``?before=<seq>``, with a button for the ones before them."""
+    """The LOG_PAGE entries before ``?before=<number>`` (``LogEntry.number``: 5, 5.1), with a
+    button for the ones before them."""
     campaign = campaign_for(request, campaign_id)
-    before = parse_id(request.GET.get("before", ""))
-    if before is None:
+    before = parse_place(request.GET.get("before", ""))
+    if before is None or before == (0, 0):
         return HttpResponseBadRequest("“before” must be the number of a log entry.")
     rows, has_older, revealable = _log_rows(
         campaign, user_id=request.user.pk, gm_id=campaign.gm_id(), before=before
@@ -749,7 +758,10 @@ REVEAL = _room_piece("log", "rolls/_reveal_form.html", _reveal_context)
 def verify_log(request, campaign_id):
     """The GM checks the campaign's roll log, as ``manage.py verify_rolls`` does."""
     campaign = campaign_for(request, campaign_id, gm=True)
-    campaign.refresh_from_db(fields=["last_seq", "head_hash"])  # the head the check reaches
     problem = services.log_verify(campaign)
-    context = {"campaign": campaign, "problem": problem}
+    # The fingerprint of the last entry the GM knows of: a whisper between players after it
+    # changes nothing the GM sees.
+    known = LogEntry.objects.filter(known_to(request.user.pk), campaign=campaign)
+    head = known.order_by("-seq", "-sub").only("seq", "sub", "hash").first()
+    context = {"campaign": campaign, "problem": problem, "head": head}
     return render(request, "rolls/verify.html", context)

@@ -1,3 +1,20 @@
+// A log entry's place: its number (data-seq) and, a whisper, its place after that number
+// (data-sub: #5.1 follows #5; a whisper takes no number, so that nobody else sees a gap).
+const RollroomLog = (function () {
+  "use strict";
+
+  function place(entry) {
+    return [Number(entry.dataset.seq) || 0, Number(entry.dataset.sub) || 0];
+  }
+
+  // Whether place a comes after place b.
+  function after(a, b) {
+    return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+  }
+
+  return { place: place, after: after };
+})();
+
 // The room: resume the socket where the log ends, show the connection, follow the log.
 (function () {
   "use strict";
@@ -6,22 +23,29 @@
     return document.getElementById("log");
   }
 
-  // The highest entry this page shows: where a (re)connected socket resumes.
-  function lastSeq() {
+  // The place of the last entry this page shows: where a (re)connected socket resumes.
+  function lastPlace() {
     const el = log();
-    let last = el ? Number(el.dataset.lastSeq) || 0 : 0;
+    let last = [el ? Number(el.dataset.lastSeq) || 0 : 0, 0];
     if (el) {
       el.querySelectorAll("[data-seq]").forEach(function (entry) {
-        last = Math.max(last, Number(entry.dataset.seq) || 0);
+        const here = RollroomLog.place(entry);
+        if (RollroomLog.after(here, last)) last = here;
       });
     }
     return last;
   }
 
+  function lastSeq() {
+    return lastPlace()[0];
+  }
+
   // The ws extension calls htmx.createWebSocket(url) at every (re)connect with the URL the
   // page was rendered with; ask instead for what came after the last entry shown now.
   htmx.createWebSocket = function (url) {
-    const socket = new WebSocket(url.replace(/([?&]after=)\d*/, "$1" + lastSeq()));
+    const last = lastPlace();
+    const text = last[1] ? last[0] + "." + last[1] : String(last[0]);
+    const socket = new WebSocket(url.replace(/([?&]after=)[\d.]*/, "$1" + text));
     socket.binaryType = htmx.config.wsBinaryType;
     return socket;
   };
@@ -40,7 +64,7 @@
   }
 
   let follow = true; // keep the log at its end unless the reader scrolled up
-  let seqBefore = 0; // the last entry shown before a frame was swapped in
+  let placeBefore = [0, 0]; // the last entry shown before a frame was swapped in
 
   // What a screen reader hears of an entry: who rolled what and the outcome (not the dice
   // one by one, nor the commitment); other entries say their first line.
@@ -59,7 +83,7 @@
     const el = log();
     if (!el) return;
     const fresh = Array.from(el.querySelectorAll("[data-seq]")).filter(function (entry) {
-      return Number(entry.dataset.seq) > seqBefore;
+      return RollroomLog.after(RollroomLog.place(entry), placeBefore);
     });
     if (!fresh.length) return;
     el.querySelectorAll(".entry.arrived").forEach(function (entry) {
@@ -82,20 +106,20 @@
   // A frame whose entry is not the next one after the page's last leaves a gap (the server
   // fills the gaps it sees; this catches any other loss). The frame is dropped and the socket
   // reopened: the server replays from the last entry shown, so each entry arrives once and in
-  // order. Once per gap: should the same gap come back, the frame is shown as it is. A frame
-  // names the entry that comes before it for every page (data-prev): a whisper between two
-  // players is no gap for the others, who never learn of it.
-  const ENTRY_SEQ = /data-seq="(\d+)"/;
-  const ENTRY_PREV = /data-prev="(\d+)"/;
+  // order. Once per gap: should the same gap come back, the frame is shown as it is. Numbers
+  // follow one another for every page: a whisper takes none (#5.1 comes after #5), so a whisper
+  // between two players is no gap for the others, who never learn of it.
+  const ENTRY = /<article[^>]* data-seq="(\d+)"(?:[^>]* data-sub="(\d+)")?/;
   let resyncedAfter = null;
   let resyncing = false;
 
   function gapBefore(message) {
-    const match = typeof message === "string" ? ENTRY_SEQ.exec(message) : null;
+    const match = typeof message === "string" ? ENTRY.exec(message) : null;
     if (!match) return false;
     const last = lastSeq();
-    const prev = ENTRY_PREV.exec(message);
-    const before = prev ? Number(prev[1]) : Number(match[1]) - 1;
+    // The number the page must have before this entry: its own for a whisper, else the one
+    // before it.
+    const before = match[2] ? Number(match[1]) : Number(match[1]) - 1;
     return before > last && resyncedAfter !== last;
   }
 
@@ -116,7 +140,7 @@
     }
     const el = log();
     follow = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-    seqBefore = lastSeq();
+    placeBefore = lastPlace();
   });
   document.addEventListener("htmx:wsAfterMessage", function () {
     arrived();
@@ -332,16 +356,16 @@
   const room = document.getElementById("room");
   const me = room ? room.dataset.me : "";
   let calls = 0;
-  let seen = 0; // the last entry looked at for calls
+  let seen = [0, 0]; // the place of the last entry looked at for calls
 
   function callsIn() {
     const log = document.getElementById("log");
     if (!log || !me) return [];
     const fresh = [];
     log.querySelectorAll("[data-seq]").forEach(function (entry) {
-      const seq = Number(entry.dataset.seq) || 0;
-      if (seq <= seen) return;
-      seen = Math.max(seen, seq);
+      const here = RollroomLog.place(entry);
+      if (!RollroomLog.after(here, seen)) return;
+      seen = here;
       const to = (entry.dataset.to || "").split(" ");
       if (to.indexOf(me) !== -1 && entry.dataset.from !== me) fresh.push(entry);
     });

@@ -166,13 +166,18 @@ def refused(client, path, data, campaign, pushes, capture):
 
 
 def assert_whole(pool_table, count):
-    """The table's log: numbered 1..``count``, each entry chained to the one before, and
-    ``log_verify`` finds it whole; its entries."""
+    """The table's log: ``count`` entries, those but whispers numbered 1, 2, ... and each
+    whisper the next sub of the number before it (#2.1, #2.2), each entry chained to the one
+    before, and ``log_verify`` finds it whole; its entries."""
     entries = list(LogEntry.objects.filter(campaign=pool_table.campaign))
-    assert [e.seq for e in entries] == list(range(1, count + 1))
-    prev = GENESIS
+    assert len(entries) == count
+    numbered = [e.seq for e in entries if not e.sub]
+    assert numbered == list(range(1, len(numbered) + 1))
+    prev, last = GENESIS, (0, 0)
     for entry in entries:
-        assert entry.prev_hash == prev, f"#{entry.seq} does not chain"
-        prev = entry.hash
+        assert entry.prev_hash == prev, f"#{entry.number} does not chain"
+        assert entry.place in ((last[0] + 1, 0), (last[0], last[1] + 1)), entry.number
+        assert entry.sub == 0 or entry.visibility == "whisper", entry.number
+        prev, last = entry.hash, entry.place
     assert services.log_verify(pool_table.campaign) is None
     return entries

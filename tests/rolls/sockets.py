@@ -29,6 +29,18 @@ DIE = re.compile(r'class="die\b')
 MARKS = itertools.count(1)
 
 
+def stored_entry(campaign, seq, sub=0):
+    """The log entry at (``seq``, ``sub``) read again, knowing the place of the entry before it
+    as ``log_append`` does (``prev_place``): its push is the one it made."""
+    from rolls.models import LogEntry, before_place
+
+    entry = LogEntry.objects.get(campaign=campaign, seq=seq, sub=sub)
+    before = LogEntry.objects.filter(before_place(entry.place), campaign=campaign)
+    prev = before.order_by("-seq", "-sub").first()
+    entry.prev_place = prev.place if prev else (0, 0)
+    return entry
+
+
 def logged_in(user):
     """A test client logged in as ``user``: one client per user, as logging another user in
     would end this one's session."""

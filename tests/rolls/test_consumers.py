@@ -52,6 +52,7 @@ from tests.rolls.sockets import (
     room,
     seqs,
     socket,
+    stored_entry,
 )
 
 pytestmark = [
@@ -90,7 +91,7 @@ roll = database_sync_to_async(make_roll)
 
 @database_sync_to_async
 def push_again(table, seq):
-    push.push_entry(LogEntry.objects.get(campaign=table.campaign, seq=seq))
+    push.push_entry(stored_entry(table.campaign, seq))
 
 
 @database_sync_to_async
@@ -345,7 +346,7 @@ async def test_pushes_out_of_order_are_put_back_in_order_without_the_log(
 @database_sync_to_async
 def push_with_card(table, seq, card_for):
     """Entry ``seq`` pushed again, carrying a card for ``card_for`` (a username) and the GM."""
-    entry = LogEntry.objects.get(campaign=table.campaign, seq=seq)
+    entry = stored_entry(table.campaign, seq)
     owner = table.characters[card_for].owner_id
     card = {"gm": "<p>card for the GM</p>", "users": {str(owner): "<p>card for you</p>"}}
     core_push.send(table.campaign.pk, push.entry_message(entry), card)

@@ -95,21 +95,23 @@ def test_the_head_knows_the_session_entries_belong_to(mana_table):
 
 def test_the_hash_covers_every_stored_field(mana_table):
     """Every stored field but the outcome kept beside the data (``LogEntry.OUTCOME``), which
-    ``log_verify`` checks against the data (below); a whisper's recipient (``to``) when it has
-    one, so that the entries before whispers existed hash as they did."""
+    ``log_verify`` checks against the data (below); a whisper's recipient (``to``) and place
+    after its number (``sub``) when it has them, so that the entries before whispers existed
+    hash as they did."""
     entry = roll(mana_table)
     fields = chain.entry_fields(entry)
     stored = {f.attname for f in LogEntry._meta.concrete_fields} - {"id", "prev_hash", "hash"}
     stored -= set(LogEntry.OUTCOME)
     renamed = {"campaign_id": "campaign", "session_id": "session", "actor_id": "actor"}
     renamed |= {"character_id": "character", "check_ref_id": "check", "recipient_id": "to"}
-    assert {renamed.get(name, name) for name in stored} == {*fields, "to"}
+    assert {renamed.get(name, name) for name in stored} == {*fields, "to", "sub"}
     assert fields["created_at"] == chain.timestamp(entry.created_at)
     assert fields["created_at"].endswith("Z")
     whisper = services.message_send(
         campaign=mana_table.campaign, by=mana_table.player, text="psst", to=mana_table.gm
     )
     assert chain.entry_fields(whisper)["to"] == mana_table.gm.pk
+    assert chain.entry_fields(whisper)["sub"] == 1 and whisper.number == f"{entry.seq}.1"
     assert {renamed.get(name, name) for name in stored} == set(chain.entry_fields(whisper))
 
 
@@ -196,6 +198,95 @@ def test_renumbering_after_a_deletion_is_found(mana_table, log):
         LogEntry.objects.filter(pk=entry.pk).update(seq=entry.seq - 1)
     Campaign.objects.filter(pk=mana_table.campaign.pk).update(last_seq=4)
     assert verdict(mana_table) == (2, "altered")
+
+
+@pytest.fixture
+def whispers(mana_table):
+    """A session start and a roll (#1, #2), two whispers after #2 (#2.1, #2.2), three rolls
+    (#3 to #5) and a whisper after #5 (#5.1, the head); the whispers."""
+
+    def whisper(text):
+        campaign, player, gm = mana_table.campaign, mana_table.player, mana_table.gm
+        return services.message_send(campaign=campaign, by=player, text=text, to=gm)
+
+    services.session_start(campaign=mana_table.campaign, by=mana_table.gm)
+    roll(mana_table, 2)
+    said = [whisper("one"), whisper("two")]
+    for face in (9, 4, 7):
+        roll(mana_table, face)
+    said.append(whisper("three"))
+    return said
+
+
+def test_whispers_take_the_next_sub_and_the_log_verifies(mana_table, whispers):
+    entries = list(LogEntry.objects.filter(campaign=mana_table.campaign))
+    assert [e.number for e in entries] == ["1", "2", "2.1", "2.2", "3", "4", "5", "5.1"]
+    assert [e.anchor for e in entries][2:4] == ["entry-2-1", "entry-2-2"]
+    assert services.log_verify(mana_table.campaign) is None
+    mana_table.campaign.refresh_from_db()
+    assert (mana_table.campaign.last_seq, mana_table.campaign.last_sub) == (5, 1)
+
+
+def test_a_deleted_whisper_is_found(mana_table, whispers):
+    LogEntry.objects.filter(pk=whispers[0].pk).delete()
+    problem = services.log_verify(mana_table.campaign)
+    assert (problem.number, problem.what) == ("2.1", "deleted")
+    assert problem.why == "the log goes from #2 to #2.2"
+
+
+def test_a_deleted_last_whisper_is_found_by_the_head(mana_table, whispers):
+    LogEntry.objects.filter(pk=whispers[-1].pk).delete()
+    problem = services.log_verify(mana_table.campaign)
+    assert str(problem) == "entry #5.1 was deleted: the log ends at #5, its head is #5.1"
+
+
+def test_a_whisper_renumbered_as_a_shared_entry_is_found(mana_table, whispers):
+    """A whisper made to look like an entry everyone saw (its sub dropped, the rest renumbered
+    by someone without the key) no longer verifies."""
+    LogEntry.objects.filter(pk=whispers[1].pk).update(seq=9, sub=0)
+    problem = services.log_verify(mana_table.campaign)
+    assert str(problem) == "entry #3 was altered: it does not chain to #2.1"
+    entries = list(LogEntry.objects.filter(campaign=mana_table.campaign).order_by("seq", "sub"))
+    for offset in (100, 0):  # out of the way first: the places are unique
+        for number, entry in enumerate(entries, start=1):
+            LogEntry.objects.filter(pk=entry.pk).update(seq=number + offset, sub=0)
+    Campaign.objects.filter(pk=mana_table.campaign.pk).update(last_seq=len(entries), last_sub=0)
+    problem = services.log_verify(mana_table.campaign)
+    assert (problem.number, problem.what) == ("3", "altered")  # the first whisper renumbered
+
+
+def test_a_whisper_moved_to_another_number_is_found(mana_table, whispers):
+    LogEntry.objects.filter(pk=whispers[0].pk).update(seq=1)  # #1.1 now: before #2
+    problem = services.log_verify(mana_table.campaign)
+    assert (problem.number, problem.what) == ("1.1", "altered")
+
+
+@pytest.mark.parametrize(
+    "text, place",
+    [
+        ("5", (5, 0)),
+        ("5.1", (5, 1)),
+        (" 12.30 ", (12, 30)),
+        ("0", (0, 0)),
+        ("0.2", (0, 2)),
+        ("", None),
+        ("5.", None),
+        (".5", None),
+        ("5.1.2", None),
+        ("-5", None),
+        ("5.-1", None),
+        ("٥", None),  # a digit, not an ASCII one
+        ("1e3", None),
+        (str(2**31), None),
+        ("1." + str(2**31), None),
+    ],
+)
+def test_a_place_is_read_from_its_text(text, place):
+    from rolls.models import parse_place, place_text
+
+    assert parse_place(text) == place
+    if place is not None:
+        assert parse_place(place_text(*place)) == place
 
 
 def test_an_entry_inserted_with_a_keyless_hash_is_found(mana_table, log):

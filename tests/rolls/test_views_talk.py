@@ -86,8 +86,53 @@ def test_a_whisper_reaches_its_two_ends_and_nobody_else_not_even_the_gm(
     assert "WHISPER-TEXT" in room_html(as_user(player), table)
     assert "WHISPER-TEXT" in room_html(as_user(other_player), table)
     gm_room = room_html(as_user(gm), table)
-    assert "WHISPER-TEXT" not in gm_room and f'id="entry-{entry.seq}"' not in gm_room
+    assert "WHISPER-TEXT" not in gm_room and f'id="{entry.anchor}"' not in gm_room
     assert services.log_verify(table.campaign) is None
+
+
+def test_a_whisper_takes_no_number_so_nobody_else_sees_a_gap(
+    table, as_user, gm, player, other_player
+):
+    """Ana whispers to Ben between two messages: the GM's page shows #1 and #2, nothing between
+    them; Ana's and Ben's show the whisper as #1.1. Each page's socket resumes after the last
+    entry it shows."""
+    for user, text in ((player, "ONE"), (player, "/w ben PSST"), (gm, "TWO")):
+        assert say(as_user(user), table, text, **HTMX).status_code == 200
+    gm_room = room_html(as_user(gm), table)
+    assert 'data-seq="1"' in gm_room and 'data-seq="2"' in gm_room
+    assert "data-sub" not in gm_room and "PSST" not in gm_room and "#1.1" not in gm_room
+    for user in (player, other_player):
+        html = room_html(as_user(user), table)
+        assert '<article id="entry-1-1" class="entry message" data-seq="1" data-sub="1"' in html
+        assert html.index('id="entry-1"') < html.index('id="entry-1-1"') < html.index("entry-2")
+        assert "fingerprint #1.1 " in html and "?after=2" in html
+    say(as_user(player), table, "/w gm LAST", **HTMX)
+    assert "?after=2.1" in room_html(as_user(player), table)
+    assert "?after=2" in room_html(as_user(other_player), table)
+
+
+def test_older_entries_are_paged_around_whispers(table, as_user, gm, player, other_player):
+    for user, text in ((player, "ONE"), (player, "/w ben PSST"), (gm, "TWO")):
+        say(as_user(user), table, text, **HTMX)
+    log = reverse("room_log", args=[table.campaign.pk])
+    ben = as_user(other_player)
+    before_two = ben.get(log, {"before": "2"}).content.decode()
+    assert "PSST" in before_two and "ONE" in before_two and "TWO" not in before_two
+    before_whisper = ben.get(log, {"before": "1.1"}).content.decode()
+    assert "ONE" in before_whisper and "PSST" not in before_whisper
+    assert "PSST" not in as_user(gm).get(log, {"before": "2"}).content.decode()
+    assert ben.get(log, {"before": "0"}).status_code == 400
+
+
+def test_the_gms_fingerprint_is_not_moved_by_a_whisper_between_players(
+    table, as_user, gm, player, other_player
+):
+    for user, text in ((player, "ONE"), (gm, "TWO"), (player, "/w ben PSST")):
+        say(as_user(user), table, text, **HTMX)
+    two = LogEntry.objects.get(campaign=table.campaign, seq=2, sub=0)
+    html = as_user(gm).get(reverse("verify_log", args=[table.campaign.pk])).content.decode()
+    assert "The log is whole." in html and "Every entry up to #2 is signed" in html
+    assert f"#2 <code>{two.hash[:12]}</code>" in html and "2.1" not in html
 
 
 def test_a_whisper_to_the_gm(table, as_user, gm, player, other_player):
@@ -281,6 +326,10 @@ def test_exports_carry_talk_and_free_rolls_but_never_anothers_whisper(
         assert kinds.count("message") == (2 if sees else 1)
         free = next(entry for entry in log["entries"] if entry["kind"] == "free_roll")
         assert (free["result"], free["target"], free["success"]) == (12, 7, True)
+        # The whisper's place after #2; the rest numbered one after the other.
+        places = [(entry["seq"], entry["sub"]) for entry in log["entries"]]
+        assert places == ([(1, 0), (2, 0), (2, 1)] if sees else [(1, 0), (2, 0)])
+        assert log["fingerprint"].startswith("#2.1 " if sees else "#2 ")
 
 
 def test_luck_counts_free_rolls_with_a_target_only(table, as_user, player, monkeypatch):
@@ -305,12 +354,13 @@ def test_luck_counts_free_rolls_with_a_target_only(table, as_user, player, monke
 
 
 @pytest.mark.django_db(transaction=True)
-def test_talk_and_free_rolls_at_once_chain_whole_and_keep_the_shared_number(
+def test_talk_and_free_rolls_at_once_chain_whole_and_number_whispers_apart(
     pool_table, gm, player, other_player, pushes, settings
 ):
     """Real requests, eight at a time (messages, whispers and free rolls of three members): the
-    log stays one whole chain, and ``Campaign.shared_seq`` is the last entry every member
-    learned of (on both databases: the suite runs on SQLite and on PostgreSQL)."""
+    log stays one whole chain, the entries but whispers numbered one after the other, each
+    whisper after the number before it, and the head is the last entry (on both databases: the
+    suite runs on SQLite and on PostgreSQL)."""
     from django.test import Client
 
     from tests.helpers import race
@@ -336,8 +386,12 @@ def test_talk_and_free_rolls_at_once_chain_whole_and_keep_the_shared_number(
     assert outcomes == [None] * len(works), outcomes
     entries = assert_whole(pool_table, 8)
     pool_table.campaign.refresh_from_db()
-    shared = [e.seq for e in entries if e.visibility != WHISPER]
-    assert pool_table.campaign.shared_seq == max(shared)
+    # Four numbers for everyone, four whispers numbered after them; the head the last entry.
+    assert [e.sub for e in entries].count(0) == 4
+    assert [e.visibility for e in entries].count(WHISPER) == 4
+    last = entries[-1]
+    campaign = pool_table.campaign
+    assert (campaign.last_seq, campaign.last_sub, campaign.head_hash) == (*last.place, last.hash)
 
 
 def test_verify_rolls_covers_talk_and_free_rolls(table, as_user, gm, player, monkeypatch):

@@ -1,7 +1,7 @@
 """Table talk heard through real sockets (config.asgi, the channel layer of the run): a message
 reaches everyone; a whisper reaches its sender and its recipient and no other socket at all,
-not even as a stub, live or replayed; the frames after it name the entry before them that every
-page has (``data-prev``), so that no page sees a gap where a whisper was."""
+not even as a stub, live or replayed. A whisper takes no number of its own (#5.1 after #5), so
+the numbers every page sees follow one another: nobody sees a gap where a whisper was."""
 
 import re
 from contextlib import AsyncExitStack
@@ -16,8 +16,14 @@ pytestmark = [
     pytest.mark.usefixtures("empty_channel_layer"),
 ]
 
-PREV = re.compile(r'data-prev="(\d+)"')
 SEQ = re.compile(r'data-seq="(\d+)"')
+SUB = re.compile(r'data-sub="(\d+)"')
+
+
+def number(frame):
+    """The number of the entry a frame carries: "5", a whisper "5.1"."""
+    sub = SUB.search(frame)
+    return SEQ.search(frame).group(1) + (f".{sub.group(1)}" if sub else "")
 
 
 @pytest.fixture
@@ -47,22 +53,22 @@ async def test_a_whisper_reaches_only_its_two_ends(table):
         gm, ana, ben = await sockets(stack, table)
         await post(table, "ana", "talk_say", {"text": "before"})
         [[before], _, _] = await before_mark(gm, ana, ben, presence=False)
-        shared = int(SEQ.search(before).group(1))
+        shared = int(number(before))
 
         await post(table, "ana", "talk_say", {"text": "/w ben WHISPER-WORDS"})
         to_gm, [to_ana], [to_ben] = await before_mark(gm, ana, ben, presence=False)
         assert to_gm == []
         for frame in (to_ana, to_ben):
             assert "WHISPER-WORDS" in frame and "whispers to ben" in frame
-            assert int(PREV.search(frame).group(1)) == shared
+            assert number(frame) == f"{shared}.1"
+            assert f'id="entry-{shared}-1"' in frame
 
         await post(table, "gm", "talk_say", {"text": "after"})
         [[after_gm], [after_ana], [after_ben]] = await before_mark(gm, ana, ben, presence=False)
         for frame in (after_gm, after_ana, after_ben):
-            assert "after" in frame
-            # Before it, for every page: the last entry all of them have (not the whisper).
-            assert int(PREV.search(frame).group(1)) == shared
-            assert int(SEQ.search(frame).group(1)) == shared + 2
+            # The next number for every page: the whisper took none.
+            assert "after" in frame and number(frame) == str(shared + 1)
+            assert "data-prev" not in frame
 
 
 async def test_a_replay_skips_anothers_whisper(table):
@@ -76,16 +82,76 @@ async def test_a_replay_skips_anothers_whisper(table):
         ben_frames = [await receive(ben) for _ in range(3)]
         assert "WHISPER-WORDS" not in "".join(gm_frames)
         assert ["one" in gm_frames[0], "three" in gm_frames[1]] == [True, True]
-        assert int(PREV.search(gm_frames[1]).group(1)) == int(SEQ.search(gm_frames[0]).group(1))
+        assert [number(frame) for frame in gm_frames] == ["1", "2"]
+        assert [number(frame) for frame in ben_frames] == ["1", "1.1", "2"]
         assert "WHISPER-WORDS" in ben_frames[1]
         heard = await before_mark(gm, ben)
         assert all("WHISPER-WORDS" not in frame for frame in heard[0])
 
 
+async def test_a_page_after_a_whisper_resumes_after_it_exactly_once(table):
+    """A page whose last entry is a whisper asks for what follows it (``?after=1.1``): the next
+    whisper and the next number come once each, the whisper it has not again."""
+    await post(table, "ana", "talk_say", {"text": "one"})
+    await post(table, "ana", "talk_say", {"text": "/w ben FIRST-WHISPER"})
+    await post(table, "ben", "talk_say", {"text": "/w ana SECOND-WHISPER"})
+    await post(table, "gm", "talk_say", {"text": "two"})
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana", query="?after=1.1")
+        frames = [await receive(ana) for _ in range(2)]
+        assert [number(frame) for frame in frames] == ["1.2", "2"]
+        assert "SECOND-WHISPER" in frames[0] and "two" in frames[1]
+        heard = await before_mark(ana)
+        assert all("WHISPER" not in frame for frame in heard[0])
+        gm = await enter(stack, table, "gm", query="?after=1.2")  # another's place: no matter
+        [frame] = [await receive(gm)]
+        assert number(frame) == "2"
+
+
+async def test_pushes_around_a_whisper_out_of_order_are_put_back_in_order(table, monkeypatch):
+    """The push of the entry after a whisper comes before the whisper's: every socket holds it
+    until the whisper's push comes (for a socket not part of it, a push that sends nothing), and
+    reads nothing from the log."""
+    from channels.db import database_sync_to_async
+
+    from rolls import consumers, push, services
+
+    monkeypatch.setattr(consumers, "REORDER_WAIT", 30)  # never reached here
+    async with AsyncExitStack() as stack:
+        gm, ana, ben = await sockets(stack, table)
+
+        def said_unpushed():
+            campaign, gm_user = table.campaign, table.gm
+            return [
+                services.message_send(campaign=campaign, by=gm_user, text="one"),
+                services.message_send(
+                    campaign=campaign, by=gm_user, text="WHISPER", to=table.player
+                ),
+                services.message_send(campaign=campaign, by=gm_user, text="two"),
+            ]
+
+        one, whisper, two = await database_sync_to_async(said_unpushed)()
+        reads = []
+        monkeypatch.setattr(consumers.RoomConsumer, "missed", lambda *a: reads.append(a))
+        for entry in (two, one):
+            await database_sync_to_async(push.push_entry)(entry)
+        heard = await before_mark(gm, ana, ben, presence=False)
+        assert [[number(frame) for frame in frames] for frames in heard] == [["1"]] * 3
+        await database_sync_to_async(push.push_entry)(whisper)
+        heard = await before_mark(gm, ana, ben, presence=False)
+        assert [[number(frame) for frame in frames] for frames in heard] == [
+            ["1.1", "2"],
+            ["1.1", "2"],
+            ["2"],
+        ]
+        assert "WHISPER" not in "".join(heard[2])
+    assert reads == []
+
+
 async def test_a_gap_replayed_after_anothers_whisper_follows_what_the_page_has(table):
     """A socket passes a whisper it never hears of; when it later repairs a gap from the log,
-    the first frame names the last entry the page has (not the whisper) as the one before it,
-    so that the page sees no gap and does not reconnect for nothing."""
+    the frames it sends carry the next numbers after the page's last: the page sees no gap and
+    does not reconnect for nothing."""
     from channels.db import database_sync_to_async
 
     from rolls import push, services
@@ -95,7 +161,7 @@ async def test_a_gap_replayed_after_anothers_whisper_follows_what_the_page_has(t
         await post(table, "ana", "talk_say", {"text": "one"})
         await post(table, "ana", "talk_say", {"text": "/w gm WHISPER-WORDS"})
         [_, _, [one]] = await before_mark(gm, ana, ben, presence=False)
-        shown = int(SEQ.search(one).group(1))
+        shown = int(number(one))
 
         def two_more_unpushed():
             said = [
@@ -110,6 +176,5 @@ async def test_a_gap_replayed_after_anothers_whisper_follows_what_the_page_has(t
         await database_sync_to_async(push.push_entry)(four)
         three, again = await receive(ben), await receive(ben)
         assert "three" in three and "four" in again
-        assert int(PREV.search(three).group(1)) == shown
-        assert int(PREV.search(again).group(1)) == int(SEQ.search(three).group(1))
+        assert [number(three), number(again)] == [str(shown + 1), str(shown + 2)]
         assert "WHISPER-WORDS" not in three + again

@@ -6,6 +6,7 @@ campaign whose log does not hold its first entry altered, inserted or deleted.""
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Campaign
+from rolls.models import LogEntry, after_place, place_text
 from rolls.services import log_verify
 
 
@@ -30,20 +31,26 @@ class Command(BaseCommand):
                 raise CommandError(f"No campaign {campaign}.")
         broken, whole, entries = [], [], 0
         # Each campaign's head is read before its log: the summary names what was verified.
-        for each in campaigns.only("pk", "name", "last_seq", "head_hash").iterator():
+        fields = ("pk", "name", "last_seq", "last_sub", "head_hash")
+        for each in campaigns.only(*fields).iterator():
             problem = log_verify(each)
             if problem:
                 broken.append(f"The roll log of {describe(each)} does not hold: {problem}.")
             else:
+                # Up to the head verified, whispers included (they have no number of their own).
+                head = (each.last_seq, each.last_sub)
+                verified = LogEntry.objects.filter(campaign=each).exclude(after_place(head))
+                each.entries = verified.count()
                 whole.append(each)
-                entries += each.last_seq
+                entries += each.entries
         if broken:
             raise CommandError("\n".join(broken))
         if campaign is not None:
             [each] = whole
-            fingerprint = f"#{each.last_seq} {each.head_hash[:12]}" if each.last_seq else "none"
+            head = place_text(each.last_seq, each.last_sub)
+            fingerprint = f"#{head} {each.head_hash[:12]}" if each.entries else "none"
             summary = (
-                f"The roll log of {describe(each)} is whole: {each.last_seq} entries, "
+                f"The roll log of {describe(each)} is whole: {each.entries} entries, "
                 f"fingerprint {fingerprint}."
             )
         else:
