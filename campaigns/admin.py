@@ -14,7 +14,7 @@ class CampaignAdmin(admin.ModelAdmin):
     list_display = ["name", "system", "created_at"]
     list_filter = ["system"]
     search_fields = ["name"]
-    readonly_fields = ["created_at", "last_seq", "head_hash", "log_session"]
+    readonly_fields = ["created_at", "last_seq", "last_sub", "head_hash", "log_session"]
     inlines = [MembershipInline]
 
 

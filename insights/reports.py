@@ -20,7 +20,7 @@ from rolls.models import (
     LogEntry,
     after_place,
     entitled,
-    place_text,
+    known_to,
 )
 from rolls.systems import SYSTEMS, system_of
 from rules.luck import Tally, ask_kind
@@ -365,7 +365,6 @@ def session_summary(campaign, session, viewer_id, page=1):
 #: The columns of the CSV export, in order; the JSON export has the same keys (and ``data``).
 COLUMNS = [
     "seq",
-    "sub",
     "time",
     "session",
     "kind",
@@ -434,7 +433,9 @@ def export_batches(campaign, viewer_id):
     hidden roll's tells nothing of its dice. An entry appended while a download runs is in it
     when its batch is read after it: the rows are always the chain from its start, unbroken."""
     gm_id = campaign.gm_id()
-    entries = LogEntry.objects.filter(campaign=campaign).order_by("seq", "sub")
+    # Others' whispers are left out in the query: nothing (not a batch's size) tells of them.
+    entries = LogEntry.objects.filter(known_to(viewer_id), campaign=campaign)
+    entries = entries.order_by("seq", "sub")
     # A GM-secret roll once revealed is in everyone's export, as a public one.
     revealed = set(LogEntry.objects.revealed_seqs(campaign.pk).values_list("of", flat=True))
     last, batch = (0, 0), EXPORT_BATCH
@@ -442,24 +443,18 @@ def export_batches(campaign, viewer_id):
         # Plain values, not model instances: a long log is read several times faster.
         found = list(entries.filter(after_place(last)).values_list(*_EXPORT_FIELDS)[:batch])
         if found:
-            rows = (_export_row(entry, viewer_id, gm_id, revealed) for entry in found)
-            rows = [row for row in rows if row is not None]
-            if rows:  # a batch of nothing but others' whispers: nothing to say
-                yield rows
+            yield [_export_row(entry, viewer_id, gm_id, revealed) for entry in found]
         if len(found) < batch:
             return
         last = found[-1][:2]
 
 
 def _export_row(entry, viewer_id, gm_id, revealed):
-    """The row of ``entry``, or None for a whisper the viewer is not part of (not even a
-    stub)."""
-    seq, sub, created_at, session, kind, visibility, actor_id, username, character, data = entry[
+    """The row of ``entry``, one the viewer may learn of (``known_to``: a whisper is theirs)."""
+    seq, _sub, created_at, session, kind, visibility, actor_id, username, character, data = entry[
         :10
     ]
     hash_, recipient_id, recipient = entry[10:]
-    if visibility == WHISPER and viewer_id not in (actor_id, recipient_id):
-        return None
     hidden = not entitled(
         visibility,
         viewer_id=viewer_id,
@@ -471,7 +466,6 @@ def _export_row(entry, viewer_id, gm_id, revealed):
     row = dict.fromkeys(COLUMNS, "")
     row.update(
         seq=seq,
-        sub=sub,
         time=created_at.isoformat(),
         session=session or "",
         kind=kind,
@@ -529,7 +523,8 @@ def _export_row(entry, viewer_id, gm_id, revealed):
 
 def fingerprint_of(row):
     """The log's fingerprint as of ``row`` (an export's row), as the room shows it."""
-    return f"#{place_text(row['seq'], row['sub'])} {row['fingerprint']}"
+    whisper = "+" if row["visibility"] == WHISPER else ""  # LogEntry.number
+    return f"#{row['seq']}{whisper} {row['fingerprint']}"
 
 
 def log_export(campaign, viewer_id):

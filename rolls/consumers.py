@@ -20,7 +20,7 @@ from core import push as core_push
 from core.consumers import consume
 
 from . import push
-from .models import LogEntry, Presence, after_place, parse_place, with_recipients
+from .models import LogEntry, Presence, after_place, with_recipients
 
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
@@ -281,9 +281,14 @@ class RoomConsumer(PushConsumer):
         )
 
     def after_from_query(self):
-        """The place of the last entry the page has (``?after=5``, ``?after=5.1``), or None."""
+        """The place of the last number the page has (``?after=5``: (5, 0)), or None. A page
+        names no whisper's place (it does not know it): the whispers after that number that
+        it has already come again, and the page drops them (``static/js/room.js``)."""
         values = parse_qs(self.scope.get("query_string", b"").decode()).get("after")
-        return parse_place(values[0]) if values else None
+        try:
+            return (max(0, int(values[0])), 0) if values else None
+        except ValueError:
+            return None
 
     async def replay(self):
         """Send the entries after the last passed, from the log; how many were read."""
@@ -319,21 +324,27 @@ class RoomConsumer(PushConsumer):
 
     @database_sync_to_async
     def missed(self, after):
-        """The frames of the entries after the place ``after`` this viewer may learn of; the
-        place of the last entry read, and how many were read."""
+        """The frames of the entries after the place ``after`` this viewer may learn of (the
+        others' whispers left out in the query: nothing here depends on how many there are);
+        the place this socket has passed once they are sent, and how many were read. When the
+        query found all there was, that is the head read before it, whatever whispers lie
+        between."""
+        head = Campaign.objects.values_list("last_seq", "last_sub").get(pk=self.campaign_id)
         entries = LogEntry.objects.filter(after_place(after), campaign_id=self.campaign_id)
-        entries = with_recipients(list(entries.shown().order_by("seq", "sub")[:REPLAY_LIMIT]))
+        entries = entries.shown_to(self.user_id).order_by("seq", "sub")
+        entries = with_recipients(list(entries[:REPLAY_LIMIT]))
         viewer = {"viewer_id": self.user_id, "gm_id": self.gm_id}
-        # A whisper this viewer is not part of is skipped as if it were not there.
-        known = [entry for entry in entries if entry.known_by(self.user_id)]
-        revealable = push.revealable_among(known, **viewer)
+        revealable = push.revealable_among(entries, **viewer)
         frames = [
             push.render_entry_for(entry, oob=True, revealable=revealable, **viewer)
-            for entry in known
+            for entry in entries
         ]
-        if known:
-            frames[-1] += push.render_fingerprint(known[-1])
-        return frames, (entries[-1].place if entries else after), len(entries)
+        if entries:
+            frames[-1] += push.render_fingerprint(entries[-1])
+        passed = entries[-1].place if entries else after
+        if len(entries) < REPLAY_LIMIT:
+            passed = max(passed, tuple(head))
+        return frames, passed, len(entries)
 
     @database_sync_to_async
     def update_presence(self, join):

@@ -7,7 +7,6 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
 from campaigns.systems import SYSTEMS
-from core.ids import MAX_ID
 from sheets.models import Character
 
 from . import chain
@@ -45,21 +44,9 @@ def known_to(viewer_id):
 
 
 def place_text(seq, sub):
-    """A place in the log as text: "5", or "5.1" for the whisper after #5."""
+    """A place in the log as the server's operator reads it: "5", or "5.1" for the first whisper
+    after #5 (``verify_rolls``). Members never see a whisper's sub: ``LogEntry.number``."""
     return f"{seq}.{sub}" if sub else str(seq)
-
-
-def parse_place(text):
-    """A place from its text ("5", "5.1"; each part 0..``MAX_ID``), or None when it is not
-    one."""
-    seq, dot, sub = str(text).strip().partition(".")
-    parts = [seq, sub] if dot else [seq]
-    if not all(part.isascii() and part.isdigit() for part in parts):
-        return None
-    numbers = [int(part) for part in parts]
-    if max(numbers) > MAX_ID:
-        return None
-    return (numbers[0], numbers[1] if dot else 0)
 
 
 def after_place(place):
@@ -198,8 +185,11 @@ class LogEntry(models.Model):
 
     ``seq`` numbers a campaign's entries 1, 2, 3, ... so that a browser that reconnects can ask
     for exactly what it missed. A whisper takes no number of its own, so that nobody else sees a
-    gap where it was: it follows the entry before it as ``sub`` 1, 2, ... of that number (#5.1,
-    #5.2), every other entry has ``sub`` 0. The log's order is (``seq``, ``sub``).
+    gap where it was: it follows the entry before it as ``sub`` 1, 2, ... of that number, every
+    other entry has ``sub`` 0. The log's order is (``seq``, ``sub``). The sub stays on the
+    server: it counts every whisper after a number, so it would tell one whisper's ends of the
+    others; members see a whisper as one after #5 (``number``: "5+") with an id of its own
+    (``anchor``: its fingerprint).
 
     ``hash`` chains every entry to the one before it and signs it with the log key
     (``rolls.chain``): every stored field is under it, but the outcome a roll keeps beside its
@@ -308,13 +298,14 @@ class LogEntry(models.Model):
 
     @property
     def number(self):
-        """The entry's number as the log shows it: "5", a whisper after it "5.1"."""
-        return place_text(self.seq, self.sub)
+        """The entry's number as members see it: "5", a whisper after #5 "5+"."""
+        return f"{self.seq}+" if self.sub else str(self.seq)
 
     @property
     def anchor(self):
-        """The entry's element id in the room: "entry-5", "entry-5-1"."""
-        return f"entry-{self.seq}-{self.sub}" if self.sub else f"entry-{self.seq}"
+        """The entry's element id in the room: "entry-5", a whisper after #5 "entry-5-" and its
+        fingerprint."""
+        return f"entry-{self.seq}-{self.fingerprint}" if self.sub else f"entry-{self.seq}"
 
     def compute_hash(self, key=None):
         """The hash this entry should have after ``prev_hash`` (``key``: the log key, read once by
@@ -350,11 +341,6 @@ class LogEntry(models.Model):
             gm_id=gm_id,
             recipient_id=self.recipient_id,
         )
-
-    def known_by(self, viewer_id):
-        """Whether ``viewer_id`` may learn that this entry exists at all (a stub, at least):
-        every entry but a whisper neither theirs nor to them."""
-        return self.visibility != WHISPER or viewer_id in (self.actor_id, self.recipient_id)
 
 
 def with_recipients(entries):

@@ -136,23 +136,24 @@ def _move_head(campaign_id, place, head_hash, *, closes=False):
 @dataclass(frozen=True)
 class LogBreak:
     """Where a log stops holding: the first entry (its place, ``seq`` and ``sub``) found
-    ``what`` ("altered", "inserted" or "deleted"), and ``why`` it shows."""
+    ``what`` ("altered", "inserted" or "deleted"), and ``why`` it shows, naming places as the
+    server's operator reads them (``place_text``); ``whispered``: the entry or a place ``why``
+    names is a whisper's, which a member's page does not name (``rolls/verify.html``)."""
 
     seq: int
     what: str
     why: str
     sub: int = 0
+    whispered: bool = False
 
     @classmethod
-    def at(cls, place, what, why):
-        return cls(place[0], what, why, place[1])
-
-    @property
-    def number(self):
-        return place_text(self.seq, self.sub)
+    def at(cls, place, what, why, *near):
+        """The break at ``place``; ``near``: the other places ``why`` names."""
+        whispered = any(sub for _seq, sub in (place, *near))
+        return cls(place[0], what, why, place[1], whispered)
 
     def __str__(self):
-        return f"entry #{self.number} was {self.what}: {self.why}"
+        return f"entry #{place_text(self.seq, self.sub)} was {self.what}: {self.why}"
 
 
 def log_verify(campaign):
@@ -182,7 +183,7 @@ def log_verify(campaign):
             return LogBreak.at(place, what, "its hash does not verify with the log key")
         if entry.prev_hash != prev:
             why = f"it does not chain to #{place_text(*last)}"
-            return LogBreak.at(place, "altered", why)
+            return LogBreak.at(place, "altered", why, last)
         if place == head and entry.hash != head_hash:
             return LogBreak.at(place, "altered", "its hash is not the one the head recorded")
         why = _commitment_problem(entry, sealed)
@@ -194,7 +195,7 @@ def log_verify(campaign):
         last, prev = place, entry.hash
     if last < head:
         why = f"the log ends at #{place_text(*last)}, its head is #{place_text(*head)}"
-        return LogBreak.at(_next_after(last, head), "deleted", why)
+        return LogBreak.at(_next_after(last, head), "deleted", why, last, head)
     return None
 
 
@@ -208,9 +209,9 @@ def _missing_before(last, place):
         return LogBreak.at(place, "inserted", "it is out of the log's order")
     if last == (0, 0):
         why = f"the log starts at #{place_text(*place)}"
-        return LogBreak.at(_next_after(last, place), "deleted", why)
+        return LogBreak.at(_next_after(last, place), "deleted", why, place)
     why = f"the log goes from #{place_text(*last)} to #{place_text(*place)}"
-    return LogBreak.at(_next_after(last, place), "deleted", why)
+    return LogBreak.at(_next_after(last, place), "deleted", why, last, place)
 
 
 def _next_after(last, later):

@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for
+from core.ids import parse_id
 from core.push import push_facts
 from core.writes import Piece, Refused, attempt
 from rules import notation
@@ -45,9 +46,7 @@ from .models import (
     VISIBILITIES,
     Check,
     LogEntry,
-    before_place,
     known_to,
-    parse_place,
     with_recipients,
 )
 from .push import Viewer, asks, check_context, push_check, write_messages
@@ -91,18 +90,26 @@ CHECK = _room_piece("check-{}", "rolls/_check.html", _check_context, pushed=True
 
 
 def _log_rows(campaign, *, user_id, gm_id, before=None):
-    """The LOG_PAGE entries before ``before`` (default: the latest), oldest first (but the
-    whispers the viewer is not part of: not even a stub), each with whether it is hidden from
-    the viewer; whether older entries exist; and the numbers of the
-    secret rolls among them the viewer may reveal."""
+    """The LOG_PAGE entries before the number ``before`` (default: the latest), oldest first
+    (but the whispers the viewer is not part of: not even a stub), each with whether it is
+    hidden from the viewer; whether older entries exist; and the numbers of the secret rolls
+    among them the viewer may reveal. A page starts at a number: the viewer's whispers after the
+    first number it shows come with it, so that the next page ends at that number."""
     entries = LogEntry.objects.filter(campaign=campaign).shown_to(user_id)
     if before is not None:
-        entries = entries.filter(before_place(before))
-    page = with_recipients(list(entries.order_by("-seq", "-sub")[: LOG_PAGE + 1]))
-    shown = page[:LOG_PAGE][::-1]
+        entries = entries.filter(seq__lt=before)
+    newest = entries.order_by("-seq", "-sub")
+    page = list(newest[: LOG_PAGE + 1])
+    has_older = len(page) > LOG_PAGE
+    if has_older:
+        first, page = page[LOG_PAGE - 1], page[:LOG_PAGE]
+        if first.sub:  # whispers after a number the page does not reach yet: all of it
+            page += newest.filter(seq=first.seq, sub__lt=first.sub)
+            has_older = entries.filter(seq__lt=first.seq).exists()
+    shown = with_recipients(page)[::-1]
     rows = [(e, not e.visible_to(user_id, gm_id)) for e in shown]
     revealable = push.revealable_among(shown, viewer_id=user_id, gm_id=gm_id)
-    return rows, len(page) > LOG_PAGE, revealable
+    return rows, has_older, revealable
 
 
 def _live_checks(request, campaign):
@@ -138,7 +145,6 @@ def _room_page(request, campaign, *, replace=None):
         "has_older": has_older,
         "revealable": revealable,
         "last_seq": rows[-1][0].seq if rows else 0,
-        "after": rows[-1][0].number if rows else "0",
         "head": rows[-1][0] if rows else None,
         "log_notice": replace.get("log", ""),
         "online": online(campaign.id),
@@ -180,11 +186,11 @@ def room_requests(request, campaign_id):
 @login_required
 @require_GET
 def room_log(request, campaign_id):
-    """The LOG_PAGE entries before ``?before=<number>`` (``LogEntry.number``: 5, 5.1), with a
-    button for the ones before them."""
+    """The LOG_PAGE entries before ``?before=<number>``, with a button for the ones before
+    them."""
     campaign = campaign_for(request, campaign_id)
-    before = parse_place(request.GET.get("before", ""))
-    if before is None or before == (0, 0):
+    before = parse_id(request.GET.get("before", ""))
+    if before is None:
         return HttpResponseBadRequest("“before” must be the number of a log entry.")
     rows, has_older, revealable = _log_rows(
         campaign, user_id=request.user.pk, gm_id=campaign.gm_id(), before=before

@@ -158,12 +158,11 @@ def free_dice(d):
 @register.simple_tag
 def entry_attributes(entry):
     """A message's attributes beyond its number (``rolls/_log_entry.html``, one tag for all of
-    them: the log renders many entries): a whisper's place after its number (``data-sub``),
-    who said it (``data-from``), whom it calls (``data-to``: a whisper's recipient, or the
-    members its ``@name``s call) and ``data-whisper``, which static/js/room.js reads to keep
-    the log's order and to alert those called."""
-    shown = format_html(' data-sub="{}"', entry.sub) if entry.sub else ""
+    them: the log renders many entries): who said it (``data-from``), whom it calls
+    (``data-to``: a whisper's recipient, or the members its ``@name``s call) and, a whisper,
+    ``data-whisper``, which static/js/room.js reads to keep the log's order (a whisper takes
+    no number: it follows the one it carries) and to alert those called."""
     called = [entry.recipient_id] if entry.recipient_id else entry.data.get("mentions", ())
     to = format_html(' data-to="{}"', " ".join(map(str, called))) if called else ""
-    whisper = mark_safe(" data-whisper") if entry.recipient_id else ""
-    return format_html('{} data-from="{}"{}{}', shown, entry.actor_id, to, whisper)
+    whisper = mark_safe(" data-whisper") if entry.sub else ""
+    return format_html(' data-from="{}"{}{}', entry.actor_id, to, whisper)

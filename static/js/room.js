@@ -1,20 +1,3 @@
-// A log entry's place: its number (data-seq) and, a whisper, its place after that number
-// (data-sub: #5.1 follows #5; a whisper takes no number, so that nobody else sees a gap).
-const RollroomLog = (function () {
-  "use strict";
-
-  function place(entry) {
-    return [Number(entry.dataset.seq) || 0, Number(entry.dataset.sub) || 0];
-  }
-
-  // Whether place a comes after place b.
-  function after(a, b) {
-    return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
-  }
-
-  return { place: place, after: after };
-})();
-
 // The room: resume the socket where the log ends, show the connection, follow the log.
 (function () {
   "use strict";
@@ -23,29 +6,24 @@ const RollroomLog = (function () {
     return document.getElementById("log");
   }
 
-  // The place of the last entry this page shows: where a (re)connected socket resumes.
-  function lastPlace() {
+  // The highest number this page shows: where a (re)connected socket resumes. A whisper
+  // takes no number (it carries the one before it, data-whisper): the whispers after that
+  // number come again, and are dropped below as entries the page has.
+  function lastSeq() {
     const el = log();
-    let last = [el ? Number(el.dataset.lastSeq) || 0 : 0, 0];
+    let last = el ? Number(el.dataset.lastSeq) || 0 : 0;
     if (el) {
       el.querySelectorAll("[data-seq]").forEach(function (entry) {
-        const here = RollroomLog.place(entry);
-        if (RollroomLog.after(here, last)) last = here;
+        last = Math.max(last, Number(entry.dataset.seq) || 0);
       });
     }
     return last;
   }
 
-  function lastSeq() {
-    return lastPlace()[0];
-  }
-
   // The ws extension calls htmx.createWebSocket(url) at every (re)connect with the URL the
   // page was rendered with; ask instead for what came after the last entry shown now.
   htmx.createWebSocket = function (url) {
-    const last = lastPlace();
-    const text = last[1] ? last[0] + "." + last[1] : String(last[0]);
-    const socket = new WebSocket(url.replace(/([?&]after=)[\d.]*/, "$1" + text));
+    const socket = new WebSocket(url.replace(/([?&]after=)\d*/, "$1" + lastSeq()));
     socket.binaryType = htmx.config.wsBinaryType;
     return socket;
   };
@@ -64,7 +42,7 @@ const RollroomLog = (function () {
   }
 
   let follow = true; // keep the log at its end unless the reader scrolled up
-  let placeBefore = [0, 0]; // the last entry shown before a frame was swapped in
+  let countBefore = 0; // how many entries the log showed before a frame was swapped in
 
   // What a screen reader hears of an entry: who rolled what and the outcome (not the dice
   // one by one, nor the commitment); other entries say their first line.
@@ -82,9 +60,8 @@ const RollroomLog = (function () {
   function arrived() {
     const el = log();
     if (!el) return;
-    const fresh = Array.from(el.querySelectorAll("[data-seq]")).filter(function (entry) {
-      return RollroomLog.after(RollroomLog.place(entry), placeBefore);
-    });
+    // A frame only ever adds entries at the end of the log.
+    const fresh = Array.from(el.querySelectorAll("[data-seq]")).slice(countBefore);
     if (!fresh.length) return;
     el.querySelectorAll(".entry.arrived").forEach(function (entry) {
       entry.classList.remove("arrived");
@@ -107,9 +84,10 @@ const RollroomLog = (function () {
   // fills the gaps it sees; this catches any other loss). The frame is dropped and the socket
   // reopened: the server replays from the last entry shown, so each entry arrives once and in
   // order. Once per gap: should the same gap come back, the frame is shown as it is. Numbers
-  // follow one another for every page: a whisper takes none (#5.1 comes after #5), so a whisper
-  // between two players is no gap for the others, who never learn of it.
-  const ENTRY = /<article[^>]* data-seq="(\d+)"(?:[^>]* data-sub="(\d+)")?/;
+  // follow one another for every page: a whisper takes none (it carries the number before it),
+  // so a whisper between two players is no gap for the others, who never learn of it. A frame
+  // whose entry the page has already (a whisper replayed after its number) is dropped.
+  const ENTRY = /<article id="([^"]+)"[^>]* data-seq="(\d+)"([^>]* data-whisper)?/;
   let resyncedAfter = null;
   let resyncing = false;
 
@@ -119,7 +97,7 @@ const RollroomLog = (function () {
     const last = lastSeq();
     // The number the page must have before this entry: its own for a whisper, else the one
     // before it.
-    const before = match[2] ? Number(match[1]) : Number(match[1]) - 1;
+    const before = match[3] ? Number(match[2]) : Number(match[2]) - 1;
     return before > last && resyncedAfter !== last;
   }
 
@@ -130,7 +108,16 @@ const RollroomLog = (function () {
     }
     setStatus("reconnecting…", "bad");
   });
+  function had(message) {
+    const match = typeof message === "string" ? ENTRY.exec(message) : null;
+    return Boolean(match && document.getElementById(match[1]));
+  }
+
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    if (had(event.detail.message)) {
+      event.preventDefault();
+      return;
+    }
     if (gapBefore(event.detail.message)) {
       event.preventDefault();
       resyncedAfter = lastSeq();
@@ -140,7 +127,7 @@ const RollroomLog = (function () {
     }
     const el = log();
     follow = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-    placeBefore = lastPlace();
+    countBefore = el ? el.querySelectorAll("[data-seq]").length : 0;
   });
   document.addEventListener("htmx:wsAfterMessage", function () {
     arrived();
@@ -356,20 +343,19 @@ const RollroomLog = (function () {
   const room = document.getElementById("room");
   const me = room ? room.dataset.me : "";
   let calls = 0;
-  let seen = [0, 0]; // the place of the last entry looked at for calls
+  let seenLast = null; // the last entry looked at for calls (older ones loaded later are not new)
 
   function callsIn() {
     const log = document.getElementById("log");
     if (!log || !me) return [];
-    const fresh = [];
-    log.querySelectorAll("[data-seq]").forEach(function (entry) {
-      const here = RollroomLog.place(entry);
-      if (!RollroomLog.after(here, seen)) return;
-      seen = here;
+    // New entries only ever come at the end of the log; older ones are put before.
+    const entries = Array.from(log.querySelectorAll("[data-seq]"));
+    const fresh = entries.slice(seenLast ? entries.indexOf(seenLast) + 1 : 0);
+    if (entries.length) seenLast = entries[entries.length - 1];
+    return fresh.filter(function (entry) {
       const to = (entry.dataset.to || "").split(" ");
-      if (to.indexOf(me) !== -1 && entry.dataset.from !== me) fresh.push(entry);
+      return to.indexOf(me) !== -1 && entry.dataset.from !== me;
     });
-    return fresh;
   }
 
   function title(count) {

@@ -304,9 +304,7 @@ def test_load_older_gives_the_previous_page(mana_table, as_user, player):
     assert "<html" not in last
 
 
-@pytest.mark.parametrize(
-    "before", ["", "abc", "1.5.2", "1.", ".5", "1.x", "0", "-5", "9" * 30, "1." + "9" * 30]
-)
+@pytest.mark.parametrize("before", ["", "abc", "1.5", "0", "-5", "9" * 30, "9" * 30 + "x"])
 def test_load_older_refuses_a_bad_before(mana_table, as_user, player, before):
     response = as_user(player).get(url("room_log", mana_table) + f"?before={before}")
     assert response.status_code == 400

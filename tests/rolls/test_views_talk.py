@@ -94,34 +94,71 @@ def test_a_whisper_takes_no_number_so_nobody_else_sees_a_gap(
     table, as_user, gm, player, other_player
 ):
     """Ana whispers to Ben between two messages: the GM's page shows #1 and #2, nothing between
-    them; Ana's and Ben's show the whisper as #1.1. Each page's socket resumes after the last
-    entry it shows."""
+    them; Ana's and Ben's show the whisper after #1, with an id of its own (its fingerprint).
+    Each page's socket resumes after the last number it shows."""
     for user, text in ((player, "ONE"), (player, "/w ben PSST"), (gm, "TWO")):
         assert say(as_user(user), table, text, **HTMX).status_code == 200
+    psst = LogEntry.objects.get(campaign=table.campaign, visibility=WHISPER)
+    assert (psst.seq, psst.sub, psst.number) == (1, 1, "1+")
     gm_room = room_html(as_user(gm), table)
     assert 'data-seq="1"' in gm_room and 'data-seq="2"' in gm_room
-    assert "data-sub" not in gm_room and "PSST" not in gm_room and "#1.1" not in gm_room
+    assert "data-whisper" not in gm_room and "PSST" not in gm_room and "#1+" not in gm_room
     for user in (player, other_player):
         html = room_html(as_user(user), table)
-        assert '<article id="entry-1-1" class="entry message" data-seq="1" data-sub="1"' in html
-        assert html.index('id="entry-1"') < html.index('id="entry-1-1"') < html.index("entry-2")
-        assert "fingerprint #1.1 " in html and "?after=2" in html
-    say(as_user(player), table, "/w gm LAST", **HTMX)
-    assert "?after=2.1" in room_html(as_user(player), table)
-    assert "?after=2" in room_html(as_user(other_player), table)
+        tag = f'<article id="entry-1-{psst.fingerprint}" class="entry message" data-seq="1" '
+        tag += f'data-from="{player.pk}" data-to="{other_player.pk}" data-whisper>'
+        assert tag in html
+        assert html.index('id="entry-1"') < html.index(tag) < html.index('id="entry-2"')
+        assert f"fingerprint #1+ {psst.fingerprint}" in html and "?after=2" in html
+        assert "data-sub" not in html and "1.1" not in html
 
 
-def test_older_entries_are_paged_around_whispers(table, as_user, gm, player, other_player):
-    for user, text in ((player, "ONE"), (player, "/w ben PSST"), (gm, "TWO")):
-        say(as_user(user), table, text, **HTMX)
-    log = reverse("room_log", args=[table.campaign.pk])
-    ben = as_user(other_player)
-    before_two = ben.get(log, {"before": "2"}).content.decode()
-    assert "PSST" in before_two and "ONE" in before_two and "TWO" not in before_two
-    before_whisper = ben.get(log, {"before": "1.1"}).content.decode()
-    assert "ONE" in before_whisper and "PSST" not in before_whisper
-    assert "PSST" not in as_user(gm).get(log, {"before": "2"}).content.decode()
-    assert ben.get(log, {"before": "0"}).status_code == 400
+def test_a_whisper_shows_nothing_of_the_whispers_before_it(
+    table, as_user, gm, player, other_player
+):
+    """Ana whispers to Ben, then Ben to the GM, after the same number: the GM sees Ben's
+    whisper exactly as if it were the first one after #1 (the server's count of whispers after
+    a number, ``LogEntry.sub``, never leaves it), in the page, the push and the export."""
+    say(as_user(player), table, "ONE", **HTMX)
+    say(as_user(player), table, "/w ben FIRST", **HTMX)
+    say(as_user(other_player), table, "/w gm SECOND", **HTMX)
+    second = last_entry(table)
+    assert (second.seq, second.sub) == (1, 2)
+    shown = f'<article id="entry-1-{second.fingerprint}" class="entry message" data-seq="1" '
+    shown += f'data-from="{other_player.pk}" data-to="{gm.pk}" data-whisper>'
+    html = room_html(as_user(gm), table)
+    assert shown in html and f"#1+ {second.fingerprint}" in html and "FIRST" not in html
+    assert "1.2" not in html and "-2" not in html.split(shown)[1].split("</article>")[0]
+    assert entry_message(second)["users"][str(gm.pk)].count("<article") == 1
+    assert shown in entry_message(second)["users"][str(gm.pk)]
+    csv = as_user(gm).get(reverse("log_csv", args=[table.campaign.pk]))
+    text = b"".join(csv.streaming_content).decode()
+    assert text.splitlines()[0].startswith("seq,time,") and ",sub," not in text.splitlines()[0]
+    assert "SECOND" in text and "FIRST" not in text
+
+
+def test_older_entries_are_paged_by_numbers_with_their_whispers(
+    table, as_user, gm, player, other_player
+):
+    """A page of the log starts at a number: the viewer's whispers after the first number it
+    shows all come with it, so that the next page ends at that number (``?before=55``)."""
+    campaign = table.campaign
+    for n in range(1, 56):
+        services.message_send(campaign=campaign, by=gm, text=f"M{n}.")
+    for n in range(1, 61):
+        services.message_send(campaign=campaign, by=player, text=f"W{n}.", to=other_player)
+    services.message_send(campaign=campaign, by=gm, text="M56.")
+    ben = room_html(as_user(other_player), table)
+    assert ben.count('<article id="entry-') == 62  # #55, its 60 whispers, #56
+    assert "W1." in ben and "W60." in ben and "M55." in ben and "M54." not in ben
+    log = reverse("room_log", args=[campaign.pk])
+    assert f"{log}?before=55" in ben
+    older = as_user(other_player).get(log, {"before": "55"}).content.decode()
+    assert older.count('<article id="entry-') == 50 and "M5." in older and "M54." in older
+    assert "W1." not in older and f"{log}?before=5" in older
+    gm_room = room_html(as_user(gm), table)
+    assert gm_room.count('<article id="entry-') == 50 and "M7." in gm_room and "W1." not in gm_room
+    assert as_user(other_player).get(log, {"before": "1.5"}).status_code == 400
 
 
 def test_the_gms_fingerprint_is_not_moved_by_a_whisper_between_players(
@@ -131,8 +168,8 @@ def test_the_gms_fingerprint_is_not_moved_by_a_whisper_between_players(
         say(as_user(user), table, text, **HTMX)
     two = LogEntry.objects.get(campaign=table.campaign, seq=2, sub=0)
     html = as_user(gm).get(reverse("verify_log", args=[table.campaign.pk])).content.decode()
-    assert "The log is whole." in html and "Every entry up to #2 is signed" in html
-    assert f"#2 <code>{two.hash[:12]}</code>" in html and "2.1" not in html
+    assert "The log is whole." in html and "Every entry is signed" in html
+    assert f"#2 <code>{two.hash[:12]}</code>" in html and "#2+" not in html
 
 
 def test_a_whisper_to_the_gm(table, as_user, gm, player, other_player):
@@ -326,10 +363,10 @@ def test_exports_carry_talk_and_free_rolls_but_never_anothers_whisper(
         assert kinds.count("message") == (2 if sees else 1)
         free = next(entry for entry in log["entries"] if entry["kind"] == "free_roll")
         assert (free["result"], free["target"], free["success"]) == (12, 7, True)
-        # The whisper's place after #2; the rest numbered one after the other.
-        places = [(entry["seq"], entry["sub"]) for entry in log["entries"]]
-        assert places == ([(1, 0), (2, 0), (2, 1)] if sees else [(1, 0), (2, 0)])
-        assert log["fingerprint"].startswith("#2.1 " if sees else "#2 ")
+        # The whisper carries the number before it; the rest numbered one after the other.
+        numbers = [(entry["seq"], entry["visibility"]) for entry in log["entries"]]
+        assert [seq for seq, _ in numbers] == ([1, 2, 2] if sees else [1, 2])
+        assert log["fingerprint"].startswith("#2+ " if sees else "#2 ")
 
 
 def test_luck_counts_free_rolls_with_a_target_only(table, as_user, player, monkeypatch):

@@ -131,3 +131,57 @@ class TestTalkInMana(TestTalkInPool):
     """The same in a Mana campaign, on a server of its own."""
 
     system = "mana"
+
+
+class TestWhisperReplayInTheBrowser(BrowserTestCase):
+    """A page that missed a push after a whisper it has reopens its socket after its last
+    number: the whisper comes again and is dropped, the missed entry comes once (on a server of
+    its own)."""
+
+    system = "pool"
+    setUp = TestTalkInPool.setUp
+    say = TestTalkInPool.say
+
+    def test_a_whisper_replayed_after_a_gap_is_shown_once(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            gm = TestTalkInPool.open_room(self, browser, "gm")
+            # Ana's socket loses the first frame of entry 2.
+            ana = self.logged_in_page(browser, "ana")
+            sockets, lost = [], []
+
+            def through(route):
+                sockets.append(route.url)
+                server = route.connect_to_server()
+
+                def to_page(message):
+                    if 'data-seq="2"' in str(message) and not lost:
+                        lost.append(message)
+                        return
+                    route.send(message)
+
+                server.on_message(to_page)
+
+            ana.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
+            ana.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/room/")
+            ana.wait_for_selector('#ws-status[data-state="ok"]')
+            settled(ana)
+            entries = ana.locator("#log article.entry")
+            self.say(gm, "ONE")  # 1
+            self.say(gm, "/w ana PSST")  # a whisper after 1
+            expect(entries).to_have_count(2)
+            self.say(gm, "TWO")  # 2, lost on its way to Ana's page
+            expect(gm.locator("#log article.entry")).to_have_count(3)
+            expect(entries).to_have_count(2)
+            self.say(gm, "THREE")  # 3: Ana's page sees the gap and reopens after #1
+            expect(entries).to_have_count(4)
+            room_ws = f"{self.live_server_ws_url}/ws/campaigns/{self.campaign.id}/"
+            assert sockets == [room_ws + "?after=0", room_ws + "?after=1"]
+            texts = [" ".join(text.split()) for text in entries.all_inner_texts()]
+            assert ["ONE" in texts[0], "PSST" in texts[1], "TWO" in texts[2]] == [True] * 3
+            assert "THREE" in texts[3]
+            self.say(gm, "FOUR")
+            expect(entries).to_have_count(5)
+            assert len(sockets) == 2
+            browser.close()

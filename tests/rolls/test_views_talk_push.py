@@ -17,13 +17,11 @@ pytestmark = [
 ]
 
 SEQ = re.compile(r'data-seq="(\d+)"')
-SUB = re.compile(r'data-sub="(\d+)"')
 
 
 def number(frame):
-    """The number of the entry a frame carries: "5", a whisper "5.1"."""
-    sub = SUB.search(frame)
-    return SEQ.search(frame).group(1) + (f".{sub.group(1)}" if sub else "")
+    """The number of the entry a frame carries: "5", a whisper after #5 "5+"."""
+    return SEQ.search(frame).group(1) + ("+" if " data-whisper" in frame else "")
 
 
 @pytest.fixture
@@ -60,8 +58,8 @@ async def test_a_whisper_reaches_only_its_two_ends(table):
         assert to_gm == []
         for frame in (to_ana, to_ben):
             assert "WHISPER-WORDS" in frame and "whispers to ben" in frame
-            assert number(frame) == f"{shared}.1"
-            assert f'id="entry-{shared}-1"' in frame
+            assert number(frame) == f"{shared}+"
+            assert f'id="entry-{shared}-' in frame and "data-sub" not in frame
 
         await post(table, "gm", "talk_say", {"text": "after"})
         [[after_gm], [after_ana], [after_ben]] = await before_mark(gm, ana, ben, presence=False)
@@ -83,29 +81,49 @@ async def test_a_replay_skips_anothers_whisper(table):
         assert "WHISPER-WORDS" not in "".join(gm_frames)
         assert ["one" in gm_frames[0], "three" in gm_frames[1]] == [True, True]
         assert [number(frame) for frame in gm_frames] == ["1", "2"]
-        assert [number(frame) for frame in ben_frames] == ["1", "1.1", "2"]
+        assert [number(frame) for frame in ben_frames] == ["1", "1+", "2"]
         assert "WHISPER-WORDS" in ben_frames[1]
         heard = await before_mark(gm, ben)
         assert all("WHISPER-WORDS" not in frame for frame in heard[0])
 
 
-async def test_a_page_after_a_whisper_resumes_after_it_exactly_once(table):
-    """A page whose last entry is a whisper asks for what follows it (``?after=1.1``): the next
-    whisper and the next number come once each, the whisper it has not again."""
+async def test_a_page_resumes_after_its_last_number_with_its_whispers_after_it(table):
+    """A page names only numbers (``?after=1``): the whispers after #1 it is part of come again
+    (the page drops those it has), then #2; another's whisper never."""
     await post(table, "ana", "talk_say", {"text": "one"})
-    await post(table, "ana", "talk_say", {"text": "/w ben FIRST-WHISPER"})
+    await post(table, "ben", "talk_say", {"text": "/w gm OTHERS-WHISPER"})
     await post(table, "ben", "talk_say", {"text": "/w ana SECOND-WHISPER"})
     await post(table, "gm", "talk_say", {"text": "two"})
     async with AsyncExitStack() as stack:
-        ana = await enter(stack, table, "ana", query="?after=1.1")
+        ana = await enter(stack, table, "ana", query="?after=1")
         frames = [await receive(ana) for _ in range(2)]
-        assert [number(frame) for frame in frames] == ["1.2", "2"]
+        assert [number(frame) for frame in frames] == ["1+", "2"]
         assert "SECOND-WHISPER" in frames[0] and "two" in frames[1]
         heard = await before_mark(ana)
         assert all("WHISPER" not in frame for frame in heard[0])
-        gm = await enter(stack, table, "gm", query="?after=1.2")  # another's place: no matter
-        [frame] = [await receive(gm)]
-        assert number(frame) == "2"
+
+
+async def test_a_replay_counts_only_what_the_viewer_may_learn_of(table, monkeypatch):
+    """The replay's limit counts the viewer's entries, not others' whispers: the GM, back after
+    #1, five whispers between players, #2 and #3, gets all three numbers at once, and the next
+    push follows without a wait."""
+    from rolls import consumers
+
+    monkeypatch.setattr(consumers, "REPLAY_LIMIT", 3)
+    monkeypatch.setattr(consumers, "REORDER_WAIT", 30)  # never reached here
+    await post(table, "ana", "talk_say", {"text": "one"})
+    for n in range(5):
+        await post(table, "ana", "talk_say", {"text": f"/w ben W{n}"})
+    for text in ("two", "three"):
+        await post(table, "ben", "talk_say", {"text": text})
+    async with AsyncExitStack() as stack:
+        gm = await enter(stack, table, "gm", query="?after=0")
+        frames = [await receive(gm) for _ in range(3)]
+        assert [number(frame) for frame in frames] == ["1", "2", "3"]
+        await post(table, "ana", "talk_say", {"text": "/w ben W5"})
+        await post(table, "ana", "talk_say", {"text": "four"})
+        [heard] = await before_mark(gm)
+        assert [number(frame) for frame in heard if "data-seq" in frame] == ["4"]
 
 
 async def test_pushes_around_a_whisper_out_of_order_are_put_back_in_order(table, monkeypatch):
@@ -140,8 +158,8 @@ async def test_pushes_around_a_whisper_out_of_order_are_put_back_in_order(table,
         await database_sync_to_async(push.push_entry)(whisper)
         heard = await before_mark(gm, ana, ben, presence=False)
         assert [[number(frame) for frame in frames] for frames in heard] == [
-            ["1.1", "2"],
-            ["1.1", "2"],
+            ["1+", "2"],
+            ["1+", "2"],
             ["2"],
         ]
         assert "WHISPER" not in "".join(heard[2])
