@@ -215,19 +215,20 @@ class RoomConsumer(PushConsumer):
     async def room_entry(self, message):
         """An entry's push: sent in the log's order, each after the one its push names as the
         entry before it (``prev``; every socket hears of every entry, a whisper it is not part
-        of included, for which it sends nothing)."""
+        of included, for which it sends nothing). A push that names no entry before it is sent
+        as it comes."""
         if message.get("seq") is None:
             await self.forward(message)
             return
         async with self.ordered:
             if place_of(message) <= self.last:
                 return  # already sent (by a replay)
-            prev = message.get("prev")
-            if prev is not None and tuple(prev) > self.last:
+            prev = prev_of(message)
+            if prev is not None and prev > self.last:
                 # An earlier push is late, or was dropped (a full channel past saturation):
                 # hold this one a moment for it, then read the log. Without a gap this path
                 # does no database work.
-                self.held[tuple(prev)] = message
+                self.held[prev] = message
                 if len(self.held) >= HOLD_LIMIT:
                     await self.replay_gap()
                 elif self.gap_wait is None:
@@ -399,6 +400,12 @@ class FactsConsumer(RoomConsumer):
 def place_of(message):
     """The place in the log (seq, sub) of the entry an entry's push carries."""
     return (message["seq"], message.get("sub", 0))
+
+
+def prev_of(message):
+    """The place of the entry before the one an entry's push carries, or None."""
+    seq = message.get("prev_seq")
+    return None if seq is None else (seq, message.get("prev_sub", 0))
 
 
 def is_json_object(text):

@@ -63,14 +63,22 @@ def entry_message(entry):
     """The push of a new log entry: the full entry to those entitled, a stub to the others; and
     the log's new fingerprint to everyone (rendered once). A whisper goes to its sender and
     its recipient alone: every other socket sends nothing. The message names the entry's place
-    and the place of the one before it (``prev``, ``log_append``'s ``prev_place``): each socket
-    sends the entries in the log's order (``rolls.consumers``)."""
+    (``seq``, ``sub``) and the place of the one before it (``prev_seq``, ``prev_sub``:
+    ``log_append``'s ``prev_place``), each sub only when it is one: each socket sends the
+    entries in the log's order (``rolls.consumers``)."""
     fingerprint = render_fingerprint(entry)
     revealable = {entry.seq} if entry.visibility == SECRET and entry.commitment else ()
     full = render_entry(entry, hidden=False, oob=True, revealable=revealable) + fingerprint
-    place = {"seq": entry.seq, "sub": entry.sub}
-    if getattr(entry, "prev_place", None) is not None:
-        place["prev"] = list(entry.prev_place)
+    # Plain numbers, a sub only when there is one: every socket's copy of the message is
+    # made by walking it (core.layers.fresh).
+    place = {"seq": entry.seq}
+    if entry.sub:
+        place["sub"] = entry.sub
+    prev = getattr(entry, "prev_place", None)
+    if prev is not None:
+        place["prev_seq"] = prev[0]
+        if prev[1]:
+            place["prev_sub"] = prev[1]
     if entry.visibility == PUBLIC:
         return {**place, "all": full}
     if entry.visibility == WHISPER:

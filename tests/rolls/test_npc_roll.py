@@ -191,7 +191,7 @@ def test_the_gm_rolls_for_an_npc_from_the_room(
     assert check.status == Check.DONE and check.character == t.npc
     # One entry for the whole room; a closed check has no card to push.
     [entry] = pushes.entries()
-    assert set(entry) == {"seq", "sub", "prev", "all"} and "The Warden" in entry["all"]
+    assert set(entry) == {"seq", "prev_seq", "all"} and "The Warden" in entry["all"]
     assert pushes.checks() == []
 
 

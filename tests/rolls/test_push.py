@@ -78,8 +78,8 @@ def roll(mana_campaign, gm, player):
 def test_public_entry_goes_to_all(roll):
     entry = roll(PUBLIC)
     message = push.entry_message(entry)
-    assert set(message) == {"seq", "sub", "prev", "all"}
-    assert (message["seq"], message["sub"], message["prev"]) == (entry.seq, 0, [entry.seq - 1, 0])
+    assert set(message) == {"seq", "prev_seq", "all"}
+    assert (message["seq"], message["prev_seq"]) == (entry.seq, entry.seq - 1)
     assert is_full(message["all"])
     assert 'hx-swap-oob="beforeend:#log"' in message["all"]
     assert f'data-seq="{entry.seq}"' in message["all"]
@@ -88,7 +88,7 @@ def test_public_entry_goes_to_all(roll):
 def test_private_entry_full_for_gm_and_roller_stub_for_all(roll, player):
     entry = roll(PRIVATE)
     message = push.entry_message(entry)
-    assert set(message) == {"seq", "sub", "prev", "all", "gm", "users"}
+    assert set(message) == {"seq", "prev_seq", "all", "gm", "users"}
     assert is_stub(message["all"])
     assert "rolled privately" in message["all"]
     assert is_full(message["gm"])
@@ -98,7 +98,7 @@ def test_private_entry_full_for_gm_and_roller_stub_for_all(roll, player):
 def test_secret_entry_full_for_gm_only(roll, gm):
     entry = roll(SECRET, owner=gm)
     message = push.entry_message(entry)
-    assert set(message) == {"seq", "sub", "prev", "all", "gm"}
+    assert set(message) == {"seq", "prev_seq", "all", "gm"}
     assert is_stub(message["all"])
     assert "rolled in secret" in message["all"]
     assert is_full(message["gm"])

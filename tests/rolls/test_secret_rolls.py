@@ -116,7 +116,7 @@ def test_the_gm_reveals_a_secret_roll_to_everyone(
     }
     assert revealed.reveal_matches
     [message] = pushes.entries()
-    assert set(message) == {"seq", "sub", "prev", "all"}  # the same for everyone
+    assert set(message) == {"seq", "prev_seq", "all"}  # the same for everyone
     for html in (message["all"], as_user(player).get(url("room", mana_table)).content.decode()):
         shown = entry_html(html, revealed.seq)
         assert "INTENT-SECRET" in shown and "NOTE-SECRET" in shown

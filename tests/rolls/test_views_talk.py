@@ -80,6 +80,7 @@ def test_a_whisper_reaches_its_two_ends_and_nobody_else_not_even_the_gm(
     )
     [(_campaign, message)] = [(c, m) for c, m in pushes.sent if m.get("seq") == entry.seq]
     assert message["all"] == "" and "gm" not in message
+    assert (message["seq"], message["sub"], message["prev_seq"]) == (0, 1, 0)  # after no entry
     assert set(message["users"]) == {str(player.pk), str(other_player.pk)}
     assert "WHISPER-TEXT" in message["users"][str(other_player.pk)]
     assert f'data-to="{other_player.pk}"' in message["users"][str(other_player.pk)]
