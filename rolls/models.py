@@ -50,17 +50,13 @@ def place_text(seq, sub):
 
 
 def after_place(place):
-    """The entries after ``place`` in the log's order, as a ``Q``."""
+    """The entries after ``place`` in the log's order, as a ``Q``. The range on ``seq`` comes
+    first and alone: read in the log's order with a limit (a replay, an export's batch), the
+    index of (campaign, seq, sub) is walked from ``place`` on and stops at the limit, where an
+    OR of two ranges makes PostgreSQL gather every later entry and sort them."""
     seq, sub = place
     Q = models.Q
-    return Q(seq__gt=seq) | Q(seq=seq, sub__gt=sub)
-
-
-def before_place(place):
-    """The entries before ``place`` in the log's order, as a ``Q``."""
-    seq, sub = place
-    Q = models.Q
-    return Q(seq__lt=seq) | Q(seq=seq, sub__lt=sub)
+    return Q(seq__gte=seq) & (Q(seq__gt=seq) | Q(sub__gt=sub))
 
 
 class CheckQuerySet(models.QuerySet):

@@ -32,11 +32,13 @@ MARKS = itertools.count(1)
 def stored_entry(campaign, seq, sub=0):
     """The log entry at (``seq``, ``sub``) read again, knowing the place of the entry before it
     as ``log_append`` does (``prev_place``): its push is the one it made."""
-    from rolls.models import LogEntry, before_place
+    from django.db.models import Q
+
+    from rolls.models import LogEntry
 
     entry = LogEntry.objects.get(campaign=campaign, seq=seq, sub=sub)
-    before = LogEntry.objects.filter(before_place(entry.place), campaign=campaign)
-    prev = before.order_by("-seq", "-sub").first()
+    before = Q(seq__lt=seq) | Q(seq=seq, sub__lt=sub)
+    prev = LogEntry.objects.filter(before, campaign=campaign).order_by("-seq", "-sub").first()
     entry.prev_place = prev.place if prev else (0, 0)
     return entry
 
