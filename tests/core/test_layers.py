@@ -23,17 +23,6 @@ async def test_a_group_send_reaches_every_member_once_and_no_one_else():
     assert a not in layer.channels and b not in layer.channels and c not in layer.channels
 
 
-async def test_each_member_gets_its_own_copy():
-    layer = RoomChannelLayer()
-    a, b = [await layer.new_channel() for _ in range(2)]
-    for channel in (a, b):
-        await layer.group_add("room", channel)
-    await layer.group_send("room", {"type": "room.push", "users": {"1": "x"}})
-    first = await layer.receive(a)
-    first["users"]["1"] = "changed"
-    assert (await layer.receive(b))["users"] == {"1": "x"}
-
-
 async def test_a_full_channel_misses_the_message_and_the_others_still_get_it():
     layer = RoomChannelLayer(capacity=1)
     full, fine = [await layer.new_channel() for _ in range(2)]
@@ -108,6 +97,21 @@ async def test_fresh_copies_a_message_s_containers_and_shares_its_strings():
     assert copy["also"] is not message["also"] and copy["also"][0] is not message["also"][0]
     assert copy["pair"][1] is not message["pair"][1]
     assert copy["all"] is message["all"]
+
+
+async def test_a_group_s_channels_share_one_copy_of_its_message_each_in_a_dict_of_its_own():
+    layer = RoomChannelLayer()
+    channels = [await layer.new_channel() for _ in range(2)]
+    for channel in channels:
+        await layer.group_add("room", channel)
+    message = {"type": "room.push", "users": {"7": "x"}, "also": [{"gm": "y"}]}
+    await layer.group_send("room", message)
+    message["users"]["7"] = "changed by the sender afterwards"
+    first, second = [await layer.receive(channel) for channel in channels]
+    assert first == second == {"type": "room.push", "users": {"7": "x"}, "also": [{"gm": "y"}]}
+    assert first is not second and first["users"] is second["users"]
+    first["mine"] = True
+    assert "mine" not in second
 
 
 async def test_a_channel_keeps_one_queue_while_it_holds_messages():

@@ -378,12 +378,12 @@ class DroppingLayer(RoomChannelLayer):
     every = 3
     seen = 0
 
-    async def send(self, channel, message):
+    def _put(self, channel, message):
         if channel == self.victim and message.get("seq") is not None:
             self.seen += 1
             if self.seen % self.every == 0:
                 return
-        await super().send(channel, message)
+        super()._put(channel, message)
 
 
 @pytest.fixture
@@ -519,6 +519,28 @@ async def test_a_refused_removal_closes_nothing(table):
         assert response.status_code == 200  # the GM panel, with the refusal
         await roll(table, "gm")
         assert seqs([await receive(gm)]) == [1]
+
+
+async def test_the_sockets_of_a_room_only_read_the_message_they_share(table):
+    """A group's message reaches each socket as the same contents (``core.layers``: copied
+    once, not once per socket): here they cannot be changed, and each socket still sends its
+    own variant, and its part of what travels with it."""
+    from types import MappingProxyType as Frozen
+
+    async with AsyncExitStack() as stack:
+        gm, ana, ben = await room(stack, table)
+        ana_id = str(table.characters["ana"].owner_id)
+        card = Frozen({"gm": "<p>card for the GM</p>", "users": Frozen({ana_id: "<p>yours</p>"})})
+        message = {"type": "room.push", "all": "<p>for all</p>", "also": (card,)}
+        message["users"] = Frozen({ana_id: "<p>for ana</p>"})
+        await get_channel_layer().group_send(core_push.group_name(table.campaign.pk), message)
+        assert [await receive(ana), await receive(ana)] == ["<p>for ana</p>", "<p>yours</p>"]
+        assert [await receive(gm), await receive(gm)] == [
+            "<p>for all</p>",
+            "<p>card for the GM</p>",
+        ]
+        assert await receive(ben) == "<p>for all</p>"
+        assert await before_mark(ana, ben, gm) == [[], [], []]
 
 
 async def test_a_push_already_on_its_way_when_the_socket_leaves_is_dropped(table, player):
