@@ -93,6 +93,27 @@ def settled(page):
     )
 
 
+def losing_first(page, needle):
+    """Route ``page``'s room sockets through a route that loses the first frame holding
+    ``needle`` on its way to the page: (the socket URLs the page asked for, the frames lost)."""
+    sockets, lost = [], []
+
+    def through(route):
+        sockets.append(route.url)
+        server = route.connect_to_server()
+
+        def to_page(message):
+            if needle in str(message) and not lost:
+                lost.append(message)
+                return
+            route.send(message)
+
+        server.on_message(to_page)
+
+    page.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
+    return sockets, lost
+
+
 def wait_until(page, done):
     """Wait (10 s at most) until ``done()``, a fact the test's own handlers record (a route
     held, a request seen), letting playwright hand in the page's events meanwhile."""

@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase, settled, wait_until
+from tests.browser import BROWSER, BrowserTestCase, losing_first, settled, wait_until
 from tests.conftest import make_campaign, make_user
 
 pytestmark = BROWSER
@@ -398,21 +398,7 @@ class TestGapInTheBrowser(BrowserTestCase):
             gm.wait_for_selector('#ws-status[data-state="ok"]')
             # Ana's socket goes through a route that loses the first frame of entry 2.
             ana = self.logged_in_page(browser, "ana")
-            sockets, lost = [], []
-
-            def through(route):
-                sockets.append(route.url)
-                server = route.connect_to_server()
-
-                def to_page(message):
-                    if 'data-seq="2"' in str(message) and not lost:
-                        lost.append(message)
-                        return
-                    route.send(message)
-
-                server.on_message(to_page)
-
-            ana.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
+            sockets, lost = losing_first(ana, 'data-seq="2"')
             ana.goto(f"{self.live_server_url}{room}")
             ana.wait_for_selector('#ws-status[data-state="ok"]')
             expect(gm.locator("#presence")).to_contain_text("ana")

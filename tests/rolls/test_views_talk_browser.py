@@ -8,7 +8,7 @@ import re
 
 from rolls.systems.mana.models import ManaSkill
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase, settled
+from tests.browser import BROWSER, BrowserTestCase, losing_first, settled
 from tests.conftest import make_campaign, make_user
 
 pytestmark = BROWSER
@@ -149,21 +149,7 @@ class TestWhisperReplayInTheBrowser(BrowserTestCase):
             gm = TestTalkInPool.open_room(self, browser, "gm")
             # Ana's socket loses the first frame of entry 2.
             ana = self.logged_in_page(browser, "ana")
-            sockets, lost = [], []
-
-            def through(route):
-                sockets.append(route.url)
-                server = route.connect_to_server()
-
-                def to_page(message):
-                    if 'data-seq="2"' in str(message) and not lost:
-                        lost.append(message)
-                        return
-                    route.send(message)
-
-                server.on_message(to_page)
-
-            ana.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
+            sockets, lost = losing_first(ana, 'data-seq="2"')
             ana.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/room/")
             ana.wait_for_selector('#ws-status[data-state="ok"]')
             settled(ana)
