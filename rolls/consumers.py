@@ -221,7 +221,8 @@ class RoomConsumer(PushConsumer):
             await self.forward(message)
             return
         async with self.ordered:
-            if place_of(message) <= self.last:
+            place = place_of(message)
+            if place <= self.last:
                 return  # already sent (by a replay)
             prev = prev_of(message)
             if prev is not None and prev > self.last:
@@ -234,9 +235,10 @@ class RoomConsumer(PushConsumer):
                 elif self.gap_wait is None:
                     self.gap_wait = asyncio.create_task(self.wait_for_gap())
                 return
-            await self.forward_entry(message)
+            await self.forward_entry(message, place)
             while self.last in self.held:  # the late push came: the held ones follow
-                await self.forward_entry(self.held.pop(self.last))
+                held = self.held.pop(self.last)
+                await self.forward_entry(held, place_of(held))
             if not self.held and self.gap_wait is not None:
                 self.gap_wait.cancel()
                 self.gap_wait = None
@@ -248,8 +250,8 @@ class RoomConsumer(PushConsumer):
             await self.send(text_data=html)
         return bool(html)
 
-    async def forward_entry(self, message):
-        self.last = place_of(message)
+    async def forward_entry(self, message, place):
+        self.last = place
         await self.forward(message)
 
     async def wait_for_gap(self):

@@ -91,8 +91,12 @@
   let resyncedAfter = null;
   let resyncing = false;
 
-  function gapBefore(message) {
-    const match = typeof message === "string" ? ENTRY.exec(message) : null;
+  function entryIn(message) {
+    return typeof message === "string" ? ENTRY.exec(message) : null;
+  }
+
+  // Whether the entry a frame carries (ENTRY's match, or null) leaves a gap before it.
+  function gapBefore(match) {
     if (!match) return false;
     const last = lastSeq();
     // The number the page must have before this entry: its own for a whisper, else the one
@@ -108,17 +112,13 @@
     }
     setStatus("reconnecting…", "bad");
   });
-  function had(message) {
-    const match = typeof message === "string" ? ENTRY.exec(message) : null;
-    return Boolean(match && document.getElementById(match[1]));
-  }
-
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
-    if (had(event.detail.message)) {
-      event.preventDefault();
+    const match = entryIn(event.detail.message);
+    if (match && document.getElementById(match[1])) {
+      event.preventDefault(); // an entry the page has already
       return;
     }
-    if (gapBefore(event.detail.message)) {
+    if (gapBefore(match)) {
       event.preventDefault();
       resyncedAfter = lastSeq();
       resyncing = true;
