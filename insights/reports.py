@@ -7,11 +7,26 @@ query."""
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import orjson
 from django.contrib.auth import get_user_model
-from django.db.models import BooleanField, Case, Count, Min, Q, Value, When
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    Case,
+    CharField,
+    Count,
+    F,
+    Min,
+    Q,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
 
 from campaigns.models import GameSession
-from rolls import chain
+from rolls import export
 from rolls.models import (
     PRIVATE,
     PUBLIC,
@@ -22,7 +37,7 @@ from rolls.models import (
     entitled,
     known_to,
 )
-from rolls.systems import SYSTEMS, system_of
+from rolls.systems import system_of
 from rules.luck import Tally, ask_kind
 from sheets.models import Character
 
@@ -372,163 +387,140 @@ COLUMNS = [
     "hidden",
     "player",
     "character",
-    "system",
-    "asked",
-    "about",
-    "dice",
-    "faces",
-    "result",
-    "target",
-    "success",
-    "chance",
-    "intent",
-    "note",
+    *export.CELLS,
     "fingerprint",
     "to",
     "text",
 ]
-
-
-def _about(data):
-    """What a roll was about, as its system writes it ("": a system no longer played)."""
-    system = SYSTEMS.get(data.get("system"))
-    return system.export_about(data) if system else ""
-
-
-def _rolled(data):
-    """(dice, faces, result) of a roll's stored data, as text, as its system writes them."""
-    system = SYSTEMS.get(data.get("system"))
-    return system.export_rolled(data) if system else ("", "", "")
-
+#: The keys of a JSON export's entry, in order: the columns, then what the roll stored.
+KEYS = [*COLUMNS, "data"]
 
 #: Entries read per query by the exports: a download holds one batch at a time, whatever the
 #: log's size.
 EXPORT_BATCH = 2000
 
-#: The columns an export reads of each entry, in order.
+#: What an export reads of each entry, in order, before its cells (CSV) or its data (JSON).
 _EXPORT_FIELDS = (
     "seq",
     "sub",
-    "created_at",
+    "time",
     "session__number",
     "kind",
     "visibility",
     "actor_id",
     "actor__username",
     "character__name",
-    "data",
     "hash",
     "recipient_id",
     "recipient__username",
+    "text",
 )
 
 
-def export_batches(campaign, viewer_id):
-    """Every entry of the campaign's log, oldest first, as a row per ``COLUMNS`` (plus
-    ``data``: what the roll stored), a list of at most ``EXPORT_BATCH`` rows at a time, each
-    read by a query of its own when asked for (the entries after the last one read): a long log
-    is never held whole. An entry whose content the viewer may not see is a stub: when, who, how
-    hidden, nothing rolled. Every row has the log's fingerprint as of that entry (the room shows
-    the same), so the last one seals the whole log. The hashes are keyed (``rolls.chain``), so a
-    hidden roll's tells nothing of its dice. An entry appended while a download runs is in it
-    when its batch is read after it: the rows are always the chain from its start, unbroken."""
+def _time():
+    """An entry's time as an export reads it. SQLite keeps a time as text, which Django's
+    converter parses slower than the rest of an export's row is made: its text is read as it is
+    (``_iso``). PostgreSQL's driver gives a time, made in C."""
+    if connection.vendor == "sqlite":
+        return Cast("created_at", CharField())
+    return F("created_at")
+
+
+def _iso(time):
+    """An entry's time as ``_time`` read it, in ISO 8601 as ``datetime.isoformat`` writes it.
+    SQLite's text is Django's ``str()`` of the time in UTC: "YYYY-MM-DD HH:MM:SS[.ffffff]"."""
+    if time.__class__ is str:
+        return f"{time[:10]}T{time[11:]}+00:00"
+    return time.isoformat()
+
+
+def export_batches(campaign, viewer_id, *, data=False):
+    """Every entry of the campaign's log, oldest first, a list of at most ``EXPORT_BATCH`` at a
+    time, each read by a query of its own when asked for (the entries after the last one read):
+    a long log is never held whole. Each entry is ``(values, hidden)``: ``_EXPORT_FIELDS``' values
+    and then its cells' CSV text (``LogEntry.cells``), or (``data``) its data as JSON text;
+    ``hidden``, whether the viewer may not see what it holds (``csv_line`` and ``json_row`` make
+    its row). Others' whispers are not in it.
+
+    An entry whose content the viewer may not see is a stub: when, who, how hidden, nothing
+    rolled. Every row has the log's fingerprint as of that entry (the room shows the same), so
+    the last one seals the whole log. The hashes are keyed (``rolls.chain``), so a hidden roll's
+    tells nothing of its dice. An entry appended while a download runs is in it when its batch
+    is read after it: the rows are always the chain from its start, unbroken."""
     gm_id = campaign.gm_id()
     # Others' whispers are left out in the query: nothing (not a batch's size) tells of them.
     entries = LogEntry.objects.filter(known_to(viewer_id), campaign=campaign)
-    entries = entries.order_by("seq", "sub")
+    # Values read as the database's text where Django's converters would cost more than the
+    # rest of the row: the time (``_time``) and the data, decoded here if at all. A message's
+    # text is read out of its data alone (SQLite reads the JSON of every row it is asked of).
+    text = Case(When(kind=LogEntry.MESSAGE, then=KeyTextTransform("text", "data")))
+    last_field = Cast("data", TextField()) if data else F("cells")
+    entries = entries.annotate(time=_time(), text=text, last=last_field)
+    fields = (*_EXPORT_FIELDS, "last")
+    entries = entries.order_by("seq", "sub").values_list(*fields)
     # A GM-secret roll once revealed is in everyone's export, as a public one.
     revealed = set(LogEntry.objects.revealed_seqs(campaign.pk).values_list("of", flat=True))
     last, batch = (0, 0), EXPORT_BATCH
     while True:
-        # Plain values, not model instances: a long log is read several times faster.
-        found = list(entries.filter(after_place(last)).values_list(*_EXPORT_FIELDS)[:batch])
+        found = list(entries.filter(after_place(last))[:batch])
         if found:
-            yield [_export_row(entry, viewer_id, gm_id, revealed) for entry in found]
+            yield [(entry, _hidden(entry, viewer_id, gm_id, revealed)) for entry in found]
         if len(found) < batch:
             return
         last = found[-1][:2]
 
 
-def _export_row(entry, viewer_id, gm_id, revealed):
-    """The row of ``entry``, one the viewer may learn of (``known_to``: a whisper is theirs)."""
-    seq, _sub, created_at, session, kind, visibility, actor_id, username, character, data = entry[
-        :10
-    ]
-    hash_, recipient_id, recipient = entry[10:]
-    hidden = not entitled(
-        visibility,
-        viewer_id=viewer_id,
-        roller_id=actor_id,
-        gm_id=gm_id,
-        recipient_id=recipient_id,
+def _hidden(entry, viewer_id, gm_id, revealed):
+    seq, visibility, actor_id, recipient_id = entry[0], entry[5], entry[6], entry[10]
+    if seq in revealed:
+        return False
+    kwargs = {"roller_id": actor_id, "gm_id": gm_id, "recipient_id": recipient_id}
+    return not entitled(visibility, viewer_id=viewer_id, **kwargs)
+
+
+def csv_line(entry, hidden):
+    """The CSV export's line of an entry of ``export_batches``, its end included."""
+    seq, _sub, time, session, kind, visibility, _actor, player, character = entry[:9]
+    hash_, _recipient, recipient, text, cells = entry[9:]
+    if hidden:
+        character, cells = None, export.stub_text(kind)
+    elif kind not in _NAMED:
+        character = None
+    player, character = export.csv_cell(player), export.csv_cell(character)
+    to, text = export.csv_cell(recipient), export.csv_cell(text)
+    return (
+        f"{seq},{_iso(time)},{session or ''},{kind},{visibility},{hidden},{player},{character},"
+        f"{cells},{hash_[:12]},{to},{text}\r\n"
     )
-    hidden = hidden and seq not in revealed
-    row = dict.fromkeys(COLUMNS, "")
-    row.update(
-        seq=seq,
-        time=created_at.isoformat(),
-        session=session or "",
-        kind=kind,
-        visibility=visibility,
-        hidden=hidden,
-        player=username or "",
-        fingerprint=hash_[:12],
-        data=None,
-    )
+
+
+def csv_header():
+    """The CSV export's first line."""
+    return ",".join(COLUMNS) + "\r\n"
+
+
+#: The kinds whose rows name the character.
+_NAMED = (LogEntry.ROLL, LogEntry.REVEAL)
+
+
+def json_row(entry, hidden):
+    """The JSON export's object (a dict of ``KEYS``) of an entry of ``export_batches``."""
+    seq, _sub, time, session, kind, visibility, _actor, player, character = entry[:9]
+    hash_, _recipient, recipient, text, data = entry[9:]
+    data = orjson.loads(data)
+    cells = export.entry_cells(kind, visibility, data, hidden=hidden)
     if kind == LogEntry.REVEAL:
-        # The text whose sha256 is the commitment every player saw: anyone can check it.
-        preimage = chain.preimage(data.get("result"), data.get("salt"))
-        row.update(character=character or "", about=f"Reveal of #{data.get('of', '')}")
-        row.update(result=preimage, note=f"commitment {data.get('commitment', '')}")
-        row["data"] = {**data, "preimage": preimage}
-    elif kind == LogEntry.MESSAGE:
-        row.update(
-            about="Whisper" if visibility == WHISPER else "Message", text=data.get("text", "")
-        )
-        row.update(to=recipient or "", data=data)
-    elif kind == LogEntry.FREE and not hidden:
-        row.update(
-            about="Free roll",
-            asked=data.get("expression", ""),
-            dice=data.get("detail", ""),
-            result=data.get("total", ""),
-            target=data.get("target", ""),
-            success=data.get("success", ""),
-            chance=data.get("chance", ""),
-            data=data,
-        )
-    elif kind == LogEntry.FREE:
-        row["about"] = "Free roll"
-    elif kind != LogEntry.ROLL:
-        row["about"] = f"Session {data.get('number', '')}"
-    elif not hidden:
-        dice, faces, result = _rolled(data)
-        row.update(
-            character=character or "",
-            system=data.get("system", ""),
-            asked=data.get("asked", ""),
-            about=_about(data),
-            dice=dice,
-            faces=faces,
-            result=result,
-            target=data.get("target", ""),
-            success=data.get("success", ""),
-            chance=data.get("chance", ""),
-            intent=data.get("intent", ""),
-            note=data.get("note", ""),
-            data=data,
-        )
-    return row
+        data = {**data, "preimage": export.reveal_preimage(data)}
+    elif hidden or kind not in (*LogEntry.ROLLS, LogEntry.MESSAGE):
+        data = None
+    if hidden or kind not in _NAMED:
+        character = None
+    head = (seq, _iso(time), session or "", kind, visibility, hidden, player or "")
+    tail = (hash_[:12], recipient or "", text or "", data)
+    return dict(zip(KEYS, (*head, character or "", *cells, *tail), strict=True))
 
 
 def fingerprint_of(row):
-    """The log's fingerprint as of ``row`` (an export's row), as the room shows it."""
+    """The log's fingerprint as of ``row`` (a JSON export's), as the room shows it."""
     whisper = "+" if row["visibility"] == WHISPER else ""  # LogEntry.number
     return f"#{row['seq']}{whisper} {row['fingerprint']}"
-
-
-def log_export(campaign, viewer_id):
-    """(rows, fingerprint): :func:`export_batches`'s rows in one list, and the fingerprint of
-    the last (None for an empty log)."""
-    rows = [row for batch in export_batches(campaign, viewer_id) for row in batch]
-    return rows, fingerprint_of(rows[-1]) if rows else None

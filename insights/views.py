@@ -4,11 +4,8 @@ and the log to take home.
 
 Reading views only (GET); a campaign's pages are for its members (``campaigns.access``)."""
 
-import csv
-import io
-
+import orjson
 from django.contrib.auth.decorators import login_required
-from django.core.serializers.json import DjangoJSONEncoder
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
@@ -55,47 +52,29 @@ def campaign_luck(request, campaign_id):
     return render(request, "insights/luck.html", context)
 
 
-#: A spreadsheet reads a cell starting with one of these as a formula.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(value):
-    """A CSV cell: text a spreadsheet would run as a formula is quoted with a leading '."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
-
-
 def _download(campaign, extension):
     return f'attachment; filename="rollroom-log-{campaign.id}.{extension}"'
 
 
 def _csv_chunks(batches):
-    """The CSV export's text, a chunk per batch of rows (the header first)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(insights.COLUMNS)
-    for rows in batches:
-        writer.writerows([_cell(row[column]) for column in insights.COLUMNS] for row in rows)
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-    if buffer.tell():
-        yield buffer.getvalue()  # the header of an empty log
+    """The CSV export's text, a chunk per batch of entries (the header first)."""
+    yield insights.csv_header()
+    for entries in batches:
+        yield "".join([insights.csv_line(*entry) for entry in entries])
 
 
 def _json_chunks(campaign, batches):
     """The JSON export's text, compact, a chunk per batch of entries: the campaign, its system,
     the entries and, last, the log's fingerprint (that of the last entry)."""
-    dumps = DjangoJSONEncoder(separators=(",", ":"))
     head = {"campaign": campaign.name, "system": campaign.system}
-    yield dumps.encode(head)[:-1] + ',"entries":['
+    yield orjson.dumps(head)[:-1] + b',"entries":['
     last = None
-    for rows in batches:
-        yield ("," if last is not None else "") + ",".join(dumps.encode(row) for row in rows)
+    for entries in batches:
+        rows = [insights.json_row(*entry) for entry in entries]
+        yield (b"," if last is not None else b"") + orjson.dumps(rows)[1:-1]
         last = rows[-1]
     fingerprint = insights.fingerprint_of(last) if last is not None else None
-    yield '],"fingerprint":' + dumps.encode(fingerprint) + "}"
+    yield b'],"fingerprint":' + orjson.dumps(fingerprint) + b"}"
 
 
 def _export(request, campaign, extension, content_type, chunks):
@@ -120,7 +99,7 @@ def campaign_log_json(request, campaign_id):
     """The campaign's log as compact JSON, with the log's fingerprint, streamed a batch at a
     time."""
     campaign = campaign_for(request, campaign_id)
-    batches = insights.export_batches(campaign, request.user.pk)
+    batches = insights.export_batches(campaign, request.user.pk, data=True)
     chunks = _json_chunks(campaign, batches)
     return _export(request, campaign, "json", "application/json", chunks)
 

@@ -48,10 +48,10 @@ def timestamp(moment):
 
 
 def entry_fields(entry):
-    """Every stored field of a log entry but its hashes and the outcome it keeps beside its data
-    (``entry``: a LogEntry, current or historical). A whisper's recipient (``to``) and place
-    after its number (``sub``) only when it has them: the entries before whispers existed hash
-    as they did."""
+    """Every stored field of a log entry but its hashes and what it keeps beside its data, made
+    from it (its outcome, its cells in the export) (``entry``: a LogEntry, current or
+    historical). A whisper's recipient (``to``) and place after its number (``sub``) only when
+    it has them: the entries before whispers existed hash as they did."""
     fields = {
         "campaign": entry.campaign_id,
         "seq": entry.seq,

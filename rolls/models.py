@@ -188,8 +188,9 @@ class LogEntry(models.Model):
     (``anchor``: its fingerprint).
 
     ``hash`` chains every entry to the one before it and signs it with the log key
-    (``rolls.chain``): every stored field is under it, but the outcome a roll keeps beside its
-    data (``OUTCOME``), which ``rolls.services.log_verify`` checks against it. The campaign
+    (``rolls.chain``): every stored field is under it, but what is kept beside the data, made
+    from it, the outcome of a roll (``OUTCOME``) and the entry's cells in the CSV export
+    (``cells``), which ``rolls.services.log_verify`` checks against it. The campaign
     keeps the head (the last entry's place and its hash) apart from the entries, so that
     ``rolls.services.log_verify`` finds an entry altered, inserted or deleted, the last included.
 
@@ -252,6 +253,10 @@ class LogEntry(models.Model):
     target = models.IntegerField(null=True, editable=False)
     pool = models.CharField(max_length=40, blank=True, default="", editable=False)
     shown = models.IntegerField(null=True, editable=False)
+    # What the entry says in the CSV export, as CSV text (``rolls.export.cells_text``, written
+    # with the entry): an export of a long log copies it instead of reading every entry's data.
+    # Not under the hash either: ``log_verify`` checks it against the data.
+    cells = models.TextField(blank=True, default="", editable=False)
 
     #: The fields ``outcome_fields`` derives from the data.
     OUTCOME = ("success", "chance", "target", "pool", "shown")

@@ -22,6 +22,7 @@ from sheets.models import Character
 
 from . import chain
 from .chain import GENESIS
+from .export import cells_text
 from .models import (
     ASK_THE_SYSTEM,
     PRIVATE,
@@ -87,6 +88,7 @@ def log_append(
         created_at=timezone.now(),
         prev_hash=prev,
         **outcome_fields(kind, data, rolled),
+        cells=cells_text(kind, visibility, data),
     )
     entry.hash = entry.compute_hash()
     entry.save(force_insert=True)
@@ -192,6 +194,8 @@ def log_verify(campaign):
         said = outcome_fields(entry.kind, entry.data)
         if any(getattr(entry, name) != value for name, value in said.items()):
             return LogBreak.at(place, "altered", "its outcome is not the one its data says")
+        if entry.cells != cells_text(entry.kind, entry.visibility, entry.data):
+            return LogBreak.at(place, "altered", "its export is not the one its data says")
         last, prev = place, entry.hash
     if last < head:
         why = f"the log ends at #{place_text(*last)}, its head is #{place_text(*head)}"

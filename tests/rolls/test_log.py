@@ -13,6 +13,7 @@ from django.test import Client
 
 from campaigns.models import Campaign
 from rolls import chain, services
+from rolls.export import cells_text
 from rolls.models import LogEntry
 from rolls.services import GENESIS
 from tests.conftest import make_campaign
@@ -94,14 +95,15 @@ def test_the_head_knows_the_session_entries_belong_to(mana_table):
 
 
 def test_the_hash_covers_every_stored_field(mana_table):
-    """Every stored field but the outcome kept beside the data (``LogEntry.OUTCOME``), which
-    ``log_verify`` checks against the data (below); a whisper's recipient (``to``) and place
+    """Every stored field but what is kept beside the data, made from it (the outcome,
+    ``LogEntry.OUTCOME``, and the export's cells), which ``log_verify`` checks against the data
+    (below); a whisper's recipient (``to``) and place
     after its number (``sub``) when it has them, so that the entries before whispers existed
     hash as they did."""
     entry = roll(mana_table)
     fields = chain.entry_fields(entry)
     stored = {f.attname for f in LogEntry._meta.concrete_fields} - {"id", "prev_hash", "hash"}
-    stored -= set(LogEntry.OUTCOME)
+    stored -= {*LogEntry.OUTCOME, "cells"}
     renamed = {"campaign_id": "campaign", "session_id": "session", "actor_id": "actor"}
     renamed |= {"character_id": "character", "check_ref_id": "check", "recipient_id": "to"}
     assert {renamed.get(name, name) for name in stored} == {*fields, "to", "sub"}
@@ -175,7 +177,8 @@ def test_a_rehashed_entry_breaks_the_chain_after_it(mana_table, log):
     third = LogEntry.objects.get(pk=log[2].pk)
     third.data = {**third.data, "faces": [10]}
     third.hash = third.compute_hash()
-    LogEntry.objects.filter(pk=third.pk).update(data=third.data, hash=third.hash)
+    cells = cells_text(third.kind, third.visibility, third.data)  # what is kept beside, too
+    LogEntry.objects.filter(pk=third.pk).update(data=third.data, hash=third.hash, cells=cells)
     assert verdict(mana_table) == (4, "altered")
     assert "does not chain to #3" in str(services.log_verify(mana_table.campaign))
 

@@ -88,3 +88,38 @@ def test_rolls_logged_before_their_outcome_was_kept_get_it_from_their_data():
     assert got[2] == {"success": False, "chance": "1/3", "target": 9, "pool": "2+1", "shown": 8}
     assert got[3]["pool"] == "" and got[3]["chance"] == "1/2"
     assert got == [outcome_fields(e.kind, e.data) for e in entries]  # as written from now on
+
+
+#: rolls/migrations/0011_logentry_cells: before it, an entry's cells in the CSV export were
+#: made from its data at every download.
+BEFORE_CELLS = [("rolls", "0010_whispers")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_entries_logged_before_their_cells_were_kept_get_them_from_their_data():
+    from rolls.export import cells_text
+    from rolls.models import LogEntry
+
+    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes
+    old = migrate(BEFORE_CELLS + [leaves(app)[0] for app in LATEST])
+    try:
+        Campaign = old.get_model("campaigns", "Campaign")
+        OldEntry = old.get_model("rolls", "LogEntry")
+        campaign = Campaign.objects.create(name="Old", system="mana", invite_token="z")
+        mana = {"system": "mana", "skill": "Jump", "dice": 2, "faces": [8, 10], "successes": 3}
+        mana |= {"target": 2, "success": True, "chance": "7/25", "note": "=SUM(A1)"}
+        datas = [{"number": 1}, mana, {"text": "hi, all"}]
+        kinds = ["session_start", "roll", "message"]
+        for seq, (kind, data) in enumerate(zip(kinds, datas, strict=True), start=1):
+            OldEntry.objects.create(campaign=campaign, seq=seq, kind=kind, data=data, hash="h")
+    finally:
+        migrate()
+    entries = list(LogEntry.objects.filter(campaign_id=campaign.pk).order_by("seq"))
+    assert [e.cells for e in entries] == [
+        ",,Session 1,,,,,,,,",
+        "mana,,Jump,2d10,8 10,3 successes,2,True,7/25,,'=SUM(A1)",
+        ",,Message,,,,,,,,",
+    ]
+    assert [e.cells for e in entries] == [
+        cells_text(e.kind, e.visibility, e.data) for e in entries
+    ]  # as written from now on

@@ -1,0 +1,119 @@
+"""What a log entry says in the log to take home (``insights``' CSV and JSON exports): its own
+cells (``CELLS``: what its data tells, as its system writes it), and CSV's text of them.
+
+An entry's cells as those who may see it read them are kept beside its data as CSV text
+(``LogEntry.cells``, written with the entry by ``rolls.services.log_append``, checked against
+the data by ``log_verify``): a CSV export of a long log copies that text instead of reading
+every entry's data again (issue #30). The JSON export makes them from the data with
+``entry_cells``, the same function. An entry the viewer may not see is a stub: its cells are
+``entry_cells(..., hidden=True)``, nothing rolled.
+
+CSV's text is written as Python's ``csv.writer`` writes it (its default dialect, minimal
+quoting; tests/rolls/test_export.py holds the two together), with one change: text a
+spreadsheet would run as a formula is quoted with a leading ' (``csv_cell``)."""
+
+import re
+from functools import cache
+
+from campaigns.systems import SYSTEMS
+
+from . import chain
+from .models import WHISPER, LogEntry
+
+#: An entry's own cells in the export, in order (the columns between ``character`` and
+#: ``fingerprint``).
+CELLS = (
+    "system",
+    "asked",
+    "about",
+    "dice",
+    "faces",
+    "result",
+    "target",
+    "success",
+    "chance",
+    "intent",
+    "note",
+)
+
+#: A spreadsheet reads a cell starting with one of these as a formula.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+#: What makes ``csv.writer`` quote a cell: the delimiter, the quote, a line's end.
+_QUOTED = re.compile(r'[,"\r\n]')
+
+
+def csv_cell(value):
+    """``value`` as one CSV cell's text (None: empty): quoted where ``csv.writer`` would quote
+    it, and text a spreadsheet would run as a formula quoted with a leading '."""
+    if value is None:
+        return ""
+    if value.__class__ is not str:
+        return str(value)
+    if value.startswith(FORMULA_START):
+        value = "'" + value
+    if _QUOTED.search(value):
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
+def csv_text(cells):
+    """``cells`` as a line's worth of CSV text, without its end."""
+    return ",".join(map(csv_cell, cells))
+
+
+def _about(data):
+    """What a roll was about, as its system writes it ("": a system no longer played)."""
+    system = SYSTEMS.get(data.get("system"))
+    return system.export_about(data) if system else ""
+
+
+def _rolled(data):
+    """(dice, faces, result) of a roll's stored data, as text, as its system writes them."""
+    system = SYSTEMS.get(data.get("system"))
+    return system.export_rolled(data) if system else ("", "", "")
+
+
+def entry_cells(kind, visibility, data, *, hidden=False):
+    """The entry's ``CELLS``, from its kind, visibility and data, as a viewer reads them who may
+    see it, or (``hidden``) as one who may not: a stub, nothing rolled."""
+    cells = dict.fromkeys(CELLS, "")
+    if kind == LogEntry.REVEAL:
+        # The text whose sha256 is the commitment every player saw: anyone can check it.
+        cells.update(about=f"Reveal of #{data.get('of', '')}", result=reveal_preimage(data))
+        cells["note"] = f"commitment {data.get('commitment', '')}"
+    elif kind == LogEntry.MESSAGE:
+        cells["about"] = "Whisper" if visibility == WHISPER else "Message"
+    elif kind == LogEntry.FREE:
+        cells["about"] = "Free roll"
+        if not hidden:
+            cells.update(asked=data.get("expression", ""), dice=data.get("detail", ""))
+            cells.update(result=data.get("total", ""), target=data.get("target", ""))
+            cells.update(success=data.get("success", ""), chance=data.get("chance", ""))
+    elif kind != LogEntry.ROLL:
+        cells["about"] = f"Session {data.get('number', '')}"
+    elif not hidden:
+        dice, faces, result = _rolled(data)
+        cells.update(system=data.get("system", ""), asked=data.get("asked", ""))
+        cells.update(about=_about(data), dice=dice, faces=faces, result=result)
+        cells.update(target=data.get("target", ""), success=data.get("success", ""))
+        cells.update(chance=data.get("chance", ""), intent=data.get("intent", ""))
+        cells["note"] = data.get("note", "")
+    return list(cells.values())
+
+
+def reveal_preimage(data):
+    """What a reveal's commitment is the sha256 of (``rolls.chain.preimage``)."""
+    return chain.preimage(data.get("result"), data.get("salt"))
+
+
+def cells_text(kind, visibility, data):
+    """The CSV text of the entry's cells, as a viewer reads them who may see it
+    (``LogEntry.cells``)."""
+    return csv_text(entry_cells(kind, visibility, data))
+
+
+@cache
+def stub_text(kind):
+    """The CSV text of the cells of an entry of ``kind`` the viewer may not see."""
+    return csv_text(entry_cells(kind, "", {}, hidden=True))
