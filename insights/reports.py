@@ -9,7 +9,6 @@ from fractions import Fraction
 
 import orjson
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import (
     BooleanField,
     Case,
@@ -417,21 +416,16 @@ _EXPORT_FIELDS = (
 )
 
 
-def _time():
-    """An entry's time as an export reads it. SQLite keeps a time as text, which Django's
-    converter parses slower than the rest of an export's row is made: its text is read as it is
-    (``_iso``). PostgreSQL's driver gives a time, made in C."""
-    if connection.vendor == "sqlite":
-        return Cast("created_at", CharField())
-    return F("created_at")
-
-
 def _iso(time):
-    """An entry's time as ``_time`` read it, in ISO 8601 as ``datetime.isoformat`` writes it.
-    SQLite's text is Django's ``str()`` of the time in UTC: "YYYY-MM-DD HH:MM:SS[.ffffff]"."""
-    if time.__class__ is str:
-        return f"{time[:10]}T{time[11:]}+00:00"
-    return time.isoformat()
+    """An entry's time as the database writes it as text, in ISO 8601 as ``datetime.isoformat``
+    writes it. Django's converter of a time (SQLite's) and psycopg's (PostgreSQL's) parse it in
+    Python, slower than the rest of an export's row is made. SQLite's text is Django's ``str()``
+    of the time in UTC: "YYYY-MM-DD HH:MM:SS[.ffffff]"; PostgreSQL's, in the connection's UTC,
+    drops the fraction's last zeros and adds the offset: "YYYY-MM-DD HH:MM:SS[.fff]+00"."""
+    clock = time[11:].removesuffix("+00")
+    if len(clock) > 8:
+        clock = clock.ljust(15, "0")  # "HH:MM:SS.ffffff"
+    return f"{time[:10]}T{clock}+00:00"
 
 
 def export_batches(campaign, viewer_id, *, data=False):
@@ -451,11 +445,12 @@ def export_batches(campaign, viewer_id, *, data=False):
     # Others' whispers are left out in the query: nothing (not a batch's size) tells of them.
     entries = LogEntry.objects.filter(known_to(viewer_id), campaign=campaign)
     # Values read as the database's text where Django's converters would cost more than the
-    # rest of the row: the time (``_time``) and the data, decoded here if at all. A message's
+    # rest of the row: the time (``_iso``) and the data, decoded here if at all. A message's
     # text is read out of its data alone (SQLite reads the JSON of every row it is asked of).
     text = Case(When(kind=LogEntry.MESSAGE, then=KeyTextTransform("text", "data")))
     last_field = Cast("data", TextField()) if data else F("cells")
-    entries = entries.annotate(time=_time(), text=text, last=last_field)
+    time = Cast("created_at", CharField())  # ``_iso``
+    entries = entries.annotate(time=time, text=text, last=last_field)
     fields = (*_EXPORT_FIELDS, "last")
     entries = entries.order_by("seq", "sub").values_list(*fields)
     # A GM-secret roll once revealed is in everyone's export, as a public one.
@@ -501,6 +496,8 @@ def csv_header():
 
 #: The kinds whose rows name the character.
 _NAMED = (LogEntry.ROLL, LogEntry.REVEAL)
+#: The kinds whose JSON rows hold their data (a reveal: with its preimage).
+_WITH_DATA = (*LogEntry.ROLLS, LogEntry.MESSAGE)
 
 
 def json_row(entry, hidden):
@@ -511,7 +508,7 @@ def json_row(entry, hidden):
     cells = export.entry_cells(kind, visibility, data, hidden=hidden)
     if kind == LogEntry.REVEAL:
         data = {**data, "preimage": export.reveal_preimage(data)}
-    elif hidden or kind not in (*LogEntry.ROLLS, LogEntry.MESSAGE):
+    elif hidden or kind not in _WITH_DATA:
         data = None
     if hidden or kind not in _NAMED:
         character = None

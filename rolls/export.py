@@ -76,30 +76,33 @@ def _rolled(data):
 
 def entry_cells(kind, visibility, data, *, hidden=False):
     """The entry's ``CELLS``, from its kind, visibility and data, as a viewer reads them who may
-    see it, or (``hidden``) as one who may not: a stub, nothing rolled."""
-    cells = dict.fromkeys(CELLS, "")
+    see it, or (``hidden``) as one who may not: a stub, nothing rolled. (A list made in order:
+    an export makes one per entry.)"""
+    get = data.get
+    if kind == LogEntry.ROLL:
+        if hidden:
+            return [""] * len(CELLS)
+        dice, faces, result = _rolled(data)
+        system, asked, about = get("system", ""), get("asked", ""), _about(data)
+        target, success, chance = get("target", ""), get("success", ""), get("chance", "")
+        intent, note = get("intent", ""), get("note", "")
+        return [system, asked, about, dice, faces, result, target, success, chance, intent, note]
+    if kind == LogEntry.FREE:
+        if hidden:
+            return ["", "", "Free roll", *[""] * (len(CELLS) - 3)]
+        asked, dice, result = get("expression", ""), get("detail", ""), get("total", "")
+        target, success, chance = get("target", ""), get("success", ""), get("chance", "")
+        return ["", asked, "Free roll", dice, "", result, target, success, chance, "", ""]
     if kind == LogEntry.REVEAL:
         # The text whose sha256 is the commitment every player saw: anyone can check it.
-        cells.update(about=f"Reveal of #{data.get('of', '')}", result=reveal_preimage(data))
-        cells["note"] = f"commitment {data.get('commitment', '')}"
-    elif kind == LogEntry.MESSAGE:
-        cells["about"] = "Whisper" if visibility == WHISPER else "Message"
-    elif kind == LogEntry.FREE:
-        cells["about"] = "Free roll"
-        if not hidden:
-            cells.update(asked=data.get("expression", ""), dice=data.get("detail", ""))
-            cells.update(result=data.get("total", ""), target=data.get("target", ""))
-            cells.update(success=data.get("success", ""), chance=data.get("chance", ""))
-    elif kind != LogEntry.ROLL:
-        cells["about"] = f"Session {data.get('number', '')}"
-    elif not hidden:
-        dice, faces, result = _rolled(data)
-        cells.update(system=data.get("system", ""), asked=data.get("asked", ""))
-        cells.update(about=_about(data), dice=dice, faces=faces, result=result)
-        cells.update(target=data.get("target", ""), success=data.get("success", ""))
-        cells.update(chance=data.get("chance", ""), intent=data.get("intent", ""))
-        cells["note"] = data.get("note", "")
-    return list(cells.values())
+        about, result = f"Reveal of #{get('of', '')}", reveal_preimage(data)
+        note = f"commitment {get('commitment', '')}"
+        return ["", "", about, "", "", result, "", "", "", "", note]
+    if kind == LogEntry.MESSAGE:
+        about = "Whisper" if visibility == WHISPER else "Message"
+    else:
+        about = f"Session {get('number', '')}"
+    return ["", "", about, *[""] * (len(CELLS) - 3)]
 
 
 def reveal_preimage(data):

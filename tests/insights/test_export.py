@@ -4,6 +4,7 @@ insights.reports.log_export): every entry, hidden ones as stubs, members only.""
 import csv
 import io
 import json
+from datetime import UTC, datetime
 
 import pytest
 from django.db import connection
@@ -240,3 +241,16 @@ async def test_under_asgi_the_export_is_compressed_before_the_middleware_sees_it
     assert response.is_async and response["Content-Encoding"] == "gzip"
     text = gzip.decompress(b"".join([chunk async for chunk in response.streaming_content]))
     assert text.decode().startswith("seq,time,")
+
+
+@pytest.mark.parametrize("microsecond", [0, 120000, 123456, 5])
+def test_a_time_is_written_as_isoformat_writes_it(mana_table, as_user, gm, microsecond):
+    """The exports read a time as the database's text (SQLite's keeps every digit, PostgreSQL's
+    drops the fraction's last zeros): both are written as ``datetime.isoformat`` would."""
+    build_known_log(mana_table)
+    moment = datetime(2026, 12, 5, 21, 11, 7, microsecond, tzinfo=UTC)
+    LogEntry.objects.filter(campaign=mana_table.campaign, seq=2).update(created_at=moment)
+    client = as_user(gm)
+    assert csv_rows(client, mana_table)[1]["time"] == moment.isoformat()
+    assert json_log(client, mana_table)["entries"][1]["time"] == moment.isoformat()
+    assert moment.isoformat().endswith(("07+00:00", ".120000+00:00", ".123456+00:00", "05+00:00"))
