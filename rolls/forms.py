@@ -6,6 +6,7 @@ rows, so another campaign's character, skill or rating is refused with a clear m
 """
 
 from django import forms
+from django.core.validators import RegexValidator
 
 from core.ids import IdsChoiceField
 from core.names import plain_name
@@ -26,6 +27,19 @@ SUGGESTION_MAX = Check._meta.get_field("suggestion").max_length
 #: ``ROLL_AUTO_ID.format(check.pk or "npc")``. (A format, not a function: the roll's request
 #: enters this module nowhere else, tests/rolls/test_roll_path.py.)
 ROLL_AUTO_ID = "roll-{}-%s"
+
+
+#: What the browser's contribution to a roll's dice may be (``rules.fair.check_contribution``).
+CONTRIBUTION = RegexValidator(
+    r"\A[0-9a-fA-F]{16,64}\Z", "Your browser's part of the dice was not readable: roll again."
+)
+
+
+def contribution_field():
+    """The roller's browser's contribution to a roll's dice (``rolls.dice``): fresh random hex
+    that static/js/site.js adds to every htmx post; none from a plain form (the server makes
+    one, which the roll's entry says)."""
+    return forms.CharField(required=False, validators=[CONTRIBUTION])
 
 
 def target_field():
@@ -196,6 +210,7 @@ class TalkForm(forms.Form):
     (``rules.notation.parse``'s), for a whisper its ``recipient`` (a member), for a message the
     ``mentions`` (the ids of the members it calls)."""
 
+    contribution = contribution_field()
     text = forms.CharField(
         label="Say or roll",
         max_length=talk.MESSAGE_MAX,

@@ -385,6 +385,33 @@ def outcome_fields(kind, data, rolled=ASK_THE_SYSTEM):
     }
 
 
+class DiceSeed(models.Model):
+    """A campaign's secret dice seed (``rules.fair``): every roll's dice come from the open one
+    with the roller's contribution and the roll's place in the log (``rolls.dice``). Everyone
+    sees its commitment before it is used; it is revealed, and the next one committed, when a
+    session starts or ends or the GM reveals it early. One open (not revealed) per campaign. The
+    seed never leaves the server before it is revealed."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="dice_seeds")
+    seed = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign"],
+                condition=models.Q(revealed_at__isnull=True),
+                name="one_open_dice_seed",
+            ),
+        ]
+
+    def __str__(self):
+        return f"dice seed {self.commitment[:12]} of {self.campaign_id}"
+
+
 class Presence(models.Model):
     """An open websocket of a member in a campaign's room (one row per socket). Its socket
     refreshes ``seen_at`` while it is open; a row not seen for a while is a socket gone without

@@ -43,8 +43,13 @@ def render_entry_for(entry, *, viewer_id, gm_id, oob=False, revealable=()):
 
 def render_fingerprint(entry):
     """The log's fingerprint once ``entry`` is its last (None: an empty log); pushed, it takes
-    the place of the one the page shows."""
-    return render_to_string("rolls/_fingerprint.html", {"entry": entry})
+    the place of the one the page shows. A session's start or end commits the next dice seed
+    (``rolls.dice``): its commitment (in the entry's data) takes the place of the one shown."""
+    html = render_to_string("rolls/_fingerprint.html", {"entry": entry})
+    commitment = entry.data.get("dice") if entry is not None else None
+    if commitment:
+        html += render_to_string("rolls/_dice_commitment.html", {"commitment": commitment})
+    return html
 
 
 def revealable_among(entries, *, viewer_id, gm_id):

@@ -17,10 +17,12 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
 from core.writes import Refused
+from rules import fair
 from rules import notation as rules_notation
+from rules.fair import FairDice
 from sheets.models import Character
 
-from . import chain
+from . import chain, dice
 from .chain import GENESIS
 from .export import cells_text
 from .models import (
@@ -30,6 +32,7 @@ from .models import (
     SECRET,
     WHISPER,
     Check,
+    DiceSeed,
     LogEntry,
     outcome_fields,
     place_text,
@@ -57,6 +60,7 @@ def log_append(
     closes=False,
     rolled=ASK_THE_SYSTEM,
     recipient=None,
+    head=None,
 ):
     """Append an entry to the campaign's log: the next place, chained and signed
     (``rolls.chain``). A GM-secret roll is sealed with a commitment to its result. ``opens``: the
@@ -65,14 +69,17 @@ def log_append(
     rest of its outcome (``models.outcome_fields``; by default the system is asked).
     ``recipient``: a whisper's (``WHISPER``), which takes no number of its own but the next
     ``sub`` of the last one. The entry's ``prev_place`` (not stored) is the place of the entry
-    before it, which its push names (``rolls.push``).
+    before it, which its push names (``rolls.push``). ``head``: the log's head as ``log_head``
+    took it already in this transaction (a roll takes its number before its dice are drawn).
 
     Call inside a transaction. Three statements: the head is taken under the campaign row's lock
     (held until the transaction ends), the entry is stored, the head moves to it."""
     if kind in LogEntry.ROLLS and visibility == SECRET:
         data = chain.seal(data)
     whisper = visibility == WHISPER
-    seq, sub, prev, session_id = _next_place(campaign.pk, whisper=whisper, opens=opens)
+    if head is None:
+        head = _next_place(campaign.pk, whisper=whisper, opens=opens)
+    seq, sub, prev, session_id = head
     entry = LogEntry(
         campaign=campaign,
         seq=seq if whisper else seq + 1,
@@ -96,6 +103,34 @@ def log_append(
     _move_head(campaign.pk, entry.place, entry.hash, closes=closes)
     campaign.last_seq, campaign.last_sub, campaign.head_hash = entry.seq, entry.sub, entry.hash
     return entry
+
+
+def log_head(campaign):
+    """Take the campaign's log head for a roll (``_next_place``), before its dice are drawn:
+    the roll's number is the head's ``[0] + 1``; give it to ``log_append`` as ``head``. Call
+    inside a transaction: the campaign row stays locked until it ends."""
+    return _next_place(campaign.pk)
+
+
+def roll_dice(campaign, *, head, contribution="", rng=None):
+    """The dice of the roll that takes the number after ``head`` (``log_head``'s), drawn from
+    the campaign's open seed (``rolls.dice``) with ``contribution``, the roller's browser's (hex,
+    as ``rules.fair.check_contribution`` takes it; "": the server makes one, and the record says
+    so); what its data keeps of them is ``dice_record(dice)``. ``rng``: dice a test scripts
+    instead, of which nothing is kept."""
+    if rng is not None:
+        return rng
+    seed = DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).first()
+    seed = seed or dice.seed_open(campaign)  # the campaign's first: the room made it before
+    by = dice.BROWSER if contribution else dice.SERVER
+    contribution = contribution or fair.new_contribution()
+    return FairDice(seed.seed, contribution, head[0] + 1, by=by)
+
+
+def dice_record(rolled):
+    """What a roll's data keeps of its dice ``rolled`` (``roll_dice``'s): ``{"fair": ...}``, the
+    record ``dice_verify`` checks; nothing for a test's own dice."""
+    return {"fair": rolled.record()} if isinstance(rolled, FairDice) else {}
 
 
 def _next_place(campaign_id, *, whisper=False, opens=None):
@@ -268,12 +303,11 @@ def session_start(*, campaign, by):
         raise Refused("A session is already running.")
     last = GameSession.objects.filter(campaign=campaign).order_by("-number").first()
     session = GameSession.objects.create(campaign=campaign, number=(last.number + 1) if last else 1)
+    # The session's rolls: a dice seed committed now (in the entry), revealed at its end; the
+    # one of the rolls since the last session revealed.
+    data = {"number": session.number, **_seeds(dice.seed_rotate(campaign))}
     entry = log_append(
-        campaign=campaign,
-        kind=LogEntry.SESSION_START,
-        actor=by,
-        data={"number": session.number},
-        opens=session,
+        campaign=campaign, kind=LogEntry.SESSION_START, actor=by, data=data, opens=session
     )
     return session, entry
 
@@ -284,16 +318,22 @@ def session_end(*, campaign, by):
     session = open_session(campaign)
     if session is None:
         raise Refused("No session is running.")
+    # The session's dice seed revealed (in the entry), the next committed.
+    data = {"number": session.number, **_seeds(dice.seed_rotate(campaign))}
     entry = log_append(
-        campaign=campaign,
-        kind=LogEntry.SESSION_END,
-        actor=by,
-        data={"number": session.number},
-        closes=True,
+        campaign=campaign, kind=LogEntry.SESSION_END, actor=by, data=data, closes=True
     )
     session.ended_at = timezone.now()
     session.save(update_fields=["ended_at"])
     return session, entry
+
+
+def _seeds(rotated):
+    """What a session's start or end says of the dice seeds ``seed_rotate`` turned over: the
+    one revealed (``seed``: anyone can hash it to the commitment its rolls name) and the next
+    one's commitment (``dice``)."""
+    revealed, new = rotated
+    return {"seed": revealed.seed, "dice": new.commitment} if revealed else {"dice": new.commitment}
 
 
 @transaction.atomic(savepoint=False)
@@ -552,9 +592,10 @@ def roll_reveal(*, campaign, seq, by):
 
 
 @transaction.atomic(savepoint=False)
-def free_roll_make(*, campaign, by, notation, visibility=PUBLIC):
+def free_roll_make(*, campaign, by, notation, visibility=PUBLIC, contribution="", rng=None):
     """A member rolls dice typed in dice notation (``notation``: ``rules.notation.parse``'s),
-    outside any check: with the secure source, its exact chance when it states a target
+    outside any check: its dice from the campaign's seed with ``contribution``, the roller's
+    browser's (``roll_dice``; ``rng``: a test's), its exact chance when it states a target
     (counted in luck then), logged and chained as a check's roll; private for the roller and
     the GM, or the GM's secret (committed now, revealed later). Refused: a player's secret
     roll."""
@@ -562,13 +603,16 @@ def free_roll_make(*, campaign, by, notation, visibility=PUBLIC):
         raise Refused("Choose public, private or GM secret.")
     if visibility == SECRET and by.pk != campaign.gm_id():
         raise Refused("Only the GM rolls in secret.")
-    outcome = rules_notation.roll(notation, _rng(), chance=rules_notation.chance(notation))
+    head = log_head(campaign)
+    rolled = roll_dice(campaign, head=head, contribution=contribution, rng=rng)
+    outcome = rules_notation.roll(notation, rolled, chance=rules_notation.chance(notation))
     return log_append(
         campaign=campaign,
         kind=LogEntry.FREE,
         actor=by,
-        data=outcome.as_data(),
+        data={**outcome.as_data(), **dice_record(rolled)},
         visibility=visibility,
+        head=head,
     )
 
 

@@ -32,7 +32,9 @@ from sheets.party import party_context
 from . import push, services, talk
 from .access import check_for
 from .consumers import online
+from .dice import seed_open
 from .forms import (
+    CONTRIBUTION,
     NOTE_MAX,
     AskForm,
     NpcRollForm,
@@ -146,6 +148,9 @@ def _room_page(request, campaign, *, replace=None):
         "revealable": revealable,
         "last_seq": rows[-1][0].seq if rows else 0,
         "head": rows[-1][0] if rows else None,
+        # The seed of the next rolls' dice, committed before they are rolled (made now if the
+        # campaign has none yet): ``rolls.dice``.
+        "dice_commitment": seed_open(campaign).commitment,
         "log_notice": replace.get("log", ""),
         "online": online(campaign.id),
         "suggestions": system_of(campaign).suggestions(),
@@ -576,13 +581,20 @@ def check_answer_shift(request, campaign_id, check_id):
     answer_shift = system_of(campaign).answer_shift
     decision = request.POST.get("answer")
     reason = request.POST.get("reason", "")
+    # An approved shift is rolled at once: the GM's browser's contribution to its dice.
+    contribution = request.POST.get("contribution", "")
 
     def write():
         if decision not in ("approve", "decline"):
             raise Refused("Approve or decline the shift.")
         if answer_shift is None:  # a system without shifts
             raise Refused("No shift awaits an answer on this check.")
-        return answer_shift(check=check, approve=decision == "approve", reason=reason)
+        try:
+            CONTRIBUTION(contribution) if contribution else None
+        except ValidationError as error:
+            raise Refused(error.messages[0]) from None
+        approve = decision == "approve"
+        return answer_shift(check=check, approve=approve, reason=reason, contribution=contribution)
 
     return _check_write(request, check, write)
 
@@ -688,6 +700,7 @@ def talk_say(request, campaign_id):
                 by=request.user,
                 notation=cleaned["notation"],
                 visibility=said.visibility,
+                contribution=cleaned["contribution"],
             )
         else:
             entry = services.message_send(

@@ -181,11 +181,15 @@ class FairDice:
     ``position``, derived from the session's seed and the roll's contribution; ``draws`` lists
     every draw made, as ``(a, b, value)`` in order."""
 
-    def __init__(self, seed_hex: str, contribution_hex: str, position: int):
+    def __init__(self, seed_hex: str, contribution_hex: str, position: int, *, by: str = ""):
         self._key = bytes.fromhex(check_seed(seed_hex))
         self.contribution = check_contribution(contribution_hex)
         self.position = _check_position(position)
         self._draws: list[tuple[int, int, int]] = []
+        #: The seed's commitment, and who made the contribution (the app's "browser" or
+        #: "server"), which the roll's record keeps.
+        self.commitment = hashlib.sha256(self._key).hexdigest()
+        self.by = by
 
     def randint(self, a: int, b: int) -> int:
         """A uniform whole number in ``a..b`` (both included), as ``random.randint``."""
@@ -198,6 +202,17 @@ class FairDice:
     def draws(self) -> list[tuple[int, int, int]]:
         """Every draw so far, ``(a, b, value)`` in order (a copy)."""
         return list(self._draws)
+
+    def record(self) -> dict:
+        """What a roll keeps of its dice: the seed's commitment, the contribution, who made it
+        and every draw as ``[a, b, value]``, in order (JSON's lists)."""
+        draws = [list(draw) for draw in self._draws]
+        return {
+            "commitment": self.commitment,
+            "contribution": self.contribution,
+            "by": self.by,
+            "draws": draws,
+        }
 
 
 def _whole(value: object) -> bool:

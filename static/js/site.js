@@ -394,3 +394,23 @@
     if (form && event.target.name === "system") show(form);
   });
 })();
+
+// Fair dice (issue #31, rolls/dice.py): every htmx post carries a fresh random contribution, 16
+// bytes from the browser's own secure source, which the server cannot know before it arrives; a
+// roll's dice are drawn from the campaign's committed seed with it and the roll's number. A post
+// that rolls nothing ignores it. A plain form (no script) sends none: the server makes one, and
+// the roll's entry says so.
+(function () {
+  "use strict";
+
+  function contribution() {
+    const bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (event.detail.verb !== "post" || !window.crypto || !window.crypto.getRandomValues) return;
+    event.detail.parameters.contribution = contribution();
+  });
+})();

@@ -20,8 +20,9 @@ from tests.rules.scripted_rng import ScriptedRng
 
 
 def script_dice(monkeypatch, *faces):
-    """Make the next roll made through the views show ``faces``."""
-    monkeypatch.setattr(services, "_rng", lambda: ScriptedRng(*faces))
+    """Make the next roll made through the views show ``faces`` (instead of the campaign's fair
+    dice, ``rolls.services.roll_dice``: such a roll keeps no record of them)."""
+    monkeypatch.setattr(services, "roll_dice", lambda campaign, **kwargs: ScriptedRng(*faces))
 
 
 def fill(character, **amounts):

@@ -123,7 +123,7 @@ def mana_roll_path(mana_table, client):
     return roll_path(client, target, mana_params(mana_table, spend_a=1, spend_b=1))
 
 
-#: The path of one Pool roll (docs/architecture.md walks it): 10 modules, each entered once, then
+#: The path of one Pool roll (docs/architecture.md walks it): 12 modules, each entered once, then
 #: the layer's (12 before ``rolls.forms``'s counts went to the systems' roll forms and
 #: ``rolls.cards`` into ``rolls.push``).
 #: (Before issue 25's item 4: 21 entries of 14 modules, 7 of them again, ``rolls.views`` three
@@ -135,7 +135,9 @@ POOL_ROLL_PATH = [
     "rolls.systems.pool.system",  # Pool.roll_form: bound and validated (its ShiftFields)
     "core.writes",  # CHECK.respond: attempt (the transaction, the pushes registered), answer
     "rolls.systems.pool.services",  # roll, check_roll_pool
-    "rolls.services",  # check_claim, log_append
+    "rolls.services",  # check_claim, log_head, roll_dice (the open seed), log_append
+    "rolls.export",  # the entry's cells in the CSV export (cells_text)
+    "rolls.systems.pool.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash
     "core.push",  # send_rendered, once committed
     "rolls.push",  # write_messages: the check's cards and the entry's variants
@@ -153,7 +155,9 @@ MANA_ROLL_PATH = [
     "rolls.systems.mana.system",  # Mana.roll_form: bound and validated (its SpendFields)
     "core.writes",  # CHECK.respond: attempt (the pushes and the facts registered), answer
     "rolls.systems.mana.services",  # roll, check_roll_mana: the pools spent, the dice
-    "rolls.services",  # check_locked, log_append
+    "rolls.services",  # check_locked, log_head, roll_dice, log_append
+    "rolls.export",  # the entry's cells in the CSV export (cells_text)
+    "rolls.systems.mana.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash
     "core.push",  # send_rendered, once committed: the facts push, then the messages
     "rolls.push",  # write_messages: the check's cards (a failed roll's live) and the entry

@@ -12,8 +12,7 @@ from rolls.systems.mana.services import traits_set
 from rolls.templatetags.dice import percent
 from rules import mana, pool
 from tests.helpers import HTMX
-from tests.rolls.room_setup import ask, mana_params, odds, roll_mana
-from tests.rules.scripted_rng import ScriptedRng
+from tests.rolls.room_setup import ask, mana_params, odds, roll_mana, script_dice
 
 
 def rows(html):
@@ -130,7 +129,7 @@ def test_whatever_the_wanted_chance_says_the_roll_goes_on(
     mana_table, as_user, player, monkeypatch, django_capture_on_commit_callbacks
 ):
     check = ask(mana_table, mana_table.mira, target=1)
-    monkeypatch.setattr(services, "_rng", lambda: ScriptedRng(8, 1, 1, 1))
+    script_dice(monkeypatch, 8, 1, 1, 1)
     data = {**mana_params(mana_table, spend_a=1, spend_b=1), "want": "500", "intent": ""}
     url = reverse("check_roll", args=[mana_table.campaign.id, check.id])
     with django_capture_on_commit_callbacks(execute=True):

@@ -129,7 +129,9 @@ def test_roll_without_htmx_redirects(mana_table, as_user, player):
 
 
 def test_refused_roll_without_htmx_shows_the_room_with_the_error(mana_table, as_user, player):
+    """(The player rolls from the room, whose first view made the campaign's dice seed.)"""
     check = ask(mana_table, mana_table.mira)
+    as_user(player).get(url("room", mana_table))
     before = db_snapshot()
     response = as_user(player).post(roll_url(mana_table, check), mana_data(mana_table, spend_a=4))
     assert response.status_code == 200

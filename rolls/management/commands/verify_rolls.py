@@ -1,11 +1,15 @@
-"""``python manage.py verify_rolls [--campaign ID]``: verify roll logs with ``log_verify``.
+"""``python manage.py verify_rolls [--campaign ID]``: verify roll logs with ``log_verify``, and
+the dice of every roll whose seed is revealed (a session's, once it ended) with
+``rolls.dice.dice_verify``.
 
 Exit 0 with a one-line summary when every log is whole; otherwise exit 1, naming for each
-campaign whose log does not hold its first entry altered, inserted or deleted."""
+campaign whose log does not hold its first entry altered, inserted or deleted, or the first roll
+whose dice are not those its seed, its contribution and its number give."""
 
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Campaign
+from rolls.dice import dice_verify
 from rolls.models import LogEntry, after_place, place_text
 from rolls.services import log_verify
 
@@ -29,13 +33,20 @@ class Command(BaseCommand):
             campaigns = campaigns.filter(pk=campaign)
             if not campaigns.exists():
                 raise CommandError(f"No campaign {campaign}.")
-        broken, whole, entries = [], [], 0
+        broken, whole, entries, dice = [], [], 0, 0
         # Each campaign's head is read before its log: the summary names what was verified.
         fields = ("pk", "name", "last_seq", "last_sub", "head_hash")
         for each in campaigns.only(*fields).iterator():
             problem = log_verify(each)
+            unfair, checked = (None, 0) if problem else dice_verify(each)
+            dice += checked
             if problem:
                 broken.append(f"The roll log of {describe(each)} does not hold: {problem}.")
+            elif unfair:
+                place, why = unfair
+                broken.append(
+                    f"The dice of {describe(each)} do not hold: roll #{place_text(*place)}: {why}."
+                )
             else:
                 # Up to the head verified, whispers included (they have no number of their own).
                 head = (each.last_seq, each.last_sub)
@@ -56,4 +67,7 @@ class Command(BaseCommand):
         else:
             logs = "1 roll log is" if len(whole) == 1 else f"{len(whole)} roll logs are"
             summary = f"{logs} whole: {entries} entries in all."
+        if dice:
+            rolls = "1 roll's dice" if dice == 1 else f"{dice} rolls' dice"
+            summary += f" {rolls} checked against their revealed seeds."
         self.stdout.write(summary)

@@ -39,3 +39,9 @@ def export_rolled(data):
     """(dice, faces, result) of a roll's stored data, as text."""
     faces = " ".join(map(str, data.get("faces", [])))
     return f"{data.get('dice')}d10", faces, f"{data.get('successes')} successes"
+
+
+def drawn(data):
+    """The faces of a roll's data in the order they were drawn (``rules.mana.roll``: one d10
+    after the other): what its fair draws gave."""
+    return list(data.get("faces", []))

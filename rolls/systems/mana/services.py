@@ -197,14 +197,18 @@ def roll(check, *, by, data):
         spend_b=data["spend_b"],
         colorless=data["colorless"],
         intent=data["intent"],
+        contribution=data.get("contribution", ""),
     )
 
 
 @transaction.atomic(savepoint=False)
-def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="", rng=None):
+def check_roll_mana(
+    *, check, by, skill, spend_a, spend_b, colorless, intent="", contribution="", rng=None
+):
     """Spend mana and roll a Mana check. ``skill`` is a ManaSkill of the campaign, the check's
     own if it has one (asked, or rolled at the first attempt); ``spend_a`` and ``spend_b`` are
-    mana of its two colors. The mana leaves the pool whatever the outcome."""
+    mana of its two colors. The mana leaves the pool whatever the outcome. ``contribution``: the
+    roller's browser's to the dice (``rolls.services.roll_dice``)."""
     check = shared.check_locked(check)
     character = check.character
     if check.status != Check.OPEN:
@@ -233,7 +237,9 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
             ManaPool.objects.filter(pk=pools[color].pk).update(
                 current=pools[color].current - amount
             )
-    result = mana.roll(dice.dice, check.target, rng or shared._rng())
+    head = shared.log_head(check.campaign)
+    rolled_dice = shared.roll_dice(check.campaign, head=head, contribution=contribution, rng=rng)
+    result = mana.roll(dice.dice, check.target, rolled_dice)
     attempt = check.rolls.count() + 1
     data = {
         "system": "mana",
@@ -251,6 +257,7 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
         "attempt": attempt,
         "intent": intent,
         "note": check.note,
+        **shared.dice_record(rolled_dice),
     }
     entry = shared.log_append(
         campaign=check.campaign,
@@ -261,6 +268,7 @@ def check_roll_mana(*, check, by, skill, spend_a, spend_b, colorless, intent="",
         visibility=check.visibility,
         data=data,
         rolled=rolled(data),
+        head=head,
     )
     check.status = Check.DONE if result.success else Check.FAILED
     check.intent = intent

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from core.writes import Refused
 from rules import advice, mana
 
-from ...forms import INTENT_MAX, ROLL_AUTO_ID, choice, chosen, first_error
+from ...forms import INTENT_MAX, ROLL_AUTO_ID, choice, chosen, contribution_field, first_error
 from ...models import LogEntry
 from ...services import MAX_SPEND
 from . import report, services, sheet, views
@@ -59,6 +59,7 @@ class ManaRollForm(forms.Form):
     spend_b = SpendField("Second color")
     colorless = SpendField("Colorless")
     intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
+    contribution = contribution_field()
 
     def __init__(self, data, *, skills, **kwargs):
         super().__init__(data, **kwargs)
@@ -112,6 +113,7 @@ class Mana:
     exact_distribution = staticmethod(report.exact_distribution)
     export_about = staticmethod(report.export_about)
     export_rolled = staticmethod(report.export_rolled)
+    drawn = staticmethod(report.drawn)
 
     def suggestions(self):
         return ()

@@ -48,3 +48,9 @@ def export_rolled(data):
     d6, d10 = data.get("d6", []), data.get("d10", [])
     chains = ["+".join(map(str, chain)) for chain in d6 + d10]
     return _dice(len(d6), len(d10)), " ".join(chains), f"highest {data.get('highest')}"
+
+
+def drawn(data):
+    """The faces of a roll's data in the order they were drawn (``rules.pool.roll``: each d6's
+    chain, then each d10's, every explosion in its chain): what its fair draws gave."""
+    return [face for chain in [*data.get("d6", []), *data.get("d10", [])] for face in chain]

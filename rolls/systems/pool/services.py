@@ -157,6 +157,7 @@ def roll(check, *, by, data):
         shift_d10=data["shift_d10"],
         bonus_effect=data["bonus_effect"],
         intent=data["intent"],
+        contribution=data.get("contribution", ""),
     )
 
 
@@ -171,11 +172,13 @@ def check_roll_pool(
     shift_d10=0,
     bonus_effect="",
     intent="",
+    contribution="",
     rng=None,
 ):
     """Roll a Pool check, or, when dice are shifted, put the shift to the GM first: then the
     check waits (status ``shift``) and is rolled by ``check_answer_shift``. Returns the log
-    entry, or None while the shift awaits the GM.
+    entry, or None while the shift awaits the GM. ``contribution``: the roller's browser's to
+    the dice (``rolls.services.roll_dice``; a shift's are the GM's, who rolls it).
 
     The choices are checked first; then one statement takes the check (``check_claim``) and the
     roll follows."""
@@ -204,7 +207,8 @@ def check_roll_pool(
             decline_reason="",
         )
         return None
-    return _roll_pool(check, by, rng, attribute=attribute, skill=skill)
+    dice = (contribution, rng)
+    return _roll_pool(check, by, dice, attribute=attribute, skill=skill)
 
 
 def _own_set(check, **fields):
@@ -238,7 +242,7 @@ def pool_asked_require(check, attribute, skill):
 
 
 @transaction.atomic(savepoint=False)
-def check_answer_shift(*, check, approve, reason="", rng=None):
+def check_answer_shift(*, check, approve, reason="", contribution="", rng=None):
     """The GM agrees to a shift (the check is rolled at once, as proposed) or declines it, with
     a ``reason`` if they give one (the check opens again, telling the player so, and the player
     chooses anew)."""
@@ -265,7 +269,7 @@ def check_answer_shift(*, check, approve, reason="", rng=None):
     entry = _roll_pool(
         check,
         check.character.owner,
-        rng,
+        (contribution, rng),
         attribute=own.attribute,
         skill=own.skill,
         shift=(own.shift_d6, own.shift_d10),
@@ -276,14 +280,18 @@ def check_answer_shift(*, check, approve, reason="", rng=None):
     return entry
 
 
-def _roll_pool(check, by, rng, *, attribute, skill, shift=(0, 0), bonus_effect=""):
+def _roll_pool(check, by, dice, *, attribute, skill, shift=(0, 0), bonus_effect=""):
     """Roll ``check`` with ``attribute`` and ``skill`` (rows), ``shift`` (d6, d10) dice shifted
-    aside for ``bonus_effect``, and log the roll; the caller closes the check."""
+    aside for ``bonus_effect``, and log the roll; the caller closes the check. ``dice``: (the
+    contribution to them, a test's own dice or None)."""
     shift_d6, shift_d10 = shift
     d6, d10 = pool_dice(
         check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10
     )
-    result = pool.roll(d6, d10, check.target, rng or shared._rng())
+    contribution, rng = dice
+    head = shared.log_head(check.campaign)
+    rolled_dice = shared.roll_dice(check.campaign, head=head, contribution=contribution, rng=rng)
+    result = pool.roll(d6, d10, check.target, rolled_dice)
     shifted = bool(shift_d6 or shift_d10)
     data = {
         "system": "pool",
@@ -303,6 +311,7 @@ def _roll_pool(check, by, rng, *, attribute, skill, shift=(0, 0), bonus_effect="
         "chance": str(pool.success_probability(d6, d10, check.target)),
         "intent": check.intent,
         "note": check.note,
+        **shared.dice_record(rolled_dice),
     }
     entry = shared.log_append(
         campaign=check.campaign,
@@ -313,6 +322,7 @@ def _roll_pool(check, by, rng, *, attribute, skill, shift=(0, 0), bonus_effect="
         visibility=check.visibility,
         data=data,
         rolled=rolled(data),
+        head=head,
     )
     return entry
 

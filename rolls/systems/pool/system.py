@@ -11,7 +11,14 @@ from core.writes import Refused
 from rules import advice, pool
 from rules import sheet as pool_sheet
 
-from ...forms import INTENT_MAX, ROLL_AUTO_ID, chosen, first_error, suggestion_field
+from ...forms import (
+    INTENT_MAX,
+    ROLL_AUTO_ID,
+    chosen,
+    contribution_field,
+    first_error,
+    suggestion_field,
+)
 from ...services import MAX_SPEND
 from . import report, services, sheet, views
 from .calculator import PoolCalculatorForm
@@ -66,6 +73,7 @@ class PoolRollForm(forms.Form):
     shift_d10 = ShiftField("Shift d10")
     bonus_effect = forms.CharField(label="Bonus effect", max_length=BONUS_MAX, required=False)
     intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
+    contribution = contribution_field()
 
     def __init__(self, data, *, character, ratings=None, **kwargs):
         super().__init__(data, **kwargs)
@@ -109,6 +117,7 @@ class Pool:
     exact_distribution = staticmethod(report.exact_distribution)
     export_about = staticmethod(report.export_about)
     export_rolled = staticmethod(report.export_rolled)
+    drawn = staticmethod(report.drawn)
 
     def suggestions(self):
         """Every attribute and listed skill of the sheet, offered while typing a suggestion."""
@@ -190,7 +199,8 @@ class Pool:
         """The GM's roll for an NPC: a shift is the GM's own, rolled at once (approved)."""
         entry = self.roll(check, by=by, data=data)
         if check.status == check.SHIFT:
-            entry = services.check_answer_shift(check=check, approve=True)
+            dice = data.get("contribution", "")
+            entry = services.check_answer_shift(check=check, approve=True, contribution=dice)
         return entry
 
     def about_form_field(self, campaign):

@@ -15,7 +15,7 @@ from django.db import transaction
 
 from core.writes import Refused
 from rolls import services as shared
-from rolls.forms import INTENT_MAX, first_error, suggestion_field
+from rolls.forms import INTENT_MAX, contribution_field, first_error, suggestion_field
 from rolls.models import Check, LogEntry
 
 #: The most coins one flip may use.
@@ -28,7 +28,7 @@ def chance(coins, target):
 
 
 @transaction.atomic(savepoint=False)
-def check_flip(*, check, by, coins, intent="", rng=None):
+def check_flip(*, check, by, coins, intent="", contribution="", rng=None):
     """Flip ``coins`` coins for ``check`` (its target: the heads needed) and log the flip; a
     face is 1 (heads) or 0 (tails), from ``rng`` or the dice source every system rolls with."""
     if check.character.owner_id != by.pk:
@@ -36,10 +36,12 @@ def check_flip(*, check, by, coins, intent="", rng=None):
     if isinstance(coins, bool) or not isinstance(coins, int) or not 1 <= coins <= MAX_COINS:
         raise Refused(f"Flip from 1 to {MAX_COINS} coins.")
     shared.check_claim(check, Check.DONE, intent=intent)
-    rng = rng or shared._rng()
-    faces = [rng.randint(0, 1) for _ in range(coins)]
+    head = shared.log_head(check.campaign)
+    rolled = shared.roll_dice(check.campaign, head=head, contribution=contribution, rng=rng)
+    faces = [rolled.randint(0, 1) for _ in range(coins)]
     heads = sum(faces)
     return shared.log_append(
+        head=head,
         campaign=check.campaign,
         kind=LogEntry.ROLL,
         actor=by,
@@ -56,6 +58,7 @@ def check_flip(*, check, by, coins, intent="", rng=None):
             "chance": str(chance(coins, check.target)),
             "intent": intent,
             "note": check.note,
+            **shared.dice_record(rolled),
         },
     )
 
@@ -65,6 +68,7 @@ class CoinRollForm(forms.Form):
 
     coins = forms.IntegerField(label="Coins", min_value=1, max_value=MAX_COINS)
     intent = forms.CharField(label="What you try", max_length=INTENT_MAX, required=False)
+    contribution = contribution_field()
 
 
 class Sheet:
@@ -155,7 +159,11 @@ class Coins:
         return {}
 
     def roll(self, check, *, by, data):
-        return check_flip(check=check, by=by, coins=data["coins"], intent=data.get("intent", ""))
+        contribution = data.get("contribution", "")
+        intent = data.get("intent", "")
+        return check_flip(
+            check=check, by=by, coins=data["coins"], intent=intent, contribution=contribution
+        )
 
     roll_npc = roll
     roll_facts = None

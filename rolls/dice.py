@@ -1,0 +1,106 @@
+"""Dice nobody can choose (issue #31): the campaign's committed seeds and every roll's dice
+drawn from one, with the roller's contribution and the roll's number in the log
+(``rules.fair``, which docs/fair-dice.md states for anyone's own checker).
+
+- A campaign has one open seed (``DiceSeed``), made when first needed (``seed_open``); members
+  see its commitment in the room before any roll uses it.
+- When a session starts or ends, or the GM reveals it early, the open seed is revealed and the
+  next one committed (``seed_rotate``): the seed of a session's rolls is shown when it ends.
+- A roll first takes its number (``rolls.services.log_head``), then draws its dice from the open
+  seed, the contribution the roller's browser sent (random bytes the server cannot know
+  before; a plain form sends none and the server makes one, which the entry says) and that
+  number (``rolls.services.roll_dice``); its data keeps the commitment, the contribution, who
+  made it and every draw (``rolls.services.dice_record``), under the log's hash.
+- ``dice_verify`` recomputes every draw of every roll whose seed is revealed, and checks the
+  dice the roll shows are those draws (``verify_rolls``)."""
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from campaigns.systems import SYSTEMS
+from rules import RulesError, fair
+
+from .models import DiceSeed, LogEntry
+
+#: Who made a roll's contribution: the roller's browser, or the server for a plain form.
+BROWSER, SERVER = "browser", "server"
+
+
+def seed_open(campaign):
+    """The campaign's open seed, made now if it has none."""
+    seed = DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).first()
+    if seed is not None:
+        return seed
+    try:
+        with transaction.atomic():
+            return _seed_new(campaign)
+    except IntegrityError:  # a request beside this one made it first
+        return DiceSeed.objects.get(campaign=campaign, revealed_at__isnull=True)
+
+
+def _seed_new(campaign):
+    seed = fair.new_seed()
+    return DiceSeed.objects.create(campaign=campaign, seed=seed, commitment=fair.commitment(seed))
+
+
+def seed_rotate(campaign):
+    """Reveal the campaign's open seed, if it has one, and commit the next: (the one revealed
+    or None, the new one). Call inside a transaction, under the campaign row's lock."""
+    revealed = DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).first()
+    if revealed is not None:
+        revealed.revealed_at = timezone.now()
+        revealed.save(update_fields=["revealed_at"])
+    return revealed, _seed_new(campaign)
+
+
+def drawn(kind, data):
+    """The faces a roll shows, in the order its dice were drawn (what its ``fair`` draws must
+    give): a free roll's every die, kept or dropped, group by group; a check's roll as its
+    system says (its ``drawn(data)``)."""
+    if kind == LogEntry.FREE:
+        return [die["value"] for group in data.get("groups", []) for die in group.get("dice", [])]
+    system = SYSTEMS.get(data.get("system"))
+    return system.drawn(data) if system and hasattr(system, "drawn") else None
+
+
+def dice_problem(entry, seed):
+    """Why the dice of roll ``entry`` are not those of the revealed ``seed`` (a DiceSeed), or
+    None when each draw is what the seed, the contribution and the roll's number give and the
+    faces it shows are those draws."""
+    record = entry.data.get("fair") or {}
+    try:
+        if fair.commitment(seed.seed) != record.get("commitment"):
+            return "its seed is not the one committed"
+        wrong = fair.verify_draws(seed.seed, record.get("contribution"), entry.seq, record["draws"])
+    except (RulesError, KeyError, TypeError):
+        return "its dice record is malformed"
+    if wrong is not None:
+        return f"its die {wrong + 1} is not the one its seed and contribution give"
+    shown = drawn(entry.kind, entry.data)
+    if shown is not None and shown != [draw[2] for draw in record["draws"]]:
+        return "the dice it shows are not the ones drawn"
+    return None
+
+
+def dice_verify(campaign):
+    """(place, why) of the first roll of a revealed seed whose dice do not verify, else None;
+    and how many rolls were checked: ``(problem, checked)``."""
+    revealed = {
+        seed.commitment: seed
+        for seed in DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=False)
+    }
+    checked = 0
+    rolls = LogEntry.objects.filter(campaign=campaign, kind__in=LogEntry.ROLLS)
+    rolls = rolls.filter(data__fair__isnull=False).order_by("seq", "sub")
+    for entry in rolls.iterator(chunk_size=2000):
+        seed = revealed.get((entry.data.get("fair") or {}).get("commitment"))
+        if seed is None:
+            committed = entry.data["fair"].get("commitment")
+            if not DiceSeed.objects.filter(campaign=campaign, commitment=committed).exists():
+                return (entry.place, "its seed was never committed"), checked
+            continue  # its seed is still open: checked once revealed
+        why = dice_problem(entry, seed)
+        if why:
+            return (entry.place, why), checked
+        checked += 1
+    return None, checked

@@ -1,0 +1,196 @@
+"""rolls.dice: every roll's dice drawn from the campaign's committed seed, the roller's
+contribution and the roll's number; seeds revealed when a session starts or ends; the dice of
+every revealed seed checked by ``verify_rolls`` (the derivation itself: tests/rules/test_fair.py).
+"""
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from rolls import chain, services
+from rolls.dice import dice_problem, drawn, seed_open
+from rolls.export import cells_text
+from rolls.models import DiceSeed, LogEntry
+from rolls.systems.pool import services as pool_services
+from rules import fair
+from tests.helpers import HTMX
+from tests.rolls.room_setup import ask, mana_params, roll_url
+
+CONTRIBUTION = "00112233445566778899aabbccddeeff"
+
+
+def verify(campaign):
+    """``verify_rolls`` for ``campaign``: its output, or the CommandError it ends with."""
+    out = StringIO()
+    try:
+        call_command("verify_rolls", "--campaign", str(campaign.pk), stdout=out)
+    except CommandError as error:
+        return error
+    return out.getvalue()
+
+
+def pool_roll(table, *, contribution=""):
+    check = ask(table, table.ilse, target=5)
+    return pool_services.check_roll_pool(
+        check=check, by=table.player, attribute=table.strength, contribution=contribution
+    )
+
+
+def rewrite(entry, data):
+    """Someone with the log key rewrites ``entry``'s data and signs it again (the hash and what
+    is kept beside the data as they would be): only the dice can tell."""
+    entry.data = data
+    entry.hash = entry.compute_hash()
+    cells = cells_text(entry.kind, entry.visibility, data)
+    LogEntry.objects.filter(pk=entry.pk).update(data=data, hash=entry.hash, cells=cells)
+    nxt = LogEntry.objects.filter(campaign=entry.campaign, seq=entry.seq + 1).first()
+    assert nxt is None  # the last entry: nothing after it chains to the old hash
+    services._move_head(entry.campaign_id, entry.place, entry.hash)
+
+
+def test_a_roll_draws_its_dice_from_the_open_seed_its_contribution_and_its_number(pool_table):
+    seed = seed_open(pool_table.campaign)
+    entry = pool_roll(pool_table, contribution=CONTRIBUTION.upper())
+    record = entry.data["fair"]
+    assert record["commitment"] == seed.commitment == fair.commitment(seed.seed)
+    assert (record["contribution"], record["by"]) == (CONTRIBUTION, "browser")
+    assert len(record["draws"]) == 3 + sum(len(c) - 1 for c in entry.data["d6"])  # explosions
+    assert fair.verify_draws(seed.seed, CONTRIBUTION, entry.seq, record["draws"]) is None
+    assert [draw[2] for draw in record["draws"]] == drawn(entry.kind, entry.data)
+    assert all(draw[:2] == [1, 6] for draw in record["draws"])
+    assert dice_problem(entry, seed) is None
+
+
+def test_without_a_contribution_the_server_makes_one_and_says_so(pool_table):
+    entry = pool_roll(pool_table)
+    record = entry.data["fair"]
+    assert record["by"] == "server" and len(record["contribution"]) == 32
+    assert dice_problem(entry, seed_open(pool_table.campaign)) is None
+
+
+def test_the_seed_is_committed_before_and_revealed_when_the_session_ends(pool_table):
+    campaign = pool_table.campaign
+    before = seed_open(campaign)
+    services.session_start(campaign=campaign, by=pool_table.gm)
+    session_seed = seed_open(campaign)
+    before.refresh_from_db()
+    assert before.revealed_at is not None and session_seed.revealed_at is None
+    entry = pool_roll(pool_table, contribution=CONTRIBUTION)
+    assert entry.data["fair"]["commitment"] == session_seed.commitment
+    assert verify(campaign).strip().endswith("fingerprint #2 " + entry.hash[:12] + ".")
+    services.session_end(campaign=campaign, by=pool_table.gm)
+    session_seed.refresh_from_db()
+    assert session_seed.revealed_at is not None
+    assert seed_open(campaign).commitment not in (before.commitment, session_seed.commitment)
+    assert verify(campaign).strip().endswith("1 roll's dice checked against their revealed seeds.")
+    assert DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).count() == 1
+
+
+@pytest.fixture
+def ended(pool_table):
+    """A session with one fair roll (its last entry), then ended: the seed revealed."""
+    services.session_start(campaign=pool_table.campaign, by=pool_table.gm)
+    entry = pool_roll(pool_table, contribution=CONTRIBUTION)
+    seed = seed_open(pool_table.campaign)
+    services.session_end(campaign=pool_table.campaign, by=pool_table.gm)
+    seed.refresh_from_db()
+    end = LogEntry.objects.get(campaign=pool_table.campaign, kind=LogEntry.SESSION_END)
+    LogEntry.objects.filter(pk=end.pk).delete()  # so that the roll is the last entry again
+    head = (entry.seq, entry.sub)
+    services._move_head(pool_table.campaign.pk, head, entry.hash)
+    return entry, seed
+
+
+def test_a_changed_die_fails(pool_table, ended):
+    entry, _seed = ended
+    data = {**entry.data, "d6": [[(entry.data["d6"][0][0] % 6) + 1], *entry.data["d6"][1:]]}
+    rewrite(entry, data)
+    assert str(verify(pool_table.campaign)).endswith(
+        "roll #2: the dice it shows are not the ones drawn."
+    )
+
+
+def test_a_changed_die_and_draw_fails(pool_table, ended):
+    entry, _seed = ended
+    first = entry.data["d6"][0][0]
+    other = 1 if first != 1 else 2
+    d6 = [[other], *entry.data["d6"][1:]]
+    draws = [[1, 6, other], *entry.data["fair"]["draws"][1:]]
+    if first == 6:  # its chain exploded: the other die no longer does
+        pytest.skip("the first die exploded")
+    rewrite(entry, {**entry.data, "d6": d6, "fair": {**entry.data["fair"], "draws": draws}})
+    assert str(verify(pool_table.campaign)).endswith(
+        "roll #2: its die 1 is not the one its seed and contribution give."
+    )
+
+
+def test_a_changed_contribution_fails(pool_table, ended):
+    entry, _seed = ended
+    fair_record = {**entry.data["fair"], "contribution": "ff" * 16}
+    rewrite(entry, {**entry.data, "fair": fair_record})
+    assert "roll #2: its die" in str(verify(pool_table.campaign))
+
+
+def test_a_changed_seed_fails(pool_table, ended):
+    _entry, seed = ended
+    DiceSeed.objects.filter(pk=seed.pk).update(seed=fair.new_seed())
+    assert str(verify(pool_table.campaign)).endswith("roll #2: its seed is not the one committed.")
+
+
+def test_a_roll_naming_a_seed_never_committed_fails(pool_table, ended):
+    entry, _seed = ended
+    rewrite(entry, {**entry.data, "fair": {**entry.data["fair"], "commitment": "ab" * 32}})
+    assert str(verify(pool_table.campaign)).endswith("roll #2: its seed was never committed.")
+
+
+def test_a_free_roll_and_a_secret_one_are_fair_too(mana_table):
+    campaign = mana_table.campaign
+    notation = services.rules_notation.parse("4d6kh3+2d6!")
+    entry = services.free_roll_make(
+        campaign=campaign, by=mana_table.player, notation=notation, contribution=CONTRIBUTION
+    )
+    secret = services.free_roll_make(
+        campaign=campaign, by=mana_table.gm, notation=notation, visibility="secret"
+    )
+    seed = seed_open(campaign)
+    for rolled in (entry, secret):
+        assert dice_problem(rolled, seed) is None
+        faces = drawn(rolled.kind, rolled.data)
+        assert faces and faces == [d[2] for d in rolled.data["fair"]["draws"]]
+    assert chain.result_of(secret.data)  # sealed as every secret roll
+
+
+def test_a_mana_roll_through_the_view_takes_the_browsers_contribution(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira, target=1)
+    params = mana_params(mana_table, spend_a=1, contribution=CONTRIBUTION)
+    response = as_user(player).post(roll_url(mana_table, check), params, **HTMX)
+    assert response.status_code == 204
+    entry = LogEntry.objects.get(campaign=mana_table.campaign, kind=LogEntry.ROLL)
+    assert entry.data["fair"]["contribution"] == CONTRIBUTION
+    assert entry.data["fair"]["by"] == "browser"
+    assert dice_problem(entry, seed_open(mana_table.campaign)) is None
+
+
+def test_an_unreadable_contribution_is_refused_and_nothing_rolls(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira, target=1)
+    params = mana_params(mana_table, spend_a=1, contribution="not hex at all")
+    response = as_user(player).post(roll_url(mana_table, check), params, **HTMX)
+    assert response.status_code == 422
+    assert "part of the dice was not readable" in response.content.decode()
+    assert not LogEntry.objects.filter(campaign=mana_table.campaign, kind=LogEntry.ROLL)
+
+
+def test_a_free_roll_from_the_box_takes_the_browsers_contribution(mana_table, as_user, player):
+    path = reverse("talk_say", args=[mana_table.campaign.id])
+    response = as_user(player).post(path, {"text": "/r 2d6", "contribution": CONTRIBUTION}, **HTMX)
+    assert response.status_code == 200
+    entry = LogEntry.objects.get(campaign=mana_table.campaign, kind=LogEntry.FREE)
+    assert entry.data["fair"]["contribution"] == CONTRIBUTION
+
+
+def test_seeds_never_leave_the_server_before_they_are_revealed(mana_table, as_user, player):
+    seed = seed_open(mana_table.campaign)
+    page = as_user(player).get(reverse("room", args=[mana_table.campaign.id])).content.decode()
+    assert seed.seed not in page
