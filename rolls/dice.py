@@ -14,6 +14,9 @@ drawn from one, with the roller's contribution and the roll's number in the log
 - ``dice_verify`` recomputes every draw of every roll whose seed is revealed, and checks the
   dice the roll shows are those draws (``verify_rolls``)."""
 
+import json
+from dataclasses import dataclass, field
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -104,3 +107,46 @@ def dice_verify(campaign):
             return (entry.place, why), checked
         checked += 1
     return None, checked
+
+
+@dataclass
+class Shown:
+    """What the fair-dice page shows a member (``rolls/dice.html``): the open seed's
+    commitment; the revealed seeds, newest first; the one ``chosen`` with the rolls of it the
+    viewer may see (``rolls``: each entry with ``fair``, its record, and ``faces``, what it
+    shows in draw order, or None) and how many it holds that they may not (``hidden``)."""
+
+    open: DiceSeed | None
+    revealed: list
+    chosen: DiceSeed | None = None
+    rolls: list = field(default_factory=list)
+    hidden: int = 0
+
+
+def shown_to(campaign, viewer_id, gm_id, chosen=""):
+    """The fair-dice page's :class:`Shown` for ``viewer_id``: ``chosen`` names a revealed seed
+    by its commitment or the start of it (default: the last revealed). The rolls of a seed are
+    the entries that name its commitment; one the viewer may not see is counted, not shown
+    (its contribution would give its dice away)."""
+    seeds = list(DiceSeed.objects.filter(campaign=campaign).order_by("-created_at", "-pk"))
+    shown = Shown(
+        open=next((seed for seed in seeds if seed.revealed_at is None), None),
+        revealed=[seed for seed in seeds if seed.revealed_at is not None],
+    )
+    picked = [seed for seed in shown.revealed if chosen and seed.commitment.startswith(chosen)]
+    shown.chosen = (picked or shown.revealed or [None])[0]
+    if shown.chosen is None:
+        return shown
+    rolls = LogEntry.objects.filter(campaign=campaign, kind__in=LogEntry.ROLLS)
+    rolls = rolls.filter(data__fair__commitment=shown.chosen.commitment)
+    for entry in rolls.select_related("actor").order_by("seq", "sub"):
+        if not entry.visible_to(viewer_id, gm_id):
+            shown.hidden += 1
+            continue
+        entry.fair = entry.data["fair"]
+        faces = drawn(entry.kind, entry.data)
+        # Whole numbers in lists: what the page's script reads (static/js/dice.js).
+        entry.draws_json = json.dumps(entry.fair.get("draws"))
+        entry.faces_json = json.dumps(faces) if faces is not None else ""
+        shown.rolls.append(entry)
+    return shown

@@ -96,6 +96,13 @@ def entry_message(entry):
     return message
 
 
+def push_dice_commitment(seed):
+    """Every member's room shows the commitment of the campaign's new dice seed ``seed`` once
+    the write in progress commits (a session's start or end says it in its entry's push)."""
+    html = render_to_string("rolls/_dice_commitment.html", {"commitment": seed.commitment})
+    core_push.send_on_commit(seed.campaign_id, lambda: [{"all": html}])
+
+
 def push_entry(entry):
     core_push.send(entry.campaign_id, entry_message(entry))
 

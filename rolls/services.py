@@ -337,6 +337,16 @@ def _seeds(rotated):
 
 
 @transaction.atomic(savepoint=False)
+def dice_seed_reveal(*, campaign):
+    """The GM reveals the campaign's dice seed now, before the session ends: anyone can check
+    the rolls it gave at once; the next rolls take a new seed, committed now (``rolls.dice``).
+    Returns the new seed."""
+    _lock_campaign(campaign)
+    _revealed, new = dice.seed_rotate(campaign)
+    return new
+
+
+@transaction.atomic(savepoint=False)
 def checks_close(*, campaign):
     """The GM closes every check of ``campaign`` still live (requested, open, awaiting the GM
     or failed), as "Close check" closes one, e.g. those left when a session ended. Returns the

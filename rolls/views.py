@@ -16,8 +16,9 @@ from functools import partial
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.http import HttpResponse, HttpResponseBadRequest
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
@@ -29,7 +30,7 @@ from rules import notation
 from sheets.access import character_for
 from sheets.party import party_context
 
-from . import push, services, talk
+from . import dice, push, services, talk
 from .access import check_for
 from .consumers import online
 from .dice import seed_open
@@ -261,6 +262,28 @@ def session_start(request, campaign_id):
 @require_POST
 def session_end(request, campaign_id):
     return _session_change(request, campaign_id, services.session_end)
+
+
+@login_required
+@require_GET
+def dice_page(request, campaign_id):
+    """Fair dice: the open seed's commitment, the revealed seeds, and the rolls of one that the
+    viewer may see, which the page's own script recomputes from the seed (static/js/dice.js)."""
+    campaign = campaign_for(request, campaign_id)
+    shown = dice.shown_to(campaign, request.user.pk, campaign.gm_id(), request.GET.get("seed", ""))
+    context = {"campaign": campaign, "shown": shown, "is_gm": campaign.viewer.is_gm}
+    return render(request, "rolls/dice.html", context)
+
+
+@login_required
+@require_POST
+def dice_reveal(request, campaign_id):
+    """The GM reveals the dice seed now (``services.dice_seed_reveal``); the fair-dice page
+    shows it, with its rolls checked."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    with transaction.atomic():
+        push.push_dice_commitment(services.dice_seed_reveal(campaign=campaign))
+    return redirect("dice", campaign.id)
 
 
 @login_required

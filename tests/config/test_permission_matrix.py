@@ -289,6 +289,18 @@ MATRIX = {
         "login 404 403 403 200",
         "login 405 405 405 405",
     ),
+    # Fair dice: every member sees the seeds and checks the rolls they may see; the GM alone
+    # reveals the open seed early (done: back to the page).
+    "campaigns/<id:campaign_id>/room/dice/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<id:campaign_id>/room/dice/reveal/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 302",
+    ),
     "campaigns/<id:campaign_id>/party/": (
         "pool",
         "login 404 200 200 200",

@@ -1,0 +1,72 @@
+// The fair-dice page (templates/rolls/dice.html, issue #31): the browser itself recomputes
+// every die of the revealed seed's rolls from the seed, each roll's random part and its number
+// (static/js/fair.js, the algorithm of docs/fair-dice.md), and checks the seed against its
+// commitment. Nothing the server says about the outcome is trusted: a row is marked by what
+// this script finds. No inline script: the site's Content-Security-Policy allows none.
+(function () {
+  "use strict";
+
+  function mark(cell, ok, text) {
+    if (!cell) return;
+    cell.textContent = text;
+    cell.classList.toggle("ok", ok);
+    cell.classList.toggle("bad", !ok);
+  }
+
+  function sameNumbers(left, right) {
+    return left.length === right.length && left.every((value, i) => value === right[i]);
+  }
+
+  async function rowProblem(fair, seed, commitment, row) {
+    if (row.dataset.commitment !== commitment) return "it names another seed";
+    const draws = JSON.parse(row.dataset.draws);
+    const position = Number(row.dataset.position);
+    const wrong = await fair.verifyDraws(seed, row.dataset.contribution, position, draws);
+    if (wrong !== null) return "die " + (wrong + 1) + " is not what the seed gives";
+    if (row.dataset.faces) {
+      const faces = JSON.parse(row.dataset.faces);
+      if (!sameNumbers(faces, draws.map((draw) => draw[2]))) {
+        return "the dice it shows are not the ones drawn";
+      }
+    }
+    return null;
+  }
+
+  async function check(section) {
+    const fair = window.RollroomFair;
+    const summary = document.getElementById("fair-summary");
+    const seed = section.dataset.seed;
+    const commitment = section.dataset.commitment;
+    const seedOk = (await fair.commitment(seed)) === commitment;
+    mark(section.querySelector("[data-seed-check]"), seedOk,
+      seedOk ? "✓ the seed hashes to it" : "✗ the seed does not hash to it");
+    let good = 0;
+    let bad = 0;
+    for (const row of section.querySelectorAll("tr[data-roll]")) {
+      const why = seedOk ? await rowProblem(fair, seed, commitment, row) : "the seed is not the one committed";
+      mark(row.querySelector("[data-check]"), !why, why ? "✗ " + why : "✓ recomputed");
+      if (why) bad += 1;
+      else good += 1;
+    }
+    summary.dataset.state = seedOk && !bad ? "good" : "bad";
+    summary.textContent = seedOk && !bad
+      ? "Checked by your browser: the seed matches its commitment and every one of the " + good +
+        " rolls above is what it gives."
+      : "Checked by your browser: " + (seedOk ? bad + " of " + (good + bad) +
+        " rolls do not verify." : "the seed does not match its commitment.");
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    const section = document.getElementById("fair-check");
+    if (!section) return;
+    const summary = document.getElementById("fair-summary");
+    if (!window.isSecureContext || !window.crypto || !window.crypto.subtle) {
+      summary.textContent = "Your browser checks the dice only over HTTPS (or on this machine).";
+      return;
+    }
+    check(section).catch(function (error) {
+      summary.dataset.state = "bad";
+      summary.textContent = "The check could not run: " + error.message;
+    });
+  });
+})();
