@@ -46,9 +46,11 @@ def render_fingerprint(entry):
     the place of the one the page shows. A session's start or end commits the next dice seed
     (``rolls.dice``): its commitment (in the entry's data) takes the place of the one shown."""
     html = render_to_string("rolls/_fingerprint.html", {"entry": entry})
-    commitment = entry.data.get("dice") if entry is not None else None
-    if commitment:
-        html += render_to_string("rolls/_dice_commitment.html", {"commitment": commitment})
+    if entry is not None and entry.kind in (LogEntry.SESSION_START, LogEntry.SESSION_END):
+        commitment = entry.data.get("dice")
+        if commitment:
+            context = {"commitment": commitment}
+            html += render_to_string("rolls/_dice_commitment.html", context)
     return html
 
 

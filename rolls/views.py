@@ -48,6 +48,7 @@ from .forms import (
 from .models import (
     VISIBILITIES,
     Check,
+    DiceSeed,
     LogEntry,
     known_to,
     with_recipients,
@@ -131,6 +132,13 @@ def _live_checks(request, campaign):
     return cards, sum(asks(check, viewer) for check in checks)
 
 
+def _dice_commitment(campaign, *, make):
+    if make:
+        return seed_open(campaign).commitment
+    seed = DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).first()
+    return seed.commitment if seed else ""
+
+
 def _room_page(request, campaign, *, replace=None):
     """The room. ``replace`` maps a piece ("session", "ask", "npc", "request-<character id>",
     "check-<id>", "log": above the log) to the HTML to show instead: a refused form with its
@@ -149,9 +157,10 @@ def _room_page(request, campaign, *, replace=None):
         "revealable": revealable,
         "last_seq": rows[-1][0].seq if rows else 0,
         "head": rows[-1][0] if rows else None,
-        # The seed of the next rolls' dice, committed before they are rolled (made now if the
-        # campaign has none yet): ``rolls.dice``.
-        "dice_commitment": seed_open(campaign).commitment,
+        # The seed of the next rolls' dice, committed before they are rolled (``rolls.dice``):
+        # made now if the campaign has none yet, but not by a refused write's page (nothing
+        # changes then).
+        "dice_commitment": _dice_commitment(campaign, make=not replace),
         "log_notice": replace.get("log", ""),
         "online": online(campaign.id),
         "suggestions": system_of(campaign).suggestions(),

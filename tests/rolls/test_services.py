@@ -3,6 +3,7 @@
 import pytest
 
 from rolls import services
+from rolls.dice import seed_open
 from rolls.models import PRIVATE, SECRET, Check, LogEntry
 from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaSkill
@@ -425,11 +426,13 @@ def test_sessions(mana_campaign, gm, player, other_player, mira, gather):
 
     session, entry = services.session_start(campaign=mana_campaign, by=gm)
     assert (session.number, session.is_open) == (1, True)
-    assert (entry.kind, entry.session, entry.data) == (
+    assert (entry.kind, entry.session, entry.data["number"]) == (
         LogEntry.SESSION_START,
         session,
-        {"number": 1},
+        1,
     )
+    # The session's dice seed, committed in its first entry (tests/rolls/test_dice.py).
+    assert entry.data["dice"] == seed_open(mana_campaign).commitment
     with raises_refused(match="already running"):
         services.session_start(campaign=mana_campaign, by=gm)
     check = services.check_ask(campaign=mana_campaign, character=mira, by=gm, target=1)

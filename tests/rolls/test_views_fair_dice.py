@@ -90,7 +90,7 @@ def test_the_gm_reveals_the_seed_early_and_every_room_hears_the_new_commitment(
     assert [m["all"] for m in sent] == [
         f'<span id="dice-commitment" title="The SHA-256 of the secret seed the next rolls\' dice '
         "come from, with each roller's own random part: revealed when the session starts or ends,"
-        f' so that anyone can recompute every die."><code>{new.commitment[:16]}</code></span>\n'
+        f' so that anyone can recompute every die."><code>{new.commitment[:16]}</code></span>'
     ]
 
 
