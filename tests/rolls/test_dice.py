@@ -7,6 +7,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import Client
 from django.urls import reverse
 
 from rolls import chain, services
@@ -17,6 +18,7 @@ from rolls.systems.pool import services as pool_services
 from rules import fair
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, mana_params, roll_url
+from tests.rolls.test_log import in_threads, roll_request
 
 CONTRIBUTION = "00112233445566778899aabbccddeeff"
 
@@ -196,3 +198,83 @@ def test_seeds_never_leave_the_server_before_they_are_revealed(mana_table, as_us
     seed = seed_open(mana_table.campaign)
     page = as_user(player).get(reverse("room", args=[mana_table.campaign.id])).content.decode()
     assert seed.seed not in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rooms_opened_at_once_make_one_seed_and_show_it(pool_table, player, gm, other_player):
+    """Real requests at once, on a campaign with no seed yet: one is made, every page shows it
+    (on both databases: the unique open seed is a constraint, the loser reads the winner's)."""
+    pages = []
+
+    def open_room(user):
+        def get():
+            client = Client()
+            client.force_login(user)
+            pages.append(client.get(reverse("room", args=[pool_table.campaign.id])))
+
+        return get
+
+    in_threads(*(open_room(user) for user in (player, gm, other_player, player, gm, player)))
+    [seed] = DiceSeed.objects.filter(campaign=pool_table.campaign)
+    assert [page.status_code for page in pages] == [200] * 6
+    assert all(seed.commitment[:16] in page.content.decode() for page in pages)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rolls_at_once_each_draw_at_their_own_number(pool_table, player, gm, pushes, settings):
+    """Eight real rolls at once: each takes its number before its dice, so every one verifies
+    at the number it was logged at once the seed is revealed."""
+    settings.WRITE_LIMITS = {}
+    seed_open(pool_table.campaign)
+    works = []
+    for _ in range(8):
+        client = Client()
+        client.force_login(player)
+        works.append(roll_request(pool_table, client, ask(pool_table, pool_table.ilse)))
+    in_threads(*works)
+    services.session_start(campaign=pool_table.campaign, by=gm)  # reveals the seed
+    out = verify(pool_table.campaign)
+    assert str(out).strip().endswith("8 rolls' dice checked against their revealed seeds.")
+
+
+def test_a_roll_sent_without_scripts_says_so_in_the_room(mana_table, as_user, player):
+    check = ask(mana_table, mana_table.mira, target=1)
+    client = as_user(player)
+    response = client.post(roll_url(mana_table, check), mana_params(mana_table, spend_a=1))
+    assert response.status_code == 302  # a plain form: back to the room
+    entry = LogEntry.objects.get(campaign=mana_table.campaign, kind=LogEntry.ROLL)
+    assert entry.data["fair"]["by"] == "server"
+    room = client.get(reverse("room", args=[mana_table.campaign.id])).content.decode()
+    assert "Dice from the server's random part: sent without scripts." in room
+    browser = ask(mana_table, mana_table.mira, target=1)
+    params = mana_params(mana_table, spend_a=1, contribution=CONTRIBUTION)
+    client.post(roll_url(mana_table, browser), params, **HTMX)
+    room = client.get(reverse("room", args=[mana_table.campaign.id])).content.decode()
+    assert room.count("sent without scripts") == 1
+
+
+def test_a_shift_the_gm_approves_draws_with_the_gms_part(pool_table, as_user, gm, player):
+    check = ask(pool_table, pool_table.ilse, target=5)
+    pool_services.check_roll_pool(
+        check=check,
+        by=player,
+        attribute=pool_table.strength,
+        shift_d6=1,
+        bonus_effect="Disarm",
+        contribution=CONTRIBUTION,
+    )
+    shift = reverse("check_answer_shift", args=[pool_table.campaign.id, check.id])
+    gms = "fedcba9876543210" * 2
+    response = as_user(gm).post(shift, {"answer": "approve", "contribution": gms}, **HTMX)
+    assert response.status_code == 204
+    entry = LogEntry.objects.get(campaign=pool_table.campaign, kind=LogEntry.ROLL)
+    assert (entry.data["fair"]["contribution"], entry.data["shift"]) == (gms, {"d6": 1, "d10": 0})
+    assert dice_problem(entry, seed_open(pool_table.campaign)) is None
+    unreadable = ask(pool_table, pool_table.ilse, target=5)
+    pool_services.check_roll_pool(
+        check=unreadable, by=player, attribute=pool_table.strength, shift_d6=1, bonus_effect="X"
+    )
+    shift = reverse("check_answer_shift", args=[pool_table.campaign.id, unreadable.id])
+    response = as_user(gm).post(shift, {"answer": "approve", "contribution": "zz"}, **HTMX)
+    assert response.status_code == 422
+    assert LogEntry.objects.filter(campaign=pool_table.campaign, kind=LogEntry.ROLL).count() == 1
