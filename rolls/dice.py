@@ -21,12 +21,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from campaigns.systems import SYSTEMS
-from rules import RulesError, fair
+from rules import RulesError, fair, notation
 
 from .models import DiceSeed, LogEntry
 
-#: Who made a roll's contribution: the roller's browser, or the server for a plain form.
-BROWSER, SERVER = "browser", "server"
+#: Who made a roll's contribution: the roller's browser, the GM's (who rolls a shift they
+#: approve), or the server for a plain form.
+BROWSER, GM, SERVER = "browser", "gm", "server"
 
 
 def seed_open(campaign):
@@ -53,35 +54,59 @@ def seed_rotate(campaign):
     if revealed is not None:
         revealed.revealed_at = timezone.now()
         revealed.save(update_fields=["revealed_at"])
-    return revealed, _seed_new(campaign)
+    try:
+        with transaction.atomic():
+            return revealed, _seed_new(campaign)
+    except IntegrityError:  # the room's first view made one beside this: that is the next
+        return revealed, DiceSeed.objects.get(campaign=campaign, revealed_at__isnull=True)
 
 
 def drawn(kind, data):
-    """The faces a roll shows, in the order its dice were drawn (what its ``fair`` draws must
-    give): a free roll's every die, kept or dropped, group by group; a check's roll as its
-    system says (its ``drawn(data)``)."""
+    """The draws a roll's shown dice must be, in the order they were drawn, ``[1, faces, face]``
+    each (what its ``fair`` record must hold): a free roll's every die, kept or dropped, group
+    by group; a check's roll as its system says (its ``drawn(data)``; None: a system that says
+    nothing, whose draws alone are checked)."""
     if kind == LogEntry.FREE:
-        return [die["value"] for group in data.get("groups", []) for die in group.get("dice", [])]
+        groups = data.get("groups", [])
+        return [[1, g.get("faces"), die.get("value")] for g in groups for die in g.get("dice", [])]
     system = SYSTEMS.get(data.get("system"))
     return system.drawn(data) if system and hasattr(system, "drawn") else None
 
 
+def _replayed(kind, data, rng):
+    """What the dice decide of a roll, rolled again with ``rng`` from what it was asked (a free
+    roll: its expression; a check's roll: its system's ``replay``; None: a system without)."""
+    if kind == LogEntry.FREE:
+        outcome = notation.roll(notation.parse(data["expression"]), rng).as_data()
+        return {key: outcome.get(key) for key in ("total", "success", "groups", "detail")}
+    replay = getattr(SYSTEMS.get(data.get("system")), "replay", None)
+    return replay(data, rng) if replay else None
+
+
 def dice_problem(entry, seed):
     """Why the dice of roll ``entry`` are not those of the revealed ``seed`` (a DiceSeed), or
-    None when each draw is what the seed, the contribution and the roll's number give and the
-    faces it shows are those draws."""
+    None when the seed hashes to the commitment the roll names; each draw is what the seed, the
+    contribution and the roll's number give; the dice it shows are those draws, die by die
+    (their sizes too); and rolled again from what it asked with those dice, it comes out as it
+    shows (each chain, total and success)."""
     record = entry.data.get("fair") or {}
     try:
         if fair.commitment(seed.seed) != record.get("commitment"):
             return "its seed is not the one committed"
         wrong = fair.verify_draws(seed.seed, record.get("contribution"), entry.seq, record["draws"])
-    except (RulesError, KeyError, TypeError):
+        again = fair.FairDice(seed.seed, record["contribution"], entry.seq)
+        replayed = _replayed(entry.kind, entry.data, again)
+    except (RulesError, KeyError, TypeError, ValueError):
         return "its dice record is malformed"
     if wrong is not None:
         return f"its die {wrong + 1} is not the one its seed and contribution give"
-    shown = drawn(entry.kind, entry.data)
-    if shown is not None and shown != [draw[2] for draw in record["draws"]]:
+    expected = drawn(entry.kind, entry.data)
+    if expected is not None and expected != record["draws"]:
         return "the dice it shows are not the ones drawn"
+    if replayed is not None:
+        same = all(entry.data.get(key) == value for key, value in replayed.items())
+        if not same or again.record()["draws"] != record["draws"]:
+            return "its outcome is not what its dice give"
     return None
 
 
@@ -139,14 +164,16 @@ def shown_to(campaign, viewer_id, gm_id, chosen=""):
         return shown
     rolls = LogEntry.objects.filter(campaign=campaign, kind__in=LogEntry.ROLLS)
     rolls = rolls.filter(data__fair__commitment=shown.chosen.commitment)
+    # A GM-secret roll once revealed is everyone's to check, as its reveal shows its dice.
+    revealed = set(LogEntry.objects.revealed_seqs(campaign.pk).values_list("of", flat=True))
     for entry in rolls.select_related("actor").order_by("seq", "sub"):
-        if not entry.visible_to(viewer_id, gm_id):
+        if entry.seq not in revealed and not entry.visible_to(viewer_id, gm_id):
             shown.hidden += 1
             continue
         entry.fair = entry.data["fair"]
-        faces = drawn(entry.kind, entry.data)
+        expected = drawn(entry.kind, entry.data)
         # Whole numbers in lists: what the page's script reads (static/js/dice.js).
         entry.draws_json = json.dumps(entry.fair.get("draws"))
-        entry.faces_json = json.dumps(faces) if faces is not None else ""
+        entry.shown_json = json.dumps(expected) if expected is not None else ""
         shown.rolls.append(entry)
     return shown

@@ -31,7 +31,8 @@ ROLL_AUTO_ID = "roll-{}-%s"
 
 #: What the browser's contribution to a roll's dice may be (``rules.fair.check_contribution``).
 CONTRIBUTION = RegexValidator(
-    r"\A[0-9a-fA-F]{16,64}\Z", "Your browser's part of the dice was not readable: roll again."
+    r"\A[0-9a-fA-F]{16,64}\Z",
+    "Your browser's random part for the dice was not readable: send it again.",
 )
 
 

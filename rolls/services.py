@@ -9,7 +9,6 @@ next sequence number and a hash chained to the previous entry and signed with th
 (``log_append``); ``log_verify`` is the one place that checks a log.
 """
 
-import secrets
 from dataclasses import dataclass
 
 from django.db import connection, transaction
@@ -41,10 +40,6 @@ from .systems import system_of
 from .talk import MESSAGE_MAX
 
 MAX_SPEND = 100
-
-
-def _rng():
-    return secrets.SystemRandom()
 
 
 def log_append(
@@ -112,17 +107,18 @@ def log_head(campaign):
     return _next_place(campaign.pk)
 
 
-def roll_dice(campaign, *, head, contribution="", rng=None):
+def roll_dice(campaign, *, head, contribution="", rng=None, by=None):
     """The dice of the roll that takes the number after ``head`` (``log_head``'s), drawn from
     the campaign's open seed (``rolls.dice``) with ``contribution``, the roller's browser's (hex,
     as ``rules.fair.check_contribution`` takes it; "": the server makes one, and the record says
-    so); what its data keeps of them is ``dice_record(dice)``. ``rng``: dice a test scripts
-    instead, of which nothing is kept."""
+    so); what its data keeps of them is ``dice_record(dice)``. ``by``: who sent the
+    contribution when not the roller's browser (``rolls.dice.GM``: the GM approving a shift).
+    ``rng``: dice a test scripts instead, of which nothing is kept."""
     if rng is not None:
         return rng
     seed = DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).first()
     seed = seed or dice.seed_open(campaign)  # the campaign's first: the room made it before
-    by = dice.BROWSER if contribution else dice.SERVER
+    by = (by or dice.BROWSER) if contribution else dice.SERVER
     contribution = contribution or fair.new_contribution()
     return FairDice(seed.seed, contribution, head[0] + 1, by=by)
 

@@ -621,11 +621,11 @@ def check_answer_shift(request, campaign_id, check_id):
             raise Refused("Approve or decline the shift.")
         if answer_shift is None:  # a system without shifts
             raise Refused("No shift awaits an answer on this check.")
+        approve = decision == "approve"
         try:
-            CONTRIBUTION(contribution) if contribution else None
+            CONTRIBUTION(contribution) if approve and contribution else None
         except ValidationError as error:
             raise Refused(error.messages[0]) from None
-        approve = decision == "approve"
         return answer_shift(check=check, approve=approve, reason=reason, contribution=contribution)
 
     return _check_write(request, check, write)

@@ -23,11 +23,12 @@
     const position = Number(row.dataset.position);
     const wrong = await fair.verifyDraws(seed, row.dataset.contribution, position, draws);
     if (wrong !== null) return "die " + (wrong + 1) + " is not what the seed gives";
-    if (row.dataset.faces) {
-      const faces = JSON.parse(row.dataset.faces);
-      if (!sameNumbers(faces, draws.map((draw) => draw[2]))) {
-        return "the dice it shows are not the ones drawn";
-      }
+    if (row.dataset.shown) {
+      // The dice the roll shows, as the draws they must be: [1, faces, face] each, in order.
+      const shown = JSON.parse(row.dataset.shown);
+      const same = shown.length === draws.length &&
+        shown.every((die, i) => Array.isArray(draws[i]) && sameNumbers(die, draws[i]));
+      if (!same) return "the dice it shows are not the ones drawn";
     }
     return null;
   }
@@ -49,11 +50,14 @@
       else good += 1;
     }
     summary.dataset.state = seedOk && !bad ? "good" : "bad";
-    summary.textContent = seedOk && !bad
-      ? "Checked by your browser: the seed matches its commitment and every one of the " + good +
-        " rolls above is what it gives."
-      : "Checked by your browser: " + (seedOk ? bad + " of " + (good + bad) +
-        " rolls do not verify." : "the seed does not match its commitment.");
+    const rolls = (n) => n + (n === 1 ? " roll" : " rolls");
+    let said = "the seed matches its commitment.";
+    if (!seedOk) said = "the seed does not match its commitment.";
+    else if (bad) said = bad + " of the " + rolls(good + bad) + " above " +
+      (bad === 1 ? "does" : "do") + " not verify.";
+    else if (good) said = "the seed matches its commitment, and each of the " + rolls(good) +
+      " above is what it gives.";
+    summary.textContent = "Checked by your browser: " + said;
   }
 
   document.addEventListener("DOMContentLoaded", function () {

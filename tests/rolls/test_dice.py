@@ -13,7 +13,7 @@ from django.urls import reverse
 from rolls import chain, services
 from rolls.dice import dice_problem, drawn, seed_open
 from rolls.export import cells_text
-from rolls.models import DiceSeed, LogEntry
+from rolls.models import DiceSeed, LogEntry, outcome_fields
 from rolls.systems.pool import services as pool_services
 from rules import fair
 from tests.helpers import HTMX
@@ -46,7 +46,8 @@ def rewrite(entry, data):
     entry.data = data
     entry.hash = entry.compute_hash()
     cells = cells_text(entry.kind, entry.visibility, data)
-    LogEntry.objects.filter(pk=entry.pk).update(data=data, hash=entry.hash, cells=cells)
+    beside = {"cells": cells, **outcome_fields(entry.kind, data)}
+    LogEntry.objects.filter(pk=entry.pk).update(data=data, hash=entry.hash, **beside)
     nxt = LogEntry.objects.filter(campaign=entry.campaign, seq=entry.seq + 1).first()
     assert nxt is None  # the last entry: nothing after it chains to the old hash
     services._move_head(entry.campaign_id, entry.place, entry.hash)
@@ -60,7 +61,7 @@ def test_a_roll_draws_its_dice_from_the_open_seed_its_contribution_and_its_numbe
     assert (record["contribution"], record["by"]) == (CONTRIBUTION, "browser")
     assert len(record["draws"]) == 3 + sum(len(c) - 1 for c in entry.data["d6"])  # explosions
     assert fair.verify_draws(seed.seed, CONTRIBUTION, entry.seq, record["draws"]) is None
-    assert [draw[2] for draw in record["draws"]] == drawn(entry.kind, entry.data)
+    assert drawn(entry.kind, entry.data) == record["draws"]
     assert all(draw[:2] == [1, 6] for draw in record["draws"])
     assert dice_problem(entry, seed) is None
 
@@ -130,6 +131,39 @@ def test_a_changed_die_and_draw_fails(pool_table, ended):
     )
 
 
+def test_dice_regrouped_into_other_chains_fail(pool_table, ended):
+    """The same faces in the same order, but a die made an explosion of the one before: rolled
+    again from what was asked, the dice give other chains."""
+    entry, _seed = ended
+    d6 = entry.data["d6"]
+    if any(len(chain) > 1 for chain in d6):
+        regrouped = [[face for chain in d6 for face in chain]]  # one long chain
+    else:
+        regrouped = [d6[0] + d6[1], *d6[2:]]
+    rewrite(entry, {**entry.data, "d6": regrouped})
+    assert str(verify(pool_table.campaign)).endswith(
+        "roll #2: its outcome is not what its dice give."
+    )
+
+
+def test_a_draw_read_in_another_range_fails(pool_table, ended):
+    """A draw kept with a range that gives the same face from the seed (a server trying ranges
+    until the face it wants comes out): the die it shows is a d6, its draw is not."""
+    entry, seed = ended
+    record = entry.data["fair"]
+    face = record["draws"][0][2]
+    low = next(
+        a
+        for a in range(-5000, 0)  # each gives the face one time in 56
+        if fair.derive(seed.seed, record["contribution"], entry.seq, 0, a, a + 55) == face
+    )
+    draws = [[low, low + 55, face], *record["draws"][1:]]
+    rewrite(entry, {**entry.data, "fair": {**record, "draws": draws}})
+    assert str(verify(pool_table.campaign)).endswith(
+        "roll #2: the dice it shows are not the ones drawn."
+    )
+
+
 def test_a_changed_contribution_fails(pool_table, ended):
     entry, _seed = ended
     fair_record = {**entry.data["fair"], "contribution": "ff" * 16}
@@ -161,8 +195,7 @@ def test_a_free_roll_and_a_secret_one_are_fair_too(mana_table):
     seed = seed_open(campaign)
     for rolled in (entry, secret):
         assert dice_problem(rolled, seed) is None
-        faces = drawn(rolled.kind, rolled.data)
-        assert faces and faces == [d[2] for d in rolled.data["fair"]["draws"]]
+        assert drawn(rolled.kind, rolled.data) == rolled.data["fair"]["draws"]
     assert chain.result_of(secret.data)  # sealed as every secret roll
 
 
@@ -182,7 +215,7 @@ def test_an_unreadable_contribution_is_refused_and_nothing_rolls(mana_table, as_
     params = mana_params(mana_table, spend_a=1, contribution="not hex at all")
     response = as_user(player).post(roll_url(mana_table, check), params, **HTMX)
     assert response.status_code == 422
-    assert "part of the dice was not readable" in response.content.decode()
+    assert "random part for the dice was not readable" in response.content.decode()
     assert not LogEntry.objects.filter(campaign=mana_table.campaign, kind=LogEntry.ROLL)
 
 
@@ -269,6 +302,7 @@ def test_a_shift_the_gm_approves_draws_with_the_gms_part(pool_table, as_user, gm
     assert response.status_code == 204
     entry = LogEntry.objects.get(campaign=pool_table.campaign, kind=LogEntry.ROLL)
     assert (entry.data["fair"]["contribution"], entry.data["shift"]) == (gms, {"d6": 1, "d10": 0})
+    assert entry.data["fair"]["by"] == "gm"  # the GM's browser, not the player's
     assert dice_problem(entry, seed_open(pool_table.campaign)) is None
     unreadable = ask(pool_table, pool_table.ilse, target=5)
     pool_services.check_roll_pool(

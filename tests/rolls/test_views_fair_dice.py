@@ -89,8 +89,9 @@ def test_the_gm_reveals_the_seed_early_and_every_room_hears_the_new_commitment(
     assert open_seed.revealed_at is not None and new.pk != open_seed.pk
     assert [m["all"] for m in sent] == [
         f'<span id="dice-commitment" title="The SHA-256 of the secret seed the next rolls\' dice '
-        "come from, with each roller's own random part: revealed when the session starts or ends,"
-        f' so that anyone can recompute every die."><code>{new.commitment[:16]}</code></span>'
+        "come from, with each roller's own random part: revealed when the session starts or ends"
+        " (or the GM reveals it early), so that anyone may recompute the dice of the rolls they"
+        f' may see."><code>{new.commitment[:16]}</code></span>'
     ]
 
 

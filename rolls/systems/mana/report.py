@@ -5,7 +5,7 @@ from collections import Counter
 
 from django.db.models import Count
 
-from rules import distribution
+from rules import distribution, mana
 
 
 def rolled_groups(rolls):
@@ -42,6 +42,14 @@ def export_rolled(data):
 
 
 def drawn(data):
-    """The faces of a roll's data in the order they were drawn (``rules.mana.roll``: one d10
-    after the other): what its fair draws gave."""
-    return list(data.get("faces", []))
+    """The draws a roll's shown dice must be, in the order they were drawn (``rules.mana.roll``:
+    one d10 after the other): ``[1, 10, face]`` each, as its fair record keeps them
+    (``rolls.dice``)."""
+    return [[1, mana.FACES, face] for face in data.get("faces", [])]
+
+
+def replay(data, rng):
+    """What the dice decide of a roll with ``data``, rolled again with ``rng`` (the fair dice of
+    its seed, contribution and number): each field as its data keeps it."""
+    rolled = mana.roll(data["dice"], data["target"], rng)
+    return {"faces": list(rolled.faces), "successes": rolled.successes, "success": rolled.success}

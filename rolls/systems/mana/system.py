@@ -114,6 +114,7 @@ class Mana:
     export_about = staticmethod(report.export_about)
     export_rolled = staticmethod(report.export_rolled)
     drawn = staticmethod(report.drawn)
+    replay = staticmethod(report.replay)
 
     def suggestions(self):
         return ()

@@ -51,6 +51,16 @@ def export_rolled(data):
 
 
 def drawn(data):
-    """The faces of a roll's data in the order they were drawn (``rules.pool.roll``: each d6's
-    chain, then each d10's, every explosion in its chain): what its fair draws gave."""
-    return [face for chain in [*data.get("d6", []), *data.get("d10", [])] for face in chain]
+    """The draws a roll's shown dice must be, in the order they were drawn (``rules.pool.roll``:
+    each d6's chain, then each d10's, every explosion in its chain): ``[1, faces, face]`` each,
+    as its fair record keeps them (``rolls.dice``)."""
+    d6 = [[1, pool.D6, face] for chain in data.get("d6", []) for face in chain]
+    return d6 + [[1, pool.D10, face] for chain in data.get("d10", []) for face in chain]
+
+
+def replay(data, rng):
+    """What the dice decide of a roll with ``data``, rolled again with ``rng`` (the fair dice of
+    its seed, contribution and number): each field as its data keeps it."""
+    rolled = pool.roll(len(data["d6"]), len(data["d10"]), data["target"], rng)
+    d6, d10 = [list(c) for c in rolled.d6_chains], [list(c) for c in rolled.d10_chains]
+    return {"d6": d6, "d10": d10, "highest": rolled.highest, "success": rolled.success}

@@ -10,6 +10,7 @@ from rules import sheet as pool_sheet
 from sheets.models import Character
 
 from ... import services as shared
+from ...dice import GM
 from ...models import Check, LogEntry
 from .models import (
     BONUS_MAX,
@@ -207,7 +208,7 @@ def check_roll_pool(
             decline_reason="",
         )
         return None
-    dice = (contribution, rng)
+    dice = (contribution, rng, None)
     return _roll_pool(check, by, dice, attribute=attribute, skill=skill)
 
 
@@ -269,7 +270,7 @@ def check_answer_shift(*, check, approve, reason="", contribution="", rng=None):
     entry = _roll_pool(
         check,
         check.character.owner,
-        (contribution, rng),
+        (contribution, rng, GM),  # the GM's browser sent the contribution
         attribute=own.attribute,
         skill=own.skill,
         shift=(own.shift_d6, own.shift_d10),
@@ -283,14 +284,17 @@ def check_answer_shift(*, check, approve, reason="", contribution="", rng=None):
 def _roll_pool(check, by, dice, *, attribute, skill, shift=(0, 0), bonus_effect=""):
     """Roll ``check`` with ``attribute`` and ``skill`` (rows), ``shift`` (d6, d10) dice shifted
     aside for ``bonus_effect``, and log the roll; the caller closes the check. ``dice``: (the
-    contribution to them, a test's own dice or None)."""
+    contribution to them, a test's own dice or None, who sent the contribution when not the
+    roller: ``rolls.dice.GM`` for a shift the GM approved)."""
     shift_d6, shift_d10 = shift
     d6, d10 = pool_dice(
         check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10
     )
-    contribution, rng = dice
+    contribution, rng, maker = dice
     head = shared.log_head(check.campaign)
-    rolled_dice = shared.roll_dice(check.campaign, head=head, contribution=contribution, rng=rng)
+    rolled_dice = shared.roll_dice(
+        check.campaign, head=head, contribution=contribution, rng=rng, by=maker
+    )
     result = pool.roll(d6, d10, check.target, rolled_dice)
     shifted = bool(shift_d6 or shift_d10)
     data = {

@@ -118,6 +118,7 @@ class Pool:
     export_about = staticmethod(report.export_about)
     export_rolled = staticmethod(report.export_rolled)
     drawn = staticmethod(report.drawn)
+    replay = staticmethod(report.replay)
 
     def suggestions(self):
         """Every attribute and listed skill of the sheet, offered while typing a suggestion."""
