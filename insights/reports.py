@@ -497,9 +497,9 @@ def csv_header():
 #: The kinds whose rows name the character.
 _NAMED = (LogEntry.ROLL, LogEntry.REVEAL)
 #: The kinds whose JSON rows hold their data (a reveal: with its preimage; a session's start and
-#: end: the dice seed revealed and the next one's commitment, for anyone's own check of the dice,
-#: docs/fair-dice.md).
-_WITH_DATA = (*LogEntry.ROLLS, LogEntry.MESSAGE, LogEntry.SESSION_START, LogEntry.SESSION_END)
+#: end and the GM's early reveal of the dice seed: the seed revealed and the next one's
+#: commitment, for anyone's own check of the dice, docs/fair-dice.md).
+_WITH_DATA = (*LogEntry.ROLLS, LogEntry.MESSAGE, *LogEntry.ANNOUNCE_DICE)
 
 
 def json_row(entry, hidden):

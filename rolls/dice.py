@@ -110,42 +110,73 @@ def dice_problem(entry, seed):
     return None
 
 
+def announcements(campaign):
+    """[(number, commitment)] of the log's entries that announced a dice seed's commitment (a
+    session's start or end, the GM's early reveal: ``LogEntry.ANNOUNCE_DICE``), in order."""
+    found = LogEntry.objects.filter(campaign=campaign, kind__in=LogEntry.ANNOUNCE_DICE)
+    found = found.filter(data__dice__isnull=False).order_by("seq")
+    return list(found.values_list("seq", "data__dice"))
+
+
+def announced_before(announced, seq):
+    """The (number, commitment) of the last announcement in ``announced`` before number
+    ``seq``, or None."""
+    before = [each for each in announced if each[0] < seq]
+    return before[-1] if before else None
+
+
 def dice_verify(campaign):
-    """(place, why) of the first roll of a revealed seed whose dice do not verify, else None;
-    and how many rolls were checked: ``(problem, checked)``."""
+    """``(problem, checked, unannounced)``: ``problem``, (place, why) of the first roll whose
+    dice do not verify, else None; ``checked``, how many rolls of revealed seeds were checked;
+    ``unannounced``, how many rolls came before any seed was announced in the log (a
+    campaign's first seed, shown in the room only: its dice are checked, not when it was
+    committed). Each roll must name the commitment last announced before it (its seed was
+    committed before the roll, in the chained log), and the dice of a revealed seed's rolls must
+    be what the seed, the contribution and the roll's number give (``dice_problem``)."""
     revealed = {
         seed.commitment: seed
         for seed in DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=False)
     }
-    checked = 0
+    announced = announcements(campaign)
+    checked = unannounced = 0
     rolls = LogEntry.objects.filter(campaign=campaign, kind__in=LogEntry.ROLLS)
     rolls = rolls.filter(data__fair__isnull=False).order_by("seq", "sub")
     for entry in rolls.iterator(chunk_size=2000):
-        seed = revealed.get((entry.data.get("fair") or {}).get("commitment"))
+        committed = (entry.data.get("fair") or {}).get("commitment")
+        last = announced_before(announced, entry.seq)
+        if last is None:
+            unannounced += 1
+        elif last[1] != committed:
+            why = f"its seed is not the one announced before it (#{last[0]})"
+            return (entry.place, why), checked, unannounced
+        seed = revealed.get(committed)
         if seed is None:
-            committed = entry.data["fair"].get("commitment")
             if not DiceSeed.objects.filter(campaign=campaign, commitment=committed).exists():
-                return (entry.place, "its seed was never committed"), checked
+                return (entry.place, "its seed was never committed"), checked, unannounced
             continue  # its seed is still open: checked once revealed
         why = dice_problem(entry, seed)
         if why:
-            return (entry.place, why), checked
+            return (entry.place, why), checked, unannounced
         checked += 1
-    return None, checked
+    return None, checked, unannounced
 
 
 @dataclass
 class Shown:
     """What the fair-dice page shows a member (``rolls/dice.html``): the open seed's
     commitment; the revealed seeds, newest first; the one ``chosen`` with the rolls of it the
-    viewer may see (``rolls``: each entry with ``fair``, its record, and ``faces``, what it
-    shows in draw order, or None) and how many it holds that they may not (``hidden``)."""
+    viewer may see (``rolls``: each entry with ``fair``, its record, and ``shown_json``, the
+    draws its dice must be) and how many it holds that they may not (``hidden``)."""
 
     open: DiceSeed | None
     revealed: list
     chosen: DiceSeed | None = None
     rolls: list = field(default_factory=list)
     hidden: int = 0
+    #: The numbers of the entry that announced the chosen seed's commitment and of the next
+    #: announcement (None: none), between which its rolls must lie.
+    announced: int | None = None
+    until: int | None = None
 
 
 def shown_to(campaign, viewer_id, gm_id, chosen=""):
@@ -162,6 +193,12 @@ def shown_to(campaign, viewer_id, gm_id, chosen=""):
     shown.chosen = (picked or shown.revealed or [None])[0]
     if shown.chosen is None:
         return shown
+    # Where the log announced the seed, and the next one: its rolls lie between.
+    announced = announcements(campaign)
+    at = [seq for seq, commitment in announced if commitment == shown.chosen.commitment]
+    shown.announced = at[0] if at else None
+    later = [seq for seq, _ in announced if shown.announced and seq > shown.announced]
+    shown.until = later[0] if later else None
     rolls = LogEntry.objects.filter(campaign=campaign, kind__in=LogEntry.ROLLS)
     rolls = rolls.filter(data__fair__commitment=shown.chosen.commitment)
     # A GM-secret roll once revealed is everyone's to check, as its reveal shows its dice.

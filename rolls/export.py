@@ -100,6 +100,8 @@ def entry_cells(kind, visibility, data, *, hidden=False):
         return ["", "", about, "", "", result, "", "", "", "", note]
     if kind == LogEntry.MESSAGE:
         about = "Whisper" if visibility == WHISPER else "Message"
+    elif kind == LogEntry.DICE:
+        about = "Dice seed revealed"
     else:
         about = f"Session {get('number', '')}"
     return ["", "", about, *[""] * (len(CELLS) - 3)]

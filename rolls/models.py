@@ -208,6 +208,9 @@ class LogEntry(models.Model):
     FREE = "free_roll"
     #: Table talk: a message to everyone, or a whisper (``WHISPER``) to one member.
     MESSAGE = "message"
+    #: The GM revealed the dice seed early (data: ``seed``, the one revealed; ``dice``, the
+    #: commitment of the next), as a session's start and end do (``rolls.dice``).
+    DICE = "dice_seed"
     KINDS = [
         (ROLL, "Roll"),
         (SESSION_START, "Session start"),
@@ -215,7 +218,10 @@ class LogEntry(models.Model):
         (REVEAL, "Reveal"),
         (FREE, "Free roll"),
         (MESSAGE, "Message"),
+        (DICE, "Dice seed"),
     ]
+    #: The entries that announce the next dice seed's commitment (``data["dice"]``).
+    ANNOUNCE_DICE = (SESSION_START, SESSION_END, DICE)
     #: The kinds whose dice count: a check's roll, a free roll.
     ROLLS = (ROLL, FREE)
 

@@ -43,10 +43,11 @@ def render_entry_for(entry, *, viewer_id, gm_id, oob=False, revealable=()):
 
 def render_fingerprint(entry):
     """The log's fingerprint once ``entry`` is its last (None: an empty log); pushed, it takes
-    the place of the one the page shows. A session's start or end commits the next dice seed
-    (``rolls.dice``): its commitment (in the entry's data) takes the place of the one shown."""
+    the place of the one the page shows. A session's start or end, or the GM's early reveal,
+    commits the next dice seed (``rolls.dice``): its commitment (in the entry's data) takes the
+    place of the one shown."""
     html = render_to_string("rolls/_fingerprint.html", {"entry": entry})
-    if entry is not None and entry.kind in (LogEntry.SESSION_START, LogEntry.SESSION_END):
+    if entry is not None and entry.kind in LogEntry.ANNOUNCE_DICE:
         commitment = entry.data.get("dice")
         if commitment:
             context = {"commitment": commitment}
@@ -96,13 +97,6 @@ def entry_message(entry):
     if entry.visibility == PRIVATE:
         message["users"] = {str(entry.actor_id): full}
     return message
-
-
-def push_dice_commitment(seed):
-    """Every member's room shows the commitment of the campaign's new dice seed ``seed`` once
-    the write in progress commits (a session's start or end says it in its entry's push)."""
-    html = render_to_string("rolls/_dice_commitment.html", {"commitment": seed.commitment})
-    core_push.send_on_commit(seed.campaign_id, lambda: [{"all": html}])
 
 
 def push_entry(entry):

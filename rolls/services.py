@@ -333,13 +333,16 @@ def _seeds(rotated):
 
 
 @transaction.atomic(savepoint=False)
-def dice_seed_reveal(*, campaign):
+def dice_seed_reveal(*, campaign, by):
     """The GM reveals the campaign's dice seed now, before the session ends: anyone can check
     the rolls it gave at once; the next rolls take a new seed, committed now (``rolls.dice``).
-    Returns the new seed."""
+    The log says so (a ``dice_seed`` entry with the seed revealed and the next commitment, under
+    the chain): every roll is held to the last commitment announced before it. Returns the
+    entry."""
     _lock_campaign(campaign)
-    _revealed, new = dice.seed_rotate(campaign)
-    return new
+    return log_append(
+        campaign=campaign, kind=LogEntry.DICE, actor=by, data=_seeds(dice.seed_rotate(campaign))
+    )
 
 
 @transaction.atomic(savepoint=False)

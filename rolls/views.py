@@ -291,7 +291,7 @@ def dice_reveal(request, campaign_id):
     shows it, with its rolls checked."""
     campaign = campaign_for(request, campaign_id, gm=True)
     with transaction.atomic():
-        push.push_dice_commitment(services.dice_seed_reveal(campaign=campaign))
+        push.push_entry_on_commit(services.dice_seed_reveal(campaign=campaign, by=request.user))
     return redirect("dice", campaign.id)
 
 

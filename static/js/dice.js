@@ -17,8 +17,19 @@
     return left.length === right.length && left.every((value, i) => value === right[i]);
   }
 
-  async function rowProblem(fair, seed, commitment, row) {
+  // The numbers between which the seed's rolls lie: after the entry that announced it, before
+  // the next announcement (none: no bound).
+  function bounds(section) {
+    const number = (text) => (text ? Number(text) : null);
+    return [number(section.dataset.announced), number(section.dataset.until)];
+  }
+
+  async function rowProblem(fair, seed, commitment, row, [announced, until]) {
     if (row.dataset.commitment !== commitment) return "it names another seed";
+    const at = Number(row.dataset.position);
+    if ((announced !== null && at <= announced) || (until !== null && at >= until)) {
+      return "it was rolled outside its seed's time in the log";
+    }
     const draws = JSON.parse(row.dataset.draws);
     const position = Number(row.dataset.position);
     const wrong = await fair.verifyDraws(seed, row.dataset.contribution, position, draws);
@@ -44,7 +55,9 @@
     let good = 0;
     let bad = 0;
     for (const row of section.querySelectorAll("tr[data-roll]")) {
-      const why = seedOk ? await rowProblem(fair, seed, commitment, row) : "the seed is not the one committed";
+      const why = seedOk
+        ? await rowProblem(fair, seed, commitment, row, bounds(section))
+        : "the seed is not the one committed";
       mark(row.querySelector("[data-check]"), !why, why ? "✗ " + why : "✓ recomputed");
       if (why) bad += 1;
       else good += 1;

@@ -9,11 +9,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from rolls import chain, services
 from rolls.dice import dice_problem, drawn, seed_open
 from rolls.export import cells_text
 from rolls.models import DiceSeed, LogEntry, outcome_fields
+from rolls.systems.pool import report as pool_report
 from rolls.systems.pool import services as pool_services
 from rules import fair
 from tests.helpers import HTMX
@@ -180,7 +182,10 @@ def test_a_changed_seed_fails(pool_table, ended):
 def test_a_roll_naming_a_seed_never_committed_fails(pool_table, ended):
     entry, _seed = ended
     rewrite(entry, {**entry.data, "fair": {**entry.data["fair"], "commitment": "ab" * 32}})
-    assert str(verify(pool_table.campaign)).endswith("roll #2: its seed was never committed.")
+    # The log announced another seed before it (#1, the session's start).
+    assert str(verify(pool_table.campaign)).endswith(
+        "roll #2: its seed is not the one announced before it (#1)."
+    )
 
 
 def test_a_free_roll_and_a_secret_one_are_fair_too(mana_table):
@@ -267,7 +272,16 @@ def test_rolls_at_once_each_draw_at_their_own_number(pool_table, player, gm, pus
     in_threads(*works)
     services.session_start(campaign=pool_table.campaign, by=gm)  # reveals the seed
     out = verify(pool_table.campaign)
-    assert str(out).strip().endswith("8 rolls' dice checked against their revealed seeds.")
+    assert "8 rolls' dice checked against their revealed seeds." in str(out)
+    # Before the first session the seed was shown in the room only: the log cannot tell when.
+    assert (
+        str(out)
+        .strip()
+        .endswith(
+            "8 rolls came before the log announced any dice seed (a campaign's first seed, shown in"
+            " the room only)."
+        )
+    )
 
 
 def test_a_roll_sent_without_scripts_says_so_in_the_room(mana_table, as_user, player):
@@ -312,3 +326,47 @@ def test_a_shift_the_gm_approves_draws_with_the_gms_part(pool_table, as_user, gm
     response = as_user(gm).post(shift, {"answer": "approve", "contribution": "zz"}, **HTMX)
     assert response.status_code == 422
     assert LogEntry.objects.filter(campaign=pool_table.campaign, kind=LogEntry.ROLL).count() == 1
+
+
+def test_a_roll_must_name_the_seed_last_announced_before_it(pool_table, gm):
+    """A server that made a seed of its own for a roll it had received (and revealed it, as an
+    early reveal would) is caught: the log announced another seed before the roll."""
+    services.session_start(campaign=pool_table.campaign, by=gm)
+    entry = pool_roll(pool_table, contribution=CONTRIBUTION)
+    announced = seed_open(pool_table.campaign)
+    other = DiceSeed.objects.create(
+        campaign=pool_table.campaign,
+        seed=fair.new_seed(),
+        commitment="",
+        revealed_at=timezone.now(),
+    )
+    other.commitment = fair.commitment(other.seed)
+    other.save()
+    again = fair.FairDice(other.seed, CONTRIBUTION, entry.seq)
+    data = {**entry.data, **pool_report.replay(entry.data | {"target": 5}, again)}
+    data["fair"] = {**again.record(), "by": "browser"}
+    rewrite(entry, data)
+    assert announced.commitment != other.commitment
+    assert str(verify(pool_table.campaign)).endswith(
+        "roll #2: its seed is not the one announced before it (#1)."
+    )
+
+
+def test_the_gms_early_reveal_announces_the_next_seed(pool_table, gm):
+    services.session_start(campaign=pool_table.campaign, by=gm)
+    services.dice_seed_reveal(campaign=pool_table.campaign, by=gm)
+    entry = pool_roll(pool_table, contribution=CONTRIBUTION)
+    services.dice_seed_reveal(campaign=pool_table.campaign, by=gm)
+    assert entry.seq == 3
+    assert (
+        verify(pool_table.campaign)
+        .strip()
+        .endswith("1 roll's dice checked against their revealed seeds.")
+    )
+
+
+def test_a_roll_before_any_announcement_naming_no_seed_fails(pool_table):
+    entry = pool_roll(pool_table, contribution=CONTRIBUTION)  # no session yet
+    services._move_head(entry.campaign_id, entry.place, entry.hash)
+    rewrite(entry, {**entry.data, "fair": {**entry.data["fair"], "commitment": "cd" * 32}})
+    assert str(verify(pool_table.campaign)).endswith("roll #1: its seed was never committed.")

@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.dice import seed_open
-from rolls.models import DiceSeed
+from rolls.models import DiceSeed, LogEntry
 from rolls.systems.pool import services as pool_services
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask
@@ -75,7 +75,7 @@ def test_an_older_seed_is_chosen_by_its_commitment(pool_table, as_user, player, 
     assert "<b>zz" not in unknown  # the newest revealed instead, nothing typed echoed
 
 
-def test_the_gm_reveals_the_seed_early_and_every_room_hears_the_new_commitment(
+def test_the_gm_reveals_the_seed_early_in_the_log_and_every_room_hears_it(
     pool_table, as_user, gm, django_capture_on_commit_callbacks, monkeypatch
 ):
     sent = []
@@ -87,12 +87,14 @@ def test_the_gm_reveals_the_seed_early_and_every_room_hears_the_new_commitment(
     open_seed.refresh_from_db()
     new = seed_open(pool_table.campaign)
     assert open_seed.revealed_at is not None and new.pk != open_seed.pk
-    assert [m["all"] for m in sent] == [
-        f'<span id="dice-commitment" title="The SHA-256 of the secret seed the next rolls\' dice '
-        "come from, with each roller's own random part: revealed when the session starts or ends"
-        " (or the GM reveals it early), so that anyone may recompute the dice of the rolls they"
-        f' may see."><code>{new.commitment[:16]}</code></span>'
-    ]
+    # The log says so, under the chain: the seed revealed and the next commitment.
+    entry = LogEntry.objects.get(campaign=pool_table.campaign, kind=LogEntry.DICE)
+    assert entry.data == {"seed": open_seed.seed, "dice": new.commitment}
+    assert entry.actor == gm and entry.visibility == "public"
+    [message] = sent
+    assert "The GM revealed the dice seed" in message["all"]
+    # The room's commitment is replaced with the entry's push.
+    assert message["all"].endswith(f' may see."><code>{new.commitment[:16]}</code></span>')
 
 
 def test_a_player_may_not_reveal_and_nothing_changes(pool_table, as_user, player):

@@ -33,13 +33,14 @@ class Command(BaseCommand):
             campaigns = campaigns.filter(pk=campaign)
             if not campaigns.exists():
                 raise CommandError(f"No campaign {campaign}.")
-        broken, whole, entries, dice = [], [], 0, 0
+        broken, whole, entries, dice, unannounced = [], [], 0, 0, 0
         # Each campaign's head is read before its log: the summary names what was verified.
         fields = ("pk", "name", "last_seq", "last_sub", "head_hash")
         for each in campaigns.only(*fields).iterator():
             problem = log_verify(each)
-            unfair, checked = (None, 0) if problem else dice_verify(each)
+            unfair, checked, early = (None, 0, 0) if problem else dice_verify(each)
             dice += checked
+            unannounced += early
             if problem:
                 broken.append(f"The roll log of {describe(each)} does not hold: {problem}.")
             elif unfair:
@@ -70,4 +71,10 @@ class Command(BaseCommand):
         if dice:
             rolls = "1 roll's dice" if dice == 1 else f"{dice} rolls' dice"
             summary += f" {rolls} checked against their revealed seeds."
+        if unannounced:
+            rolls = "1 roll" if unannounced == 1 else f"{unannounced} rolls"
+            summary += (
+                f" {rolls} came before the log announced any dice seed (a campaign's first seed,"
+                " shown in the room only)."
+            )
         self.stdout.write(summary)
