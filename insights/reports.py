@@ -473,19 +473,30 @@ def _hidden(entry, viewer_id, gm_id, revealed):
     return not entitled(visibility, viewer_id=viewer_id, **kwargs)
 
 
+def _common(entry, hidden):
+    """What both exports write of an entry of ``export_batches``, whatever their format: its
+    values, the character named only where the viewer may see a roll or reveal of it, and its
+    last value (its cells' text, or its data's)."""
+    seq, _sub, time, session, kind, visibility, _actor, player, character = entry[:9]
+    hash_, _recipient, recipient, text, last = entry[9:]
+    if hidden or kind not in _NAMED:
+        character = None
+    head = (seq, _iso(time), session or "", kind, visibility, hidden, player, character)
+    return head, (hash_[:12], recipient, text), last
+
+
 def csv_line(entry, hidden):
     """The CSV export's line of an entry of ``export_batches``, its end included."""
-    seq, _sub, time, session, kind, visibility, _actor, player, character = entry[:9]
-    hash_, _recipient, recipient, text, cells = entry[9:]
+    head, tail, cells = _common(entry, hidden)
+    seq, time, session, kind, visibility, hidden, player, character = head
+    fingerprint, to, text = tail
     if hidden:
-        character, cells = None, export.stub_text(kind)
-    elif kind not in _NAMED:
-        character = None
+        cells = export.stub_text(kind)
     player, character = export.csv_cell(player), export.csv_cell(character)
-    to, text = export.csv_cell(recipient), export.csv_cell(text)
+    to, text = export.csv_cell(to), export.csv_cell(text)
     return (
-        f"{seq},{_iso(time)},{session or ''},{kind},{visibility},{hidden},{player},{character},"
-        f"{cells},{hash_[:12]},{to},{text}\r\n"
+        f"{seq},{time},{session},{kind},{visibility},{hidden},{player},{character},"
+        f"{cells},{fingerprint},{to},{text}\r\n"
     )
 
 
@@ -504,19 +515,17 @@ _WITH_DATA = (*LogEntry.ROLLS, LogEntry.MESSAGE, *LogEntry.ANNOUNCE_DICE)
 
 def json_row(entry, hidden):
     """The JSON export's object (a dict of ``KEYS``) of an entry of ``export_batches``."""
-    seq, _sub, time, session, kind, visibility, _actor, player, character = entry[:9]
-    hash_, _recipient, recipient, text, data = entry[9:]
+    head, tail, data = _common(entry, hidden)
+    kind, visibility = head[3], head[4]
     data = orjson.loads(data)
     cells = export.entry_cells(kind, visibility, data, hidden=hidden)
     if kind == LogEntry.REVEAL:
         data = {**data, "preimage": export.reveal_preimage(data)}
     elif hidden or kind not in _WITH_DATA:
         data = None
-    if hidden or kind not in _NAMED:
-        character = None
-    head = (seq, _iso(time), session or "", kind, visibility, hidden, player or "")
-    tail = (hash_[:12], recipient or "", text or "", data)
-    return dict(zip(KEYS, (*head, character or "", *cells, *tail), strict=True))
+    head = tuple("" if value is None else value for value in head)
+    tail = tuple(value or "" for value in tail)
+    return dict(zip(KEYS, (*head, *cells, *tail, data), strict=True))
 
 
 def fingerprint_of(row):
