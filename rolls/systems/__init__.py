@@ -83,9 +83,11 @@
   ``exact_distribution(pool, counts, max_bins=, tail=)`` ((title, what, [(value, exact
   chance)], last, chance of ``last`` or more)); ``export_about(data)`` and
   ``export_rolled(data)`` (what a roll was about, and its (dice, faces, result), as the log
-  export writes them); ``drawn(data)``, the faces a roll shows in the order its dice were drawn
-  (``rolls.dice``: its fair draws must give them; none: the draws alone are checked), and the
-  roll takes its dice from ``rolls.services.roll_dice``;
+  export writes them); ``drawn(data)``, the draws a roll's shown dice must be, in the order
+  they were drawn, ``[1, faces, face]`` each, and ``replay(data, rng)``, what the dice decide
+  of the roll rolled again with ``rng``, each field as its data keeps it (``rolls.dice``
+  checks a revealed seed's rolls with both; none: the draws alone are checked); the roll takes
+  its dice from ``rolls.services.roll_dice``;
 * ``urls``: the module path of its URL patterns (``urls.py``; None: none), which
   ``config/urls.py`` includes giving each of their views ``system``, its key, for the view to
   pass to ``campaign_for``/``character_for``: 404 in a campaign of another system, the one gate
