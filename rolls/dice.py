@@ -6,16 +6,18 @@ drawn from one, with the roller's contribution and the roll's number in the log
   see its commitment in the room before any roll uses it.
 - When a session starts or ends, or the GM reveals it early, the open seed is revealed and the
   next one committed (``seed_rotate``): the seed of a session's rolls is shown when it ends.
-- A roll first takes its number (``rolls.services.log_head``), then draws its dice from the open
-  seed, the contribution the roller's browser sent (random bytes the server cannot know
-  before; a plain form sends none and the server makes one, which the entry says) and that
-  number (``rolls.services.roll_dice``); its data keeps the commitment, the contribution, who
-  made it and every draw (``rolls.services.dice_record``), under the log's hash.
+- A roll first takes its number, then draws its dice from the open seed, the contribution the
+  roller's browser sent (random bytes the server cannot know before; a plain form sends none
+  and the server makes one, which the entry says) and that number
+  (``rolls.services.roll_dice``); its data keeps the commitment, the contribution, who made
+  it and every draw (``log_append``), under the log's hash.
 - ``dice_verify`` recomputes every draw of every roll whose seed is revealed, and checks the
   dice the roll shows are those draws (``verify_rolls``)."""
 
 import json
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -32,33 +34,29 @@ BROWSER, GM, SERVER = "browser", "gm", "server"
 
 def seed_open(campaign):
     """The campaign's open seed, made now if it has none."""
-    seed = DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).first()
-    if seed is not None:
-        return seed
-    try:
-        with transaction.atomic():
-            return _seed_new(campaign)
-    except IntegrityError:  # a request beside this one made it first
-        return DiceSeed.objects.get(campaign=campaign, revealed_at__isnull=True)
+    return DiceSeed.objects.open_of(campaign) or _seed_new(campaign)
 
 
 def _seed_new(campaign):
+    """A new open seed for the campaign, or the one a request beside this one made first (one
+    open seed per campaign: a constraint)."""
     seed = fair.new_seed()
-    return DiceSeed.objects.create(campaign=campaign, seed=seed, commitment=fair.commitment(seed))
+    try:
+        with transaction.atomic():
+            commitment = fair.commitment(seed)
+            return DiceSeed.objects.create(campaign=campaign, seed=seed, commitment=commitment)
+    except IntegrityError:
+        return DiceSeed.objects.open_of(campaign)
 
 
 def seed_rotate(campaign):
     """Reveal the campaign's open seed, if it has one, and commit the next: (the one revealed
     or None, the new one). Call inside a transaction, under the campaign row's lock."""
-    revealed = DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).first()
+    revealed = DiceSeed.objects.open_of(campaign)
     if revealed is not None:
         revealed.revealed_at = timezone.now()
         revealed.save(update_fields=["revealed_at"])
-    try:
-        with transaction.atomic():
-            return revealed, _seed_new(campaign)
-    except IntegrityError:  # the room's first view made one beside this: that is the next
-        return revealed, DiceSeed.objects.get(campaign=campaign, revealed_at__isnull=True)
+    return revealed, _seed_new(campaign)
 
 
 def drawn(kind, data):
@@ -119,10 +117,10 @@ def announcements(campaign):
 
 
 def announced_before(announced, seq):
-    """The (number, commitment) of the last announcement in ``announced`` before number
-    ``seq``, or None."""
-    before = [each for each in announced if each[0] < seq]
-    return before[-1] if before else None
+    """The (number, commitment) of the last announcement in ``announced`` (``announcements``'
+    list, in order) before number ``seq``, or None."""
+    at = bisect_left(announced, seq, key=itemgetter(0))
+    return announced[at - 1] if at else None
 
 
 def dice_verify(campaign):
@@ -133,10 +131,7 @@ def dice_verify(campaign):
     committed). Each roll must name the commitment last announced before it (its seed was
     committed before the roll, in the chained log), and the dice of a revealed seed's rolls must
     be what the seed, the contribution and the roll's number give (``dice_problem``)."""
-    revealed = {
-        seed.commitment: seed
-        for seed in DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=False)
-    }
+    seeds = {seed.commitment: seed for seed in DiceSeed.objects.filter(campaign=campaign)}
     announced = announcements(campaign)
     checked = unannounced = 0
     rolls = LogEntry.objects.filter(campaign=campaign, kind__in=LogEntry.ROLLS)
@@ -149,10 +144,10 @@ def dice_verify(campaign):
         elif last[1] != committed:
             why = f"its seed is not the one announced before it (#{last[0]})"
             return (entry.place, why), checked, unannounced
-        seed = revealed.get(committed)
+        seed = seeds.get(committed)
         if seed is None:
-            if not DiceSeed.objects.filter(campaign=campaign, commitment=committed).exists():
-                return (entry.place, "its seed was never committed"), checked, unannounced
+            return (entry.place, "its seed was never committed"), checked, unannounced
+        if seed.revealed_at is None:
             continue  # its seed is still open: checked once revealed
         why = dice_problem(entry, seed)
         if why:

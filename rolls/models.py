@@ -391,6 +391,12 @@ def outcome_fields(kind, data, rolled=ASK_THE_SYSTEM):
     }
 
 
+class DiceSeedQuerySet(models.QuerySet):
+    def open_of(self, campaign):
+        """The campaign's open seed (not revealed), or None: there is at most one."""
+        return self.filter(campaign=campaign, revealed_at__isnull=True).first()
+
+
 class DiceSeed(models.Model):
     """A campaign's secret dice seed (``rules.fair``): every roll's dice come from the open one
     with the roller's contribution and the roll's place in the log (``rolls.dice``). Everyone
@@ -403,6 +409,8 @@ class DiceSeed(models.Model):
     commitment = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(default=timezone.now)
     revealed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = DiceSeedQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at", "pk"]

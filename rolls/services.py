@@ -18,7 +18,6 @@ from campaigns.models import Campaign, GameSession
 from core.writes import Refused
 from rules import fair
 from rules import notation as rules_notation
-from rules.fair import FairDice
 from sheets.models import Character
 
 from . import chain, dice
@@ -56,6 +55,7 @@ def log_append(
     rolled=ASK_THE_SYSTEM,
     recipient=None,
     head=None,
+    dice=None,
 ):
     """Append an entry to the campaign's log: the next place, chained and signed
     (``rolls.chain``). A GM-secret roll is sealed with a commitment to its result. ``opens``: the
@@ -64,11 +64,14 @@ def log_append(
     rest of its outcome (``models.outcome_fields``; by default the system is asked).
     ``recipient``: a whisper's (``WHISPER``), which takes no number of its own but the next
     ``sub`` of the last one. The entry's ``prev_place`` (not stored) is the place of the entry
-    before it, which its push names (``rolls.push``). ``head``: the log's head as ``log_head``
-    took it already in this transaction (a roll takes its number before its dice are drawn).
+    before it, which its push names (``rolls.push``). ``head`` and ``dice``: a roll's, as
+    ``roll_dice`` took them already in this transaction (a roll takes its number before its dice
+    are drawn); the data keeps the dice's record (``fair``: ``rolls.dice`` checks it).
 
     Call inside a transaction. Three statements: the head is taken under the campaign row's lock
     (held until the transaction ends), the entry is stored, the head moves to it."""
+    if isinstance(dice, fair.FairDice):  # a test's own dice leave no record
+        data = {**data, "fair": dice.record()}
     if kind in LogEntry.ROLLS and visibility == SECRET:
         data = chain.seal(data)
     whisper = visibility == WHISPER
@@ -100,33 +103,23 @@ def log_append(
     return entry
 
 
-def log_head(campaign):
-    """Take the campaign's log head for a roll (``_next_place``), before its dice are drawn:
-    the roll's number is the head's ``[0] + 1``; give it to ``log_append`` as ``head``. Call
-    inside a transaction: the campaign row stays locked until it ends."""
-    return _next_place(campaign.pk)
-
-
-def roll_dice(campaign, *, head, contribution="", rng=None, by=None):
-    """The dice of the roll that takes the number after ``head`` (``log_head``'s), drawn from
-    the campaign's open seed (``rolls.dice``) with ``contribution``, the roller's browser's (hex,
-    as ``rules.fair.check_contribution`` takes it; "": the server makes one, and the record says
-    so); what its data keeps of them is ``dice_record(dice)``. ``by``: who sent the
-    contribution when not the roller's browser (``rolls.dice.GM``: the GM approving a shift).
-    ``rng``: dice a test scripts instead, of which nothing is kept."""
+def roll_dice(campaign, *, contribution="", rng=None, by=None):
+    """A roll's number and dice: ``(head, dice)``. ``head``: the log's head, taken now under the
+    campaign row's lock (``_next_place``; the roll takes the next number), before the dice are
+    drawn. ``dice``: drawn from the campaign's open seed (``rolls.dice``), ``contribution`` (the
+    roller's browser's, hex as ``rules.fair.check_contribution`` takes it; "": the server makes
+    one, and the record says so) and that number. ``by``: who sent the contribution when not
+    the roller's browser (``rolls.dice.GM``: the GM approving a shift). ``rng``: dice a test
+    scripts instead, of which nothing is kept. Give both to ``log_append``, which keeps the
+    dice's record with the roll. Call inside a transaction."""
+    head = _next_place(campaign.pk)
     if rng is not None:
-        return rng
-    seed = DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).first()
-    seed = seed or dice.seed_open(campaign)  # the campaign's first: the room made it before
+        return head, rng
+    # The campaign's first was made by the room's first view, before any roll: read it.
+    seed = DiceSeed.objects.open_of(campaign) or dice.seed_open(campaign)
     by = (by or dice.BROWSER) if contribution else dice.SERVER
     contribution = contribution or fair.new_contribution()
-    return FairDice(seed.seed, contribution, head[0] + 1, by=by)
-
-
-def dice_record(rolled):
-    """What a roll's data keeps of its dice ``rolled`` (``roll_dice``'s): ``{"fair": ...}``, the
-    record ``dice_verify`` checks; nothing for a test's own dice."""
-    return {"fair": rolled.record()} if isinstance(rolled, FairDice) else {}
+    return head, fair.FairDice(seed.seed, contribution, head[0] + 1, by=by)
 
 
 def _next_place(campaign_id, *, whisper=False, opens=None):
@@ -612,16 +605,16 @@ def free_roll_make(*, campaign, by, notation, visibility=PUBLIC, contribution=""
         raise Refused("Choose public, private or GM secret.")
     if visibility == SECRET and by.pk != campaign.gm_id():
         raise Refused("Only the GM rolls in secret.")
-    head = log_head(campaign)
-    rolled = roll_dice(campaign, head=head, contribution=contribution, rng=rng)
+    head, rolled = roll_dice(campaign, contribution=contribution, rng=rng)
     outcome = rules_notation.roll(notation, rolled, chance=rules_notation.chance(notation))
     return log_append(
         campaign=campaign,
         kind=LogEntry.FREE,
         actor=by,
-        data={**outcome.as_data(), **dice_record(rolled)},
+        data=outcome.as_data(),
         visibility=visibility,
         head=head,
+        dice=rolled,
     )
 
 

@@ -16,7 +16,6 @@ from functools import partial
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -33,7 +32,6 @@ from sheets.party import party_context
 from . import dice, push, services, talk
 from .access import check_for
 from .consumers import online
-from .dice import seed_open
 from .forms import (
     CONTRIBUTION,
     NOTE_MAX,
@@ -133,9 +131,7 @@ def _live_checks(request, campaign):
 
 
 def _dice_commitment(campaign, *, make):
-    if make:
-        return seed_open(campaign).commitment
-    seed = DiceSeed.objects.filter(campaign=campaign, revealed_at__isnull=True).first()
+    seed = dice.seed_open(campaign) if make else DiceSeed.objects.open_of(campaign)
     return seed.commitment if seed else ""
 
 
@@ -290,8 +286,11 @@ def dice_reveal(request, campaign_id):
     """The GM reveals the dice seed now (``services.dice_seed_reveal``); the fair-dice page
     shows it, with its rolls checked."""
     campaign = campaign_for(request, campaign_id, gm=True)
-    with transaction.atomic():
+
+    def write():
         push.push_entry_on_commit(services.dice_seed_reveal(campaign=campaign, by=request.user))
+
+    attempt(write)  # nothing refuses it
     return redirect("dice", campaign.id)
 
 

@@ -18,11 +18,18 @@ from sheets.services import character_create
 from tests.helpers import HTMX, db_snapshot
 from tests.rules.scripted_rng import ScriptedRng
 
+#: The dice every roll draws (script_dice draws from it with a script of its own).
+ROLL_DICE = services.roll_dice
+
 
 def script_dice(monkeypatch, *faces):
     """Make the next roll made through the views show ``faces`` (instead of the campaign's fair
     dice, ``rolls.services.roll_dice``: such a roll keeps no record of them)."""
-    monkeypatch.setattr(services, "roll_dice", lambda campaign, **kwargs: ScriptedRng(*faces))
+
+    def scripted(campaign, **kwargs):
+        return ROLL_DICE(campaign, **{**kwargs, "rng": ScriptedRng(*faces)})
+
+    monkeypatch.setattr(services, "roll_dice", scripted)
 
 
 def fill(character, **amounts):

@@ -135,7 +135,7 @@ POOL_ROLL_PATH = [
     "rolls.systems.pool.system",  # Pool.roll_form: bound and validated (its ShiftFields)
     "core.writes",  # CHECK.respond: attempt (the transaction, the pushes registered), answer
     "rolls.systems.pool.services",  # roll, check_roll_pool
-    "rolls.services",  # check_claim, log_head, roll_dice (the open seed), log_append
+    "rolls.services",  # check_claim, roll_dice (the head, the open seed), log_append
     "rolls.export",  # the entry's cells in the CSV export (cells_text)
     "rolls.systems.pool.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash
@@ -155,7 +155,7 @@ MANA_ROLL_PATH = [
     "rolls.systems.mana.system",  # Mana.roll_form: bound and validated (its SpendFields)
     "core.writes",  # CHECK.respond: attempt (the pushes and the facts registered), answer
     "rolls.systems.mana.services",  # roll, check_roll_mana: the pools spent, the dice
-    "rolls.services",  # check_locked, log_head, roll_dice, log_append
+    "rolls.services",  # check_locked, roll_dice, log_append
     "rolls.export",  # the entry's cells in the CSV export (cells_text)
     "rolls.systems.mana.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash

@@ -237,8 +237,7 @@ def check_roll_mana(
             ManaPool.objects.filter(pk=pools[color].pk).update(
                 current=pools[color].current - amount
             )
-    head = shared.log_head(check.campaign)
-    rolled_dice = shared.roll_dice(check.campaign, head=head, contribution=contribution, rng=rng)
+    head, rolled_dice = shared.roll_dice(check.campaign, contribution=contribution, rng=rng)
     result = mana.roll(dice.dice, check.target, rolled_dice)
     attempt = check.rolls.count() + 1
     data = {
@@ -257,7 +256,6 @@ def check_roll_mana(
         "attempt": attempt,
         "intent": intent,
         "note": check.note,
-        **shared.dice_record(rolled_dice),
     }
     entry = shared.log_append(
         campaign=check.campaign,
@@ -269,6 +267,7 @@ def check_roll_mana(
         data=data,
         rolled=rolled(data),
         head=head,
+        dice=rolled_dice,
     )
     check.status = Check.DONE if result.success else Check.FAILED
     check.intent = intent

@@ -291,9 +291,8 @@ def _roll_pool(check, by, dice, *, attribute, skill, shift=(0, 0), bonus_effect=
         check=check, attribute=attribute, skill=skill, shift_d6=shift_d6, shift_d10=shift_d10
     )
     contribution, rng, maker = dice
-    head = shared.log_head(check.campaign)
-    rolled_dice = shared.roll_dice(
-        check.campaign, head=head, contribution=contribution, rng=rng, by=maker
+    head, rolled_dice = shared.roll_dice(
+        check.campaign, contribution=contribution, rng=rng, by=maker
     )
     result = pool.roll(d6, d10, check.target, rolled_dice)
     shifted = bool(shift_d6 or shift_d10)
@@ -315,7 +314,6 @@ def _roll_pool(check, by, dice, *, attribute, skill, shift=(0, 0), bonus_effect=
         "chance": str(pool.success_probability(d6, d10, check.target)),
         "intent": check.intent,
         "note": check.note,
-        **shared.dice_record(rolled_dice),
     }
     entry = shared.log_append(
         campaign=check.campaign,
@@ -327,6 +325,7 @@ def _roll_pool(check, by, dice, *, attribute, skill, shift=(0, 0), bonus_effect=
         data=data,
         rolled=rolled(data),
         head=head,
+        dice=rolled_dice,
     )
     return entry
 

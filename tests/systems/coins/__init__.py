@@ -36,12 +36,12 @@ def check_flip(*, check, by, coins, intent="", contribution="", rng=None):
     if isinstance(coins, bool) or not isinstance(coins, int) or not 1 <= coins <= MAX_COINS:
         raise Refused(f"Flip from 1 to {MAX_COINS} coins.")
     shared.check_claim(check, Check.DONE, intent=intent)
-    head = shared.log_head(check.campaign)
-    rolled = shared.roll_dice(check.campaign, head=head, contribution=contribution, rng=rng)
+    head, rolled = shared.roll_dice(check.campaign, contribution=contribution, rng=rng)
     faces = [rolled.randint(0, 1) for _ in range(coins)]
     heads = sum(faces)
     return shared.log_append(
         head=head,
+        dice=rolled,
         campaign=check.campaign,
         kind=LogEntry.ROLL,
         actor=by,
@@ -58,7 +58,6 @@ def check_flip(*, check, by, coins, intent="", contribution="", rng=None):
             "chance": str(chance(coins, check.target)),
             "intent": intent,
             "note": check.note,
-            **shared.dice_record(rolled),
         },
     )
 
