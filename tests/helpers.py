@@ -130,3 +130,27 @@ def fresh_python(code, env):
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def in_threads(*works):
+    """Run each of ``works`` in a thread of its own (its own database connection), started
+    together; re-raise the first error."""
+    barrier = threading.Barrier(len(works))
+    errors = []
+
+    def run(work):
+        try:
+            barrier.wait(timeout=30)
+            work()
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(work,)) for work in works]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    if errors:
+        raise errors[0]

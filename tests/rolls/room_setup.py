@@ -5,6 +5,7 @@ the odds fragment, a push recorder and a snapshot of everything a refused POST m
 
 from types import SimpleNamespace
 
+from django.test import Client
 from django.urls import reverse
 
 from core import push as core_push
@@ -189,3 +190,25 @@ def assert_whole(pool_table, count):
         prev, last = entry.hash, entry.place
     assert services.log_verify(pool_table.campaign) is None
     return entries
+
+
+def roll_request(pool_table, client, check):
+    """A player's Pool roll, as the room posts it."""
+
+    def post():
+        data = {"attribute": pool_table.strength.id, "skill": pool_table.jump.id}
+        response = client.post(url("check_roll", pool_table, check.id), data, **HTMX)
+        assert response.status_code == 204, response.content.decode()
+
+    return post
+
+
+def roll_requests(pool_table, user, count):
+    """``count`` Pool rolls of ``user``'s, each by a client of its own on a check of its own, to
+    send at once (``tests.helpers.in_threads``)."""
+    requests = []
+    for _ in range(count):
+        client = Client()
+        client.force_login(user)
+        requests.append(roll_request(pool_table, client, ask(pool_table, pool_table.ilse)))
+    return requests

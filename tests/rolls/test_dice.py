@@ -18,9 +18,8 @@ from rolls.models import DiceSeed, LogEntry, outcome_fields
 from rolls.systems.pool import report as pool_report
 from rolls.systems.pool import services as pool_services
 from rules import fair
-from tests.helpers import HTMX
-from tests.rolls.room_setup import ask, mana_params, roll_url
-from tests.rolls.test_log import in_threads, roll_request
+from tests.helpers import HTMX, in_threads
+from tests.rolls.room_setup import ask, mana_params, roll_requests, roll_url
 
 CONTRIBUTION = "00112233445566778899aabbccddeeff"
 
@@ -264,12 +263,7 @@ def test_rolls_at_once_each_draw_at_their_own_number(pool_table, player, gm, pus
     at the number it was logged at once the seed is revealed."""
     settings.WRITE_LIMITS = {}
     seed_open(pool_table.campaign)
-    works = []
-    for _ in range(8):
-        client = Client()
-        client.force_login(player)
-        works.append(roll_request(pool_table, client, ask(pool_table, pool_table.ilse)))
-    in_threads(*works)
+    in_threads(*roll_requests(pool_table, player, 8))
     services.session_start(campaign=pool_table.campaign, by=gm)  # reveals the seed
     out = verify(pool_table.campaign)
     assert "8 rolls' dice checked against their revealed seeds." in str(out)

@@ -17,8 +17,8 @@ from rolls.export import cells_text
 from rolls.models import LogEntry
 from rolls.services import GENESIS
 from tests.conftest import make_campaign
-from tests.helpers import HTMX
-from tests.rolls.room_setup import ask, assert_whole, roll_mana, url
+from tests.helpers import in_threads
+from tests.rolls.room_setup import ask, assert_whole, roll_mana, roll_request, roll_requests
 
 
 def roll(mana_table, face=5):
@@ -349,53 +349,13 @@ ON_POSTGRESQL = pytest.mark.skipif(
 )
 
 
-def in_threads(*works):
-    """Run each of ``works`` in a thread of its own (its own database connection), started
-    together; re-raise the first error."""
-    barrier = threading.Barrier(len(works))
-    errors = []
-
-    def run(work):
-        try:
-            barrier.wait(timeout=30)
-            work()
-        except BaseException as error:  # noqa: BLE001 - reported below
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(work,)) for work in works]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    if errors:
-        raise errors[0]
-
-
-def roll_request(pool_table, client, check):
-    """A player's Pool roll, as the room posts it."""
-
-    def post():
-        data = {"attribute": pool_table.strength.id, "skill": pool_table.jump.id}
-        response = client.post(url("check_roll", pool_table, check.id), data, **HTMX)
-        assert response.status_code == 204, response.content.decode()
-
-    return post
-
-
 @pytest.mark.django_db(transaction=True)
 def test_rolls_at_once_each_chain_to_the_one_before(pool_table, player, pushes, settings):
     """Real requests, eight at a time, twice over: every entry chains to the one before it
     (on both databases: run the suite on SQLite and on PostgreSQL)."""
     settings.WRITE_LIMITS = {}  # one player rolls faster here than the table allows
     for _round in range(2):
-        works = []
-        for _ in range(8):
-            client = Client()
-            client.force_login(player)
-            works.append(roll_request(pool_table, client, ask(pool_table, pool_table.ilse)))
-        in_threads(*works)
+        in_threads(*roll_requests(pool_table, player, 8))
     assert_whole(pool_table, 16)
 
 
