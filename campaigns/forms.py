@@ -108,7 +108,12 @@ class MemberAddForm(forms.Form):
 
 
 class SignupForm(UserCreationForm):
-    """Django's sign-up form; the username also passes ``names.check_username``."""
+    """Django's sign-up form; the username also passes ``names.check_username``. The password
+    passes the validators (settings.AUTH_PASSWORD_VALIDATORS), whose rule is its field's hint: a
+    refusal is shown in that field, beside the rule (Django puts it under the confirmation)."""
+
+    def validate_password_for_user(self, user, password_field_name="password1"):
+        super().validate_password_for_user(user, password_field_name=password_field_name)
 
     def clean_username(self):
         username = super().clean_username()

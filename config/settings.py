@@ -289,9 +289,15 @@ SESSION_ENGINE = (
     else "django.contrib.sessions.backends.cached_db"
 )
 
+# What a password chosen in a form must be (sign-up, a reset, a change; each form states the rule):
+# not like the username or email, 8 characters at least, not among the 20,000 most common
+# passwords, not digits only. Without the last two, "password" and "12345678" passed, on a
+# server that friends or the internet reach.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

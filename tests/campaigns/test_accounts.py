@@ -1,7 +1,9 @@
+import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape
 
 from tests.conftest import PASSWORD
 
@@ -122,3 +124,45 @@ def test_the_lock_ends_after_its_time(client, player, settings):
     assert log_in(client, PASSWORD).status_code == 429
     AccessAttempt.objects.update(attempt_time=timezone.now() - settings.LOGIN_LOCKOUT)
     assert log_in(client, PASSWORD).status_code == 302
+
+
+# Sign-up's password rule (config/settings.py AUTH_PASSWORD_VALIDATORS) ----------------------------
+@pytest.mark.parametrize(
+    "username, password, refusal",
+    [
+        ("newbie", "password", "This password is too common."),
+        ("newbie", "12345678", "This password is too common."),
+        ("newbie", "39174628", "This password is entirely numeric."),
+        ("dragonslayer", "dragonslayer1", "The password is too similar to the username."),
+        ("newbie", "k7#Qz", "This password is too short. It must contain at least 8 characters."),
+    ],
+    ids=["common", "common-digits", "numeric", "like-the-username", "short"],
+)
+def test_signup_refuses_a_weak_password_beside_the_rule(client, db, username, password, refusal):
+    data = {"username": username, "password1": password, "password2": password}
+    response = client.post(reverse("signup"), data)
+    assert response.status_code == 200
+    html = response.content.decode()
+    # The refusal is in the password's field, next to the rule it breaks.
+    start = html.rindex('<div class="field', 0, html.index('<label for="id_password1">'))
+    field = html[start : html.index('<label for="id_password2">')]
+    assert field.startswith('<div class="field has-error">')
+    assert escape(refusal) in field
+    for rule in RULES:
+        assert escape(rule) in field
+    assert not get_user_model().objects.filter(username=username).exists()
+
+
+#: The rule the sign-up form states, one sentence per validator.
+RULES = [
+    "Your password can’t be too similar to your other personal information.",
+    "Your password must contain at least 8 characters.",
+    "Your password can’t be a commonly used password.",
+    "Your password can’t be entirely numeric.",
+]
+
+
+def test_the_signup_form_states_the_password_rule(client, db):
+    html = client.get(reverse("signup")).content.decode()
+    for rule in RULES:
+        assert html.count(escape(rule)) == 1
