@@ -1,6 +1,39 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 
+from .accounts import LINK_DAYS, reset_path
 from .models import Campaign, GameSession, Membership
+
+User = get_user_model()
+
+
+# Django's user admin, with one more action: the host hands a forgotten password's link over
+# themselves (the server may send no mail), as ``manage.py reset_link`` does.
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class RollroomUserAdmin(UserAdmin):
+    actions = ["make_reset_links"]
+
+    @admin.action(description="Make a one-time password reset link")
+    def make_reset_links(self, request, queryset):
+        for user in queryset.order_by(User.USERNAME_FIELD):
+            if not user.is_active:
+                self.message_user(
+                    request,
+                    f"{user.get_username()} is not active: no link (make them active first).",
+                    messages.WARNING,
+                )
+                continue
+            link = request.build_absolute_uri(reset_path(user))
+            self.message_user(
+                request,
+                f"A link for {user.get_username()} to choose a new password, to hand over "
+                f"yourself; it works once, within {LINK_DAYS} days: {link}",
+                messages.SUCCESS,
+            )
 
 
 class MembershipInline(admin.TabularInline):

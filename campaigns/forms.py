@@ -5,6 +5,7 @@ below (costs, hit points) are what the systems' packages build theirs from
 (``rolls/systems/<key>/system.py``; Mana's palette and skills: ``rolls/systems/mana/forms.py``)."""
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 
 from core.names import check_username, plain_name
@@ -110,7 +111,19 @@ class MemberAddForm(forms.Form):
 class SignupForm(UserCreationForm):
     """Django's sign-up form; the username also passes ``names.check_username``. The password
     passes the validators (settings.AUTH_PASSWORD_VALIDATORS), whose rule is its field's hint: a
-    refusal is shown in that field, beside the rule (Django puts it under the confirmation)."""
+    refusal is shown in that field, beside the rule (Django puts it under the confirmation).
+    The email address is optional: where "Forgot your password?" mails a link, and nothing else."""
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        email = self.fields["email"]
+        email.label = "Email (optional)"
+        email.help_text = "Only for a link to choose a new password if you forget it."
+        if not settings.SENDS_MAIL:
+            email.help_text += " This server sends no mail for now: the host can make you one."
 
     def validate_password_for_user(self, user, password_field_name="password1"):
         super().validate_password_for_user(user, password_field_name=password_field_name)

@@ -13,7 +13,7 @@ import math
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import LogoutView, redirect_to_login
+from django.contrib.auth.views import LogoutView, PasswordResetView, redirect_to_login
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -26,6 +26,7 @@ from rules import notation
 
 from . import services
 from .access import campaign_for
+from .accounts import LINK_DAYS
 from .forms import (
     CampaignCreateForm,
     CampaignSettingsForm,
@@ -80,6 +81,26 @@ def signup(request):
     url = next_url or reverse("home")
     pieces = _own_page(request, "registration/signup.html", lambda: context, url)
     return answer(request, ok=ok, **pieces)
+
+
+class MailedPasswordReset(PasswordResetView):
+    """Django's "Forgot your password?": the address, then a one-time link mailed to each active
+    account that has it (campaigns/accounts.py). Every address gets the same answer, whether an
+    account has it or not, and whether its mail could be sent or not (Django logs a failure,
+    django.contrib.auth): a different one would tell a stranger which addresses have accounts."""
+
+    extra_context = {"sends_mail": True, "link_days": LINK_DAYS}
+    extra_email_context = {"link_days": LINK_DAYS}
+
+
+@require_http_methods(["GET", "POST"])
+def password_reset(request):
+    """Forgot your password? With mail (settings.SENDS_MAIL), ``MailedPasswordReset``. Without,
+    the page says that this server sends no mail and to ask the host for a link (``manage.py
+    reset_link``, the admin); a post is answered the same, and nothing is sent."""
+    if settings.SENDS_MAIL:
+        return MailedPasswordReset.as_view()(request)
+    return render(request, "registration/password_reset_form.html", {"sends_mail": False})
 
 
 @login_required

@@ -299,6 +299,32 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# --- Mail: a password reset link, the only mail Rollroom sends -----------------------------------
+# With DJANGO_EMAIL_HOST set, "Forgot your password?" mails a one-time link to the account's
+# address through that SMTP server; without it the page says that this server sends no mail and
+# to ask the host, who makes the link with `manage.py reset_link USERNAME` or the admin.
+EMAIL_HOST = os.environ.get("DJANGO_EMAIL_HOST", "").strip()
+SENDS_MAIL = bool(EMAIL_HOST)
+try:
+    EMAIL_PORT = int(os.environ.get("DJANGO_EMAIL_PORT", "") or 587)
+except ValueError:
+    raise ImproperlyConfigured("DJANGO_EMAIL_PORT: the SMTP server's port, a number.") from None
+EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_PASSWORD", "")
+# How the connection is encrypted: STARTTLS (port 587), TLS from the start (465), or not at all
+# (a relay on this computer or network).
+EMAIL_SECURITY = os.environ.get("DJANGO_EMAIL_SECURITY", "").strip().lower() or "starttls"
+if EMAIL_SECURITY not in ("starttls", "ssl", "none"):
+    raise ImproperlyConfigured(
+        f"DJANGO_EMAIL_SECURITY={os.environ['DJANGO_EMAIL_SECURITY']!r}: use starttls, ssl or none."
+    )
+EMAIL_USE_TLS = EMAIL_SECURITY == "starttls"
+EMAIL_USE_SSL = EMAIL_SECURITY == "ssl"
+# A mail server that does not answer would otherwise hold the request (and its thread) for good.
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_EMAIL_FROM") or EMAIL_HOST_USER or "rollroom@localhost"
+# --- end of mail ---------------------------------------------------------------------------------
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from campaigns.systems import SYSTEMS
-from campaigns.views import logout
+from campaigns.views import logout, password_reset
 
 
 def system_urls():
@@ -20,6 +20,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # Before Django's own: logging out also closes the user's room sockets.
     path("accounts/logout/", logout, name="logout"),
+    # Before Django's own: a server without mail says so and to ask the host for a link.
+    path("accounts/password_reset/", password_reset, name="password_reset"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("campaigns.urls")),
     path("", include("sheets.urls")),

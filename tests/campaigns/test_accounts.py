@@ -1,6 +1,7 @@
 import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth import get_user_model
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
@@ -166,3 +167,22 @@ def test_the_signup_form_states_the_password_rule(client, db):
     html = client.get(reverse("signup")).content.decode()
     for rule in RULES:
         assert html.count(escape(rule)) == 1
+
+
+def test_signup_keeps_an_optional_email_for_a_reset_link(client, db, settings):
+    settings.SENDS_MAIL = False
+    html = client.get(reverse("signup")).content.decode()
+    assert "Email (optional)" in html
+    assert "This server sends no mail for now: the host can make you one." in html
+    client.post(reverse("signup"), {**NEWBIE, "email": "newbie@example.org"})
+    assert get_user_model().objects.get(username="newbie").email == "newbie@example.org"
+    settings.SENDS_MAIL = True
+    assert "sends no mail" not in Client().get(reverse("signup")).content.decode()
+
+
+def test_signup_refuses_a_password_like_the_email(client, db):
+    data = {"username": "newbie", "email": "moonlit.harbor@example.org"}
+    data |= {"password1": "moonlitharbor", "password2": "moonlitharbor"}
+    html = client.post(reverse("signup"), data).content.decode()
+    assert "The password is too similar to the email address." in html
+    assert not get_user_model().objects.filter(username="newbie").exists()

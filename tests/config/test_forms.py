@@ -16,7 +16,7 @@ def fields(html):
     return FIELD.findall(html)
 
 
-@pytest.mark.parametrize("name, count", [("login", 2), ("signup", 3)], ids=["login", "signup"])
+@pytest.mark.parametrize("name, count", [("login", 2), ("signup", 4)], ids=["login", "signup"])
 def test_the_account_forms_render_each_field_in_the_site_look(client, db, name, count):
     html = client.get(reverse(name)).content.decode()
     assert len(fields(html)) == count

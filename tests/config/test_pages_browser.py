@@ -40,6 +40,7 @@ THEME_SHOWN = """([color, dark]) => getComputedStyle(document.body).backgroundCo
 PAGES = [
     (None, "/accounts/login/"),
     (None, "/accounts/signup/"),
+    (None, "/accounts/password_reset/"),
     ("ana", "/"),
     ("ana", "/campaigns/{pool}/"),
     ("ana", "/campaigns/{pool}/room/"),
@@ -49,6 +50,7 @@ PAGES = [
     ("ana", "/campaigns/{mana}/room/"),
     ("ana", "{mana_sheet}"),
     ("ana", "/campaigns/new/"),
+    ("ana", "/accounts/password_change/"),
     ("gm", "/"),
     ("gm", "/campaigns/{pool}/"),
     ("gm", "/campaigns/{pool}/room/"),

@@ -330,10 +330,45 @@ def test_the_settings_refuse_to_load_with_an_unknown_boolean(name):
             "s.CSRF_TRUSTED_ORIGINS",
             "['https://a.example', 'https://b.example']",
         ),
+        ({}, "(s.SENDS_MAIL, s.EMAIL_HOST)", "(False, '')"),
+        (
+            {"DJANGO_EMAIL_HOST": "smtp.example"},
+            "(s.SENDS_MAIL, s.EMAIL_HOST, s.EMAIL_PORT, s.EMAIL_USE_TLS, s.EMAIL_USE_SSL)",
+            "(True, 'smtp.example', 587, True, False)",
+        ),
+        (
+            {"DJANGO_EMAIL_PORT": "465", "DJANGO_EMAIL_SECURITY": "SSL"},
+            "(s.EMAIL_PORT, s.EMAIL_USE_TLS, s.EMAIL_USE_SSL)",
+            "(465, False, True)",
+        ),
+        ({"DJANGO_EMAIL_SECURITY": "none"}, "(s.EMAIL_USE_TLS, s.EMAIL_USE_SSL)", "(False, False)"),
+        (
+            {"DJANGO_EMAIL_USER": "gm@example.org", "DJANGO_EMAIL_PASSWORD": "secret"},
+            "(s.EMAIL_HOST_USER, s.EMAIL_HOST_PASSWORD, s.DEFAULT_FROM_EMAIL)",
+            "('gm@example.org', 'secret', 'gm@example.org')",
+        ),
+        (
+            {"DJANGO_EMAIL_USER": "gm", "DJANGO_EMAIL_FROM": "Rollroom <table@example.org>"},
+            "s.DEFAULT_FROM_EMAIL",
+            "Rollroom <table@example.org>",
+        ),
     ],
 )
 def test_each_variable_sets_what_the_readme_says(env, expr, expected):
     assert settings_read(env, expr).stdout.strip() == expected
+
+
+@pytest.mark.parametrize(
+    "env, refusal",
+    [
+        ({"DJANGO_EMAIL_PORT": "smtp"}, "DJANGO_EMAIL_PORT: the SMTP server's port, a number."),
+        ({"DJANGO_EMAIL_SECURITY": "tls"}, "DJANGO_EMAIL_SECURITY='tls': use starttls, ssl or"),
+    ],
+)
+def test_the_settings_refuse_a_mail_setting_they_cannot_use(env, refusal):
+    result = settings_read(env, "s.SENDS_MAIL")
+    assert result.returncode != 0
+    assert f"ImproperlyConfigured: {refusal}" in result.stderr
 
 
 def variables_read_by_the_settings():
