@@ -1,6 +1,7 @@
 """The per-user limit on writes and rolls (core/throttle.py)."""
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.cache import cache
 from django.urls import reverse
 
@@ -9,6 +10,7 @@ from core import shared_redis, throttle
 from tests.campaigns.helpers import renew
 from tests.faults import redis_server  # noqa: F401
 from tests.helpers import HTMX, db_snapshot
+from tests.rolls.room_setup import ask, url
 
 
 @pytest.fixture
@@ -106,6 +108,30 @@ def test_anonymous_posts_are_left_to_the_login_throttle(client, pool_campaign):
     assert Campaign.objects.count() == 1
     for _ in range(35):
         assert client.post(renew(pool_campaign)).status_code == 302  # to the login page
+
+
+def test_a_refused_write_counts_toward_its_limits_as_an_accepted_one(
+    mana_table, player, as_user, clock
+):
+    """Refused writes (422: nothing written) are counted before their view runs, so they cannot
+    be sent without limit either: refused rolls against the rolls' limit, refused table talk
+    against the talk's, refused changes of any kind against the writes'."""
+    campaign = mana_table.campaign
+    check = ask(mana_table, mana_table.mira, target=2)
+    client = as_user(player)
+    cases = [
+        (url("check_roll", mana_table, check.id), {"skill": "nope"}, "rolls"),
+        (url("talk_say", mana_table), {"text": "/r 2d"}, "talk"),
+    ]
+    for path, data, kind in cases:
+        most, _ = django_settings.WRITE_LIMITS[kind]
+        statuses = [client.post(path, data, **HTMX).status_code for _ in range(most + 1)]
+        assert statuses == [422] * most + [429], kind
+    clock.now += 10
+    writes, _ = django_settings.WRITE_LIMITS["writes"]
+    path = reverse("character_create", args=[campaign.id])
+    statuses = [client.post(path, {"name": ""}, **HTMX).status_code for _ in range(writes + 1)]
+    assert statuses == [422] * writes + [429]
 
 
 # With Redis (a redis-server of the test's own, tests/faults.py) --------------------------------
