@@ -755,9 +755,10 @@ def talk_say(request, campaign_id):
 @require_GET
 def talk_odds(request, campaign_id):
     """What a roll typed in the box would do, said before it is sent: its dice and, with a
-    target, its exact chance, or why it would be refused. Only rolls: the page never sends a
-    message or a whisper before it is said (static/js/room.js), and this answers nothing of
-    one."""
+    target, its exact chance (unless that costs more than a preview may,
+    ``notation.MAX_PREVIEW_COST``: the roll's entry gives it), or why it would be refused. Only
+    rolls: the page never sends a message or a whisper before it is said (static/js/room.js),
+    and this answers nothing of one."""
     campaign = campaign_for(request, campaign_id)
     form = TalkForm(request.GET, campaign=campaign, user=request.user)
     preview = {}
@@ -765,9 +766,13 @@ def talk_odds(request, campaign_id):
         if not form.is_valid():
             preview["error"] = first_error(form)
         else:
+            typed = form.cleaned_data["notation"]
             preview["said"] = form.cleaned_data["said"]
-            preview["notation"] = form.cleaned_data["notation"]
-            preview["chance"] = notation.chance(form.cleaned_data["notation"])
+            preview["notation"] = typed
+            if notation.chance_cost(typed) > notation.MAX_PREVIEW_COST:
+                preview["costly"] = True
+            else:
+                preview["chance"] = notation.chance(typed)
     return render(request, "rolls/_talk_odds.html", {"preview": preview})
 
 

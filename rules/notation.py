@@ -59,7 +59,8 @@ The notation as the app reads it (the /rules/ page tells the same to players):
   block ``kF+1..kF+F-1``), keep/drop runs a count over the faces from the kept end, counting is
   binomial (or a convolution of per-die counts when exploding). The work is estimated from the
   notation first (:func:`chance_cost`); :func:`parse` refuses a target whose estimate exceeds
-  :data:`MAX_CHANCE_COST`, so a targeted notation always has its exact odds, quickly.
+  :data:`MAX_CHANCE_COST`, so a targeted notation always has its exact odds, quickly. The odds
+  shown before a roll is sent are worked out only up to :data:`MAX_PREVIEW_COST`.
 
 Why a parser of our own and not ``d20.parse``: d20 reads ``6d10>=8`` as a comparison of the
 group's total with 8, not a count of dice; it has no ``!``, ``dl``/``dh``, ``adv`` or ``vs``; its
@@ -92,6 +93,7 @@ __all__ = [
     "MAX_DICE",
     "MAX_EXPLOSIONS",
     "MAX_FACES",
+    "MAX_PREVIEW_COST",
     "MAX_TARGET",
     "MAX_TEXT",
     "MAX_TOTAL",
@@ -129,6 +131,12 @@ MAX_TOTAL = 10_000_000
 #: 300,000 notations (exploding counts like ``70d3!>=2 vs 167``) take ~75 ms on the development
 #: machine, so about 0.3 s on one four times slower.
 MAX_CHANCE_COST = 300_000
+
+#: Most work (as :data:`MAX_CHANCE_COST`) the odds shown while a roll is typed may take, before
+#: it is sent: a player asks for one a keystroke, where a roll is asked for once. Above it the
+#: preview says so and the roll itself still gives its exact odds. The worst found below it
+#: (``26d6!>=2 vs 50``) takes ~13 ms on the development machine.
+MAX_PREVIEW_COST = 30_000
 
 EXAMPLES = "write dice like 2d6+3, 4d6kh3, 3d6!, 6d10>=8 or d20+5 adv vs 15"
 COMPARE_HINT = "Write >=8 (8 or more) or <=3 (3 or less)"

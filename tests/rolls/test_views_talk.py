@@ -12,6 +12,7 @@ from django.urls import reverse
 from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, WHISPER, LogEntry
 from rolls.push import entry_message
+from rules import notation
 from tests.helpers import HTMX, db_snapshot
 from tests.rolls.room_setup import refused, script_dice
 
@@ -319,6 +320,34 @@ def test_the_odds_preview_says_the_exact_chance_before_rolling(table, as_user, p
     assert client.get(path, {"text": "/w zed hi"}).content.decode().strip() == ""
     assert 'class="error"' in client.get(path, {"text": "/r 2d"}).content.decode()
     assert client.get(path, {"text": "hello"}).status_code == 200
+
+
+def test_a_preview_costing_more_than_a_preview_may_says_so_and_the_roll_gives_the_odds(
+    pool_table, as_user, player, monkeypatch
+):
+    """The issue's ``/r 50d2!>=2 vs 238``: accepted (its odds cost less than a roll's most) but
+    costlier than a preview may be, so the preview works nothing out (a player asks one a
+    keystroke); the roll itself logs its exact chance."""
+    typed = notation.parse("50d2!>=2 vs 238")
+    assert notation.MAX_PREVIEW_COST < notation.chance_cost(typed) <= notation.MAX_CHANCE_COST
+    exact = notation.chance(typed)
+    real = notation.chance
+
+    def not_in_a_preview(_):
+        raise AssertionError("worked out in a preview")
+
+    monkeypatch.setattr(notation, "chance", not_in_a_preview)
+    path = reverse("talk_odds", args=[pool_table.campaign.pk])
+    client = as_user(player)
+    html = client.get(path, {"text": "/r 50d2!>=2 vs 238"}, **HTMX).content.decode()
+    assert "Rolls <code>50d2!&gt;=2</code>" in html
+    assert "the chance to reach 238 takes too long to work out before the roll" in html
+    assert 'class="chance"' not in html and 'class="error"' not in html
+    monkeypatch.setattr(notation, "chance", real)
+    assert say(client, pool_table, "/r 50d2!>=2 vs 238", **HTMX).status_code == 200
+    entry = last_entry(pool_table)
+    assert (entry.data["expression"], entry.data["target"]) == ("50d2!>=2", 238)
+    assert Fraction(entry.data["chance"]) == exact
 
 
 # The log's proofs and what it tells ---------------------------------------------------------
