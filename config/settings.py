@@ -374,14 +374,16 @@ CONTENT_SECURITY_POLICY = {
 }
 # --- end of Content-Security-Policy ------------------------------------------------------------
 
-# --- Write limits per user (core/throttle.py) -------------------------------------------
+# --- Write and preview limits (core/throttle.py) ------------------------------------------
 # A logged-in user's writes (POSTs), rolls and table talk, each at most so many per window of
-# seconds; one more is answered 429 with a sentence, and nothing is written. Counted in Redis
-# when there is one (every process shares the count), else, or while it is unreachable, in each
-# process's CACHES["default"] (see core/throttle.py).
+# seconds; one more is answered 429 with a sentence, and nothing is written. "previews": the
+# requests that work out odds before a roll (the roll forms, the room's box, the NPC form, the
+# public calculator), a user's or, for a visitor not logged in, an address's; typing asks for
+# a few a second at most. Counted in Redis when there is one (every process shares the count),
+# else, or while it is unreachable, in each process's CACHES["default"] (see core/throttle.py).
 MIDDLEWARE.append("core.throttle.WriteLimitMiddleware")
-WRITE_LIMITS = {"writes": (30, 10), "rolls": (10, 10), "talk": (10, 10)}
-# --- end of write limits -----------------------------------------------------------------------
+WRITE_LIMITS = {"writes": (30, 10), "rolls": (10, 10), "talk": (10, 10), "previews": (40, 10)}
+# --- end of write and preview limits ----------------------------------------------------------
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

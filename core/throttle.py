@@ -1,18 +1,22 @@
-"""A per-user limit on writes and rolls (config/settings.py, ``WRITE_LIMITS``).
+"""The limits on writes, rolls and odds previews (config/settings.py, ``WRITE_LIMITS``).
 
 Each logged-in user's POSTs are counted in Django's cache, in fixed windows: at most ``writes``
 per window of every kind, at most ``rolls`` of them rolls (the views named in ``ROLL_VIEWS``)
-and at most ``talk`` of them said or rolled from the room's box (``TALK_VIEWS``).
+and at most ``talk`` of them said or rolled from the room's box (``TALK_VIEWS``). The requests
+that work out odds before a roll (``PREVIEW_VIEWS``: the room's roll forms and box, the NPC
+form, the public calculator) are counted as ``previews``, whatever their method: a user's
+own, or an anonymous visitor's by the client's address (:func:`client_address`).
 A request over a limit is answered 429 with a sentence and a Retry-After header, before its view
-runs: nothing is written. htmx gets the sentence as text, which static/js/site.js shows in the
-page's notice area; a plain form post gets it on a page of its own.
+runs: nothing is written or computed. htmx gets the sentence as text, which static/js/site.js
+shows in the page's notice area; a plain request gets it on a page of its own.
 
 With several processes (REDIS_URL) the counts live in Redis, which they share, so the limits
-hold across them: one round trip per write and limit (INCR and EXPIRE, pipelined). When Redis
-cannot be reached (core/shared_redis.py) each process counts in its own memory instead, as a
-single process always does (Django's default cache, config/settings.py CACHES): a user spread
-over N processes may then reach N times the limit until Redis returns, and no write fails for
-it. Counting costs no SQL statement: the user is the one the view reads anyway.
+hold across them: one round trip per counted request (INCR and EXPIRE of each of its limits,
+pipelined). When Redis cannot be reached (core/shared_redis.py) each process counts in its own
+memory instead, as a single process always does (Django's default cache, config/settings.py
+CACHES): a user spread over N processes may then reach N times the limit until Redis returns,
+and no request fails for it. Counting costs no SQL statement: the user is the one the view
+reads anyway.
 """
 
 import time
@@ -28,19 +32,34 @@ from core.shared_redis import ERRORS, client, outage
 ROLL_VIEWS = {"check_roll"}
 #: The views whose POSTs count as table talk too (messages, whispers and free rolls).
 TALK_VIEWS = {"talk_say"}
+#: The views that work out the odds of a roll not made yet (each request counts as a preview):
+#: without a limit one visitor typing in a loop would keep the server busy for every table.
+PREVIEW_VIEWS = {"talk_odds", "check_odds", "check_form", "npc_odds", "npc_form", "odds_calculator"}
 #: What the sentence calls each kind.
-WORDS = {"writes": "changes", "rolls": "rolls", "talk": "messages and free rolls"}
+WORDS = {
+    "writes": "changes",
+    "rolls": "rolls",
+    "talk": "messages and free rolls",
+    "previews": "odds previews",
+}
 #: Writes never limited: leaving must always work.
 UNLIMITED_VIEWS = {"logout"}
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
-def _counts(user_id, limits):
-    """This window's count of each (kind, window) of ``limits`` for the user, this request
-    included: in Redis (one round trip for them all), or this process's cache when Redis is
-    away or not configured."""
+def client_address(request):
+    """The address of the client that sent ``request``, as the server that runs us gives it
+    (daphne: the connection's). Behind a proxy this is the proxy's own, for every visitor: the
+    one place to read the client's from the proxy's header, once one is trusted."""
+    return request.META.get("REMOTE_ADDR") or "unknown"
+
+
+def _counts(who, limits):
+    """This window's count of each (kind, window) of ``limits`` for ``who`` (a user's id, or
+    ``ip:`` and an anonymous client's address), this request included: in Redis (one round trip
+    for them all), or this process's cache when Redis is away or not configured."""
     now = time.time()
-    keys = [(f"limit:{kind}:{user_id}:{int(now // window)}", window) for kind, window in limits]
+    keys = [(f"limit:{kind}:{who}:{int(now // window)}", window) for kind, window in limits]
     counts = _shared_counts(keys) if settings.REDIS_URL else None
     return counts or [_process_count(key, window) for key, window in keys]
 
@@ -74,27 +93,37 @@ def _process_count(key, window):
         return 1
 
 
-def over_limit(request):
-    """None, or the (sentence, seconds to wait) for a request over one of the user's limits."""
-    limits = getattr(settings, "WRITE_LIMITS", None)
-    if not limits or request.method not in WRITE_METHODS:
-        return None
-    user = getattr(request, "user", None)
-    if user is None or not user.is_authenticated:
-        return None
-    match = request.resolver_match
-    name = match.url_name if match else None
-    if name in UNLIMITED_VIEWS:
-        return None
+def _kinds(request, name):
+    """The kinds of limit ``request`` (to the view ``name``) counts against."""
+    if name in PREVIEW_VIEWS:
+        return ["previews"]
+    if request.method not in WRITE_METHODS or name in UNLIMITED_VIEWS:
+        return []
     kinds = ["writes"]
     if name in ROLL_VIEWS:
         kinds.append("rolls")
     if name in TALK_VIEWS:
         kinds.append("talk")
-    kinds = [kind for kind in kinds if kind in limits]
+    return kinds
+
+
+def over_limit(request):
+    """None, or the (sentence, seconds to wait) for a request over one of its sender's limits."""
+    limits = getattr(settings, "WRITE_LIMITS", None)
+    if not limits:
+        return None
+    match = request.resolver_match
+    kinds = [kind for kind in _kinds(request, match.url_name if match else None) if kind in limits]
     if not kinds:
         return None
-    counts = _counts(user.pk, [(kind, limits[kind][1]) for kind in kinds])
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        who = user.pk
+    elif kinds == ["previews"]:
+        who = f"ip:{client_address(request)}"
+    else:  # an anonymous write: the view sends it to the login page (login throttle: axes)
+        return None
+    counts = _counts(who, [(kind, limits[kind][1]) for kind in kinds])
     for kind, count in zip(kinds, counts, strict=True):
         most, window = limits[kind]
         if count > most:
@@ -110,7 +139,8 @@ def over_limit(request):
 
 
 class WriteLimitMiddleware:
-    """Answers 429 to a write over the user's limit (see the module's text)."""
+    """Answers 429 to a write or an odds preview over its sender's limit (see the module's
+    text)."""
 
     def __init__(self, get_response):
         self.get_response = get_response

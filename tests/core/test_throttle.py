@@ -1,4 +1,4 @@
-"""The per-user limit on writes and rolls (core/throttle.py)."""
+"""The limits on writes, rolls and odds previews (core/throttle.py)."""
 
 import pytest
 from django.conf import settings as django_settings
@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign
 from core import shared_redis, throttle
+from rules import notation
 from tests.campaigns.helpers import renew
 from tests.faults import redis_server  # noqa: F401
 from tests.helpers import HTMX, db_snapshot
@@ -134,6 +135,130 @@ def test_a_refused_write_counts_toward_its_limits_as_an_accepted_one(
     assert statuses == [422] * writes + [429]
 
 
+# Odds previews -----------------------------------------------------------------------------------
+
+#: A free roll whose exact odds are worked out before it is sent, as costly as a preview may be.
+COSTLY_PREVIEW = "/r 26d6!>=2 vs 50"
+
+
+@pytest.fixture
+def computed(monkeypatch):
+    """How many exact odds of free rolls the views worked out (``rules.notation.chance``), and
+    their estimated work."""
+
+    class Computed:
+        calls = 0
+        work = 0
+
+    real = notation.chance
+
+    def counting(typed):
+        Computed.calls += 1
+        Computed.work += notation.chance_cost(typed)
+        return real(typed)
+
+    monkeypatch.setattr(notation, "chance", counting)
+    return Computed
+
+
+def test_a_burst_of_odds_previews_is_refused_past_the_limit_and_computes_no_more(
+    pool_table, player, other_player, as_user, clock, computed
+):
+    """The issue's burst: 200 previews in ten seconds by one player. Past the limit each is
+    answered 429 before its view runs, so the work done for the burst is bounded by the limit
+    times the most a preview may cost, whatever the burst's size: what other members' pages
+    wait on is bounded by construction (the tests measure no time)."""
+    assert notation.chance_cost(notation.parse(COSTLY_PREVIEW[3:])) <= notation.MAX_PREVIEW_COST
+    most, window = django_settings.WRITE_LIMITS["previews"]
+    path = url("talk_odds", pool_table)
+    client = as_user(player)
+    answers = []
+    for _ in range(200):
+        answers.append(client.get(path, {"text": COSTLY_PREVIEW}, **HTMX))
+        clock.now += 0.04  # 200 in 8 s: one window
+    assert [a.status_code for a in answers] == [200] * most + [429] * (200 - most)
+    assert computed.calls == most
+    assert computed.work <= most * notation.MAX_PREVIEW_COST
+    refused = answers[-1]
+    assert refused["Content-Type"].startswith("text/plain")
+    assert 1 <= int(refused["Retry-After"]) <= window
+    assert refused.content.decode().startswith(
+        f"Slow down: at most {most} odds previews every {window} seconds."
+    )
+    # Another member's pages and previews, and the player's own writes, are not held back.
+    other = as_user(other_player)
+    assert other.get(url("room", pool_table)).status_code == 200
+    assert other.get(path, {"text": COSTLY_PREVIEW}, **HTMX).status_code == 200
+    client = as_user(player)
+    assert client.post(url("talk_say", pool_table), {"text": "hi"}, **HTMX).status_code == 200
+    # The next window previews again.
+    clock.now += window
+    assert client.get(path, {"text": COSTLY_PREVIEW}, **HTMX).status_code == 200
+
+
+def preview_requests(table):
+    """Every view that works out odds before a roll: its name -> (who asks, path, its GET)."""
+    check = ask(table, table.ilse, target=6)
+    npc = {"character": table.npc.id, "target": 6}
+    return {
+        "talk_odds": (table.player, url("talk_odds", table), {"text": "/r 2d6 vs 7"}),
+        "check_odds": (table.player, url("check_odds", table, check.id), {}),
+        "check_form": (table.player, url("check_form", table, check.id), {}),
+        "npc_odds": (table.gm, url("npc_odds", table), npc),
+        "npc_form": (table.gm, url("npc_form", table), npc),
+        "odds_calculator": (None, reverse("odds_calculator"), CALCULATOR),
+    }
+
+
+#: A Pool question to the public calculator.
+CALCULATOR = {"system": "pool", "d6": 2, "d10": 1, "tn": 6}
+
+
+@pytest.mark.parametrize("view", sorted(throttle.PREVIEW_VIEWS))
+def test_every_odds_preview_is_limited(pool_table, as_user, clock, settings, view):
+    settings.WRITE_LIMITS = {**settings.WRITE_LIMITS, "previews": (3, 10)}
+    who, path, params = preview_requests(pool_table)[view]
+    client = as_user(who)
+    statuses = [client.get(path, params, **HTMX).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    page = client.get(path, params)  # a plain GET: the site's own page
+    assert page.status_code == 429 and 'class="brand"' in page.content.decode()
+    assert page["Retry-After"] == "10"
+
+
+def test_a_users_odds_previews_share_one_count(pool_table, as_user, clock, settings):
+    settings.WRITE_LIMITS = {**settings.WRITE_LIMITS, "previews": (4, 10)}
+    requests = preview_requests(pool_table)
+    # The calculator counts a logged-in visitor's previews as theirs.
+    asks = [requests[view][1:] for view in ("talk_odds", "check_odds", "check_form")]
+    asks.append(requests["odds_calculator"][1:])
+    client = as_user(pool_table.player)
+    assert [client.get(path, params, **HTMX).status_code for path, params in asks] == [200] * 4
+    assert {client.get(path, params, **HTMX).status_code for path, params in asks} == {429}
+    # The room page itself is not a preview; the GM's previews are the GM's.
+    assert client.get(url("room", pool_table)).status_code == 200
+    gm = as_user(pool_table.gm)
+    for view in ("npc_odds", "npc_form"):
+        _, path, params = requests[view]
+        assert gm.get(path, params, **HTMX).status_code == 200
+
+
+def test_an_anonymous_visitors_previews_are_counted_by_address(client, clock, settings):
+    most, _ = settings.WRITE_LIMITS["previews"]
+    path = reverse("odds_calculator")
+    here = {"REMOTE_ADDR": "203.0.113.5", **HTMX}
+    statuses = [client.get(path, CALCULATOR, **here).status_code for _ in range(most + 1)]
+    assert statuses == [200] * most + [429]
+    assert client.get(path, CALCULATOR, REMOTE_ADDR="203.0.113.5").status_code == 429
+    # Another address has a count of its own.
+    assert client.get(path, CALCULATOR, REMOTE_ADDR="198.51.100.7", **HTMX).status_code == 200
+
+
+def test_the_client_address_is_the_connections(rf):
+    assert throttle.client_address(rf.get("/", REMOTE_ADDR="203.0.113.5")) == "203.0.113.5"
+    assert throttle.client_address(rf.get("/", REMOTE_ADDR="")) == "unknown"
+
+
 # With Redis (a redis-server of the test's own, tests/faults.py) --------------------------------
 
 
@@ -180,3 +305,19 @@ def test_with_redis_down_the_limit_holds_per_process_and_nothing_fails(
     assert "Redis reachable again" in caplog.records[-1].getMessage()
     key = f"rollroom:limit:writes:{gm.pk}:{int(clock.now // 10)}"
     assert shared_redis.client(shared_redis_at.url()).get(key) == b"1"
+
+
+def test_with_redis_odds_previews_are_counted_across_processes(
+    client, clock, settings, shared_redis_at
+):
+    most, window = settings.WRITE_LIMITS["previews"]
+    path = reverse("odds_calculator")
+    here = {"REMOTE_ADDR": "203.0.113.5", **HTMX}
+    for n in range(most):
+        if n == most // 2:
+            cache.clear()  # what another process would see of its own: nothing
+        assert client.get(path, CALCULATOR, **here).status_code == 200
+    cache.clear()
+    assert client.get(path, CALCULATOR, **here).status_code == 429
+    keys = shared_redis.client(shared_redis_at.url()).keys("rollroom:limit:*")
+    assert keys == [f"rollroom:limit:previews:ip:203.0.113.5:{int(clock.now // window)}".encode()]
