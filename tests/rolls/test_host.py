@@ -39,10 +39,10 @@ def test_a_bad_address_is_refused(addrport):
         parse_addrport(addrport)
 
 
-def greeting(address, monkeypatch, lan="192.168.1.23"):
+def greeting(address, monkeypatch, lan="192.168.1.23", port=8000):
     monkeypatch.setattr(host, "network_address", lambda: lan)
     out = StringIO()
-    host.Command(stdout=out).greet(address, 8000)
+    host.Command(stdout=out).greet(address, port, "python manage.py host")
     return out.getvalue()
 
 
@@ -51,9 +51,51 @@ def test_the_greeting_says_how_to_let_friends_in(monkeypatch, settings):
     text = greeting("0.0.0.0", monkeypatch)
     assert "Rollroom serves http://127.0.0.1:8000/" in text
     assert (
-        "DJANGO_ALLOWED_HOSTS=localhost,127.0.0.1,[::1],192.168.1.23 python manage.py host" in text
+        "DJANGO_ALLOWED_HOSTS='localhost,127.0.0.1,[::1],192.168.1.23' python manage.py host"
+        in text
     )
     assert "Plain HTTP; for HTTPS" in text
+
+
+def test_the_line_to_copy_is_the_command_that_was_run_with_the_hosts_added(
+    monkeypatch, settings, tmp_path
+):
+    """``host 0.0.0.0:8723`` run by a Python of its own: the line keeps the address and port
+    and names that Python (a bare ``python`` may be another, or none); pasted into a shell, it
+    runs that Python with the same arguments and the variable set."""
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
+    # A "Python" in a folder whose name needs quoting, which says what it was given.
+    python = tmp_path / "my games" / "python"
+    python.parent.mkdir()
+    python.write_text('#!/bin/sh\nprintf "%s\\n" "$DJANGO_ALLOWED_HOSTS" "$@"\n')
+    python.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(python))
+    monkeypatch.setattr(sys, "argv", ["manage.py", "host", "0.0.0.0:8723"])
+    monkeypatch.setattr(host, "network_address", lambda: "192.168.1.23")
+    out = StringIO()
+    host.Command(stdout=out).greet("0.0.0.0", 8723, host.command_line())
+    text = out.getvalue()
+    assert "Friends on your network would open http://192.168.1.23:8723/" in text
+    line = text.split("start again:\n", 1)[1].splitlines()[0].strip()
+    assert line == (
+        f"DJANGO_ALLOWED_HOSTS='localhost,127.0.0.1,[::1],192.168.1.23' '{python}' "
+        "manage.py host 0.0.0.0:8723"
+    )
+    ran = subprocess.run(
+        ["sh", "-c", line], capture_output=True, text=True, check=True, env={"PATH": "/bin"}
+    )
+    assert ran.stdout.splitlines() == [
+        "localhost,127.0.0.1,[::1],192.168.1.23",
+        "manage.py",
+        "host",
+        "0.0.0.0:8723",
+    ]
+
+
+def test_the_line_to_copy_of_python_m_django(monkeypatch):
+    monkeypatch.setattr(sys, "executable", "/usr/bin/python3")
+    argv = ["/venv/lib/python3.11/site-packages/django/__main__.py", "host", "[::]:8000"]
+    assert host.command_line(argv) == "/usr/bin/python3 -m django host '[::]:8000'"
 
 
 def test_the_greeting_gives_friends_the_address_once_allowed(monkeypatch, settings):

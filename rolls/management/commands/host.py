@@ -10,6 +10,7 @@ proxy that terminates HTTPS, DJANGO_SECURE=1 turns the HTTPS hardening on.
 """
 
 import os
+import shlex
 import socket
 import sys
 
@@ -43,6 +44,19 @@ def network_address():
             return None
 
 
+def command_line(argv=None):
+    """The command that is running (``argv``: ``sys.argv``), as a line to paste into a shell:
+    the Python that runs it (``sys.executable``: a bare ``python`` may be another one, without
+    Django), the script and every argument as given (the address and port), each quoted where
+    the shell needs it. ``python -m django`` shows as itself."""
+    script, *arguments = sys.argv if argv is None else argv
+    if os.path.basename(script) == "__main__.py":
+        script = ["-m", "django"]
+    else:
+        script = [script]
+    return shlex.join([sys.executable, *script, *arguments])
+
+
 class Command(BaseCommand):
     help = (
         "Serve Rollroom for a table: migrate, collect the static files, then daphne on "
@@ -61,14 +75,17 @@ class Command(BaseCommand):
         address, port = parse_addrport(addrport)
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
-        self.greet(address, port)
+        self.greet(address, port, command_line())
         argv = [sys.executable, "-m", "daphne", "-b", address, "-p", str(port)]
         argv.append("config.asgi:application")
         sys.stdout.flush()
         sys.stderr.flush()
         os.execv(sys.executable, argv)
 
-    def greet(self, address, port):
+    def greet(self, address, port, command):
+        """What the host is told: where Rollroom serves and, when friends on the network could
+        not reach it, ``command`` (the command that was run, as a shell line) again with the
+        network address added to DJANGO_ALLOWED_HOSTS."""
         write = self.stdout.write
         if settings.DEBUG:
             write(
@@ -87,12 +104,12 @@ class Command(BaseCommand):
             if lan and validate_host(lan, settings.ALLOWED_HOSTS):
                 write(f"Friends on your network: http://{lan}:{port}/")
             elif lan:
-                hosts = ",".join([*settings.ALLOWED_HOSTS, lan])
+                hosts = shlex.quote(",".join([*settings.ALLOWED_HOSTS, lan]))
                 write(
                     f"Friends on your network would open http://{lan}:{port}/, but the server "
                     f"answers only to {', '.join(settings.ALLOWED_HOSTS)}. Let it answer to that "
                     f"address (or a name of yours) and start again:\n"
-                    f"    DJANGO_ALLOWED_HOSTS={hosts} python manage.py host"
+                    f"    DJANGO_ALLOWED_HOSTS={hosts} {command}"
                 )
         if not settings.SECURE:
             write("Plain HTTP; for HTTPS put a proxy in front and set DJANGO_SECURE=1 (README).")
