@@ -92,9 +92,9 @@
     document.querySelectorAll("form[data-build]").forEach(countBuild);
   });
 
-  // A write over the user's limit (core/throttle.py) answers 429 with a sentence, and a
-  // request while the database is unreachable (config/views.py) 503: htmx neither swaps nor
-  // treats them as errors (base.html's htmx-config): show the sentence in the page's notice
+  // A write or an odds preview over its limit (core/throttle.py) answers 429 with a sentence,
+  // and a request while the database is unreachable (config/views.py) 503: htmx neither swaps
+  // nor treats them as errors (base.html's htmx-config): show the sentence in the page's notice
   // area, until an answer that went through.
   document.addEventListener("htmx:afterRequest", function (event) {
     const xhr = event.detail.xhr;
