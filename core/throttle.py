@@ -1,11 +1,13 @@
 """The limits on writes, rolls and odds previews (config/settings.py, ``WRITE_LIMITS``).
 
-Each logged-in user's POSTs are counted in Django's cache, in fixed windows: at most ``writes``
+Each user's POSTs are counted in Django's cache, in fixed windows: at most ``writes``
 per window of every kind, at most ``rolls`` of them rolls (the views named in ``ROLL_VIEWS``)
 and at most ``talk`` of them said or rolled from the room's box (``TALK_VIEWS``). The requests
 that work out odds before a roll (``PREVIEW_VIEWS``: the room's roll forms and box, the NPC
-form, the public calculator) are counted as ``previews``, whatever their method: a user's
-own, or an anonymous visitor's by the client's address (:func:`client_address`).
+form, the public calculator) are counted as ``previews``, whatever their method. A visitor not
+logged in is counted by the client's address (:func:`client_address`): their previews, and
+their writes (signing up, asking for a password reset link, which mails it), which would
+otherwise be unlimited.
 A request over a limit is answered 429 with a sentence and a Retry-After header, before its view
 runs: nothing is written or computed. htmx gets the sentence as text, which static/js/site.js
 shows in the page's notice area; a plain request gets it on a page of its own.
@@ -42,8 +44,9 @@ WORDS = {
     "talk": "messages and free rolls",
     "previews": "odds previews",
 }
-#: Writes never limited: leaving must always work.
-UNLIMITED_VIEWS = {"logout"}
+#: Writes never limited here: leaving must always work, and logging in has django-axes's limit
+#: (a lock after failed attempts), which must see every failure to lock the account.
+UNLIMITED_VIEWS = {"logout", "login"}
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
@@ -119,10 +122,8 @@ def over_limit(request):
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         who = user.pk
-    elif kinds == ["previews"]:
+    else:  # sign-up and "Forgot your password?" are written without a login
         who = f"ip:{client_address(request)}"
-    else:  # an anonymous write: the view sends it to the login page (login throttle: axes)
-        return None
     counts = _counts(who, [(kind, limits[kind][1]) for kind in kinds])
     for kind, count in zip(kinds, counts, strict=True):
         most, window = limits[kind]

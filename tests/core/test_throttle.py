@@ -2,10 +2,10 @@
 
 import pytest
 from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.urls import reverse
 
-from campaigns.models import Campaign
 from core import shared_redis, throttle
 from rules import notation
 from tests.campaigns.helpers import renew
@@ -105,10 +105,29 @@ def test_no_limit_without_the_setting(as_user, gm, pool_campaign, settings):
     assert all(client.post(renew(pool_campaign), **HTMX).status_code == 200 for _ in range(40))
 
 
-def test_anonymous_posts_are_left_to_the_login_throttle(client, pool_campaign):
-    assert Campaign.objects.count() == 1
-    for _ in range(35):
-        assert client.post(renew(pool_campaign)).status_code == 302  # to the login page
+def test_an_anonymous_visitors_writes_are_counted_by_address(client, clock, settings, db):
+    """Signing up and asking for a password reset link (which mails it) need no login: without
+    a count by address one visitor could make accounts or send mail without end."""
+    settings.SENDS_MAIL = False
+    most, _ = settings.WRITE_LIMITS["writes"]
+    here = {"REMOTE_ADDR": "203.0.113.5"}
+    resets = [
+        client.post(reverse("password_reset"), {"email": "a@example.org"}, **here).status_code
+        for _ in range(most - 1)
+    ]
+    assert resets == [200] * (most - 1)
+    signup = {"username": "newcomer", "password1": "a-long-pass-phrase"}
+    signup["password2"] = signup["password1"]
+    assert client.post(reverse("signup"), signup, **here).status_code == 302
+    client.logout()
+    refused = client.post(reverse("signup"), {**signup, "username": "another"}, **here)
+    assert refused.status_code == 429 and refused["Retry-After"]
+    assert get_user_model().objects.filter(username="another").count() == 0
+    # Another address has a count of its own.
+    other = client.post(
+        reverse("signup"), {**signup, "username": "another"}, REMOTE_ADDR="198.51.100.7"
+    )
+    assert other.status_code == 302
 
 
 def test_a_refused_write_counts_toward_its_limits_as_an_accepted_one(
