@@ -26,7 +26,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from rolls import services as log
 from rolls.models import PRIVATE, PUBLIC, SECRET, WHISPER, LogEntry
-from rules import mana
+from rules import mana, odds
 from sheets.services import character_create
 
 from . import server as procs
@@ -71,7 +71,7 @@ def _roll_data(rng, dice, target, intent):
         "successes": shown,
         "target": target,
         "success": shown >= target,
-        "chance": str(mana.success_probability(dice, target)),
+        "chance": odds.as_text(mana.success_probability(dice, target)),
         "attempt": 1,
         "intent": intent,
         "note": "",

@@ -1,6 +1,8 @@
 """What a campaign's log tells its members, read in a fixed number of queries whatever its size:
 luck against the exact chances every roll stored (``rules.luck``; counted from what each roll
-entry keeps of its outcome beside its data, ``LogEntry.OUTCOME``), and the log to take home.
+entry keeps of its outcome beside its data, ``LogEntry.OUTCOME``, its chance read back with
+``rules.odds.read``: exact, or the approximation a fraction too long to write was kept as), and
+the log to take home.
 Only what the viewer may see counts: the visibility filter below is ``models.entitled`` as a
 query."""
 
@@ -37,6 +39,7 @@ from rolls.models import (
     known_to,
 )
 from rolls.systems import system_of
+from rules import odds
 from rules.luck import Tally, ask_kind
 from sheets.models import Character
 
@@ -108,7 +111,7 @@ def luck(campaign, viewer_id):
         tally = Tally()
         for (success, chance), count in outcomes.items():
             if chance not in exact:
-                exact[chance] = Fraction(chance)
+                exact[chance] = odds.read(chance)
             tally.add(success, exact[chance], count)
         return tally
 
@@ -258,7 +261,7 @@ def tuning(campaign):
     for target, success, chance, count in groups:
         if target is None:  # every roll stores its target; nothing to tune without one
             continue
-        exact = Fraction(chance)
+        exact = odds.read(chance)
         row = targets.setdefault(target, TargetRow(target))
         row.tally.add(bool(success), exact, count)
         kind = ask_kind(exact)
@@ -271,7 +274,7 @@ def tuning(campaign):
         latest = rolls.filter(chance__in=sorted(found)).order_by("-seq")[:ASKS_SHOWN]
         fields = ("seq", "character_id", "target", "chance", "success")
         asks[kind] = [
-            Ask(seq, character, target, Fraction(chance), bool(success))
+            Ask(seq, character, target, odds.read(chance), bool(success))
             for seq, character, target, chance, success in (
                 latest.values_list(*fields) if found else ()
             )
@@ -333,7 +336,7 @@ def session_summary(campaign, session, viewer_id, page=1):
         if not shown:
             continue
         visible += shown
-        exact = Fraction(chance)
+        exact = odds.read(chance)
         tally.add(bool(success), exact, shown)
         if success and (lucky is None or (exact, earliest) < lucky):
             lucky = (exact, earliest)
@@ -356,7 +359,7 @@ def session_summary(campaign, session, viewer_id, page=1):
     )
     by_seq = {}
     for entry in found:
-        entry.chance = Fraction(entry.chance)
+        entry.chance = odds.read(entry.chance)
         by_seq[entry.seq] = entry
     page_rolls = [entry for entry in by_seq.values() if entry.here]
     return Summary(

@@ -16,6 +16,7 @@ import re
 from functools import cache
 
 from campaigns.systems import SYSTEMS
+from rules import odds
 
 from . import chain
 from .models import WHISPER, LogEntry
@@ -32,6 +33,7 @@ CELLS = (
     "target",
     "success",
     "chance",
+    "chance_decimal",
     "intent",
     "note",
 )
@@ -86,18 +88,23 @@ def entry_cells(kind, visibility, data, *, hidden=False):
         system, asked, about = get("system", ""), get("asked", ""), _about(data)
         target, success, chance = get("target", ""), get("success", ""), get("chance", "")
         intent, note = get("intent", ""), get("note", "")
-        return [system, asked, about, dice, faces, result, target, success, chance, intent, note]
+        decimal = chance_decimal(chance)
+        return [
+            *(system, asked, about, dice, faces, result),
+            *(target, success, chance, decimal, intent, note),
+        ]
     if kind == LogEntry.FREE:
         if hidden:
             return ["", "", "Free roll", *[""] * (len(CELLS) - 3)]
         asked, dice, result = get("expression", ""), get("detail", ""), get("total", "")
         target, success, chance = get("target", ""), get("success", ""), get("chance", "")
-        return ["", asked, "Free roll", dice, "", result, target, success, chance, "", ""]
+        decimal = chance_decimal(chance)
+        return ["", asked, "Free roll", dice, "", result, target, success, chance, decimal, "", ""]
     if kind == LogEntry.REVEAL:
         # The text whose sha256 is the commitment every player saw: anyone can check it.
         about, result = f"Reveal of #{get('of', '')}", reveal_preimage(data)
         note = f"commitment {get('commitment', '')}"
-        return ["", "", about, "", "", result, "", "", "", "", note]
+        return ["", "", about, "", "", result, "", "", "", "", "", note]
     if kind == LogEntry.MESSAGE:
         about = "Whisper" if visibility == WHISPER else "Message"
     elif kind == LogEntry.DICE:
@@ -105,6 +112,19 @@ def entry_cells(kind, visibility, data, *, hidden=False):
     else:
         about = f"Session {get('number', '')}"
     return ["", "", about, *[""] * (len(CELLS) - 3)]
+
+
+def chance_decimal(chance):
+    """A roll's stored chance (``rules.odds``' text: a fraction such as ``36437687/46656000``,
+    which a spreadsheet reads as text) as a float it reads as a number (CSV: its shortest
+    decimal, ``0.78097...``; JSON: a number), or "" without a chance (or one no longer
+    readable: the export of the rest of the log goes on)."""
+    if not chance:
+        return ""
+    try:
+        return odds.as_float(chance)
+    except (ValueError, ZeroDivisionError):
+        return ""
 
 
 def reveal_preimage(data):

@@ -275,8 +275,8 @@ class LogEntry(models.Model):
             models.UniqueConstraint(fields=["campaign", "seq", "sub"], name="unique_log_place"),
         ]
         indexes = [
-            # Most of what luck, tuning and the distributions count (the exact chance aside: a
-            # fraction may run to thousands of digits), read from the index, not the rows with
+            # Most of what luck, tuning and the distributions count (the chance aside: its text,
+            # ``rules.odds``, may run to 241 characters), read from the index, not the rows with
             # their data.
             models.Index(
                 fields=[

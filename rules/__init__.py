@@ -6,6 +6,8 @@
 * :mod:`rules.advice` - advice before a roll: mana spends and their odds, held-back dice.
 * :mod:`rules.distribution` - exact distributions of successes (Mana) and highest totals.
 * :mod:`rules.luck` - successes against the expected number, spread and verdict.
+* :mod:`rules.odds` - a chance as the app stores, shows and exports it: exact while short, a
+  marked approximation when its fraction runs to thousands of digits.
 * :mod:`rules.notation` - free rolls in dice notation: reading, rolling, the exact odds of a
   target.
 * :mod:`rules.fair` - dice nobody can choose: each die derived from a session's committed seed

@@ -85,6 +85,7 @@ from itertools import accumulate, repeat
 from math import comb
 from operator import add, mul, sub
 
+from . import odds
 from .errors import MAX_DICE, MAX_TARGET, Rng, RulesError
 
 __all__ = [
@@ -605,7 +606,7 @@ class Outcome:
         if self.target is not None:
             data["success"] = self.success
             if self.chance is not None:
-                data["chance"] = str(self.chance)
+                data["chance"] = odds.as_text(self.chance)
         data["groups"] = [group.as_data() for group in self.groups]
         data["detail"] = self.detail
         return data

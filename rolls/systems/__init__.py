@@ -22,7 +22,10 @@
   of what the form holds (``{"dice", "chance"}``), or why it would be refused (``{"error"}``);
 * ``roll(check, by, data)``: the roll itself (the write; Pool's and Mana's: their
   ``services.roll``, called straight from the view's write), from the form's cleaned data;
-  it refuses anything but what the check asks for, when it asks for something;
+  it refuses anything but what the check asks for, when it asks for something; its entry's
+  data keeps the roll's chance as ``rules.odds.as_text`` writes it (``chance``: exact, or a
+  marked approximation when the fraction is too long), which the insights read back with
+  ``rules.odds.read``;
   ``roll_facts``: what a roll changes of its character's facts (``"private"``: Mana's pools;
   ``"public"``; None: nothing), which the roll's pushes tell the pages showing them
   (``core.writes.attempt``'s ``facts``);

@@ -10,6 +10,8 @@ from django import template
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from rules import odds
+
 register = template.Library()
 
 #: Colors the swatches know (static/css/rollroom.css ``.swatch-<name>``); any other palette color
@@ -110,13 +112,25 @@ def swatch(color):
 
 @register.filter
 def percent(value):
-    """A probability (a Fraction or its string) as a percentage with one decimal."""
-    p = Fraction(value) * 100
+    """A probability (a Fraction or its stored text, ``rules.odds``) as a percentage with one
+    decimal, of the figure its text tells: a chance shown before a roll reads as its roll will."""
+    p = (odds.read(value) if isinstance(value, str) else odds.shown(value)) * 100
     if 0 < p < Fraction(1, 10):
         return "<0.1%"
     if 99.9 < p < 100:
         return ">99.9%"
     return f"{float(p):.1f}%"
+
+
+@register.filter
+def exactly(chance):
+    """A chance (a Fraction) as ``rules.odds`` writes it: "exactly 2307/10000", or "about ..."
+    when its fraction is too long to write."""
+    text = odds.as_text(chance)
+    if text.startswith(odds.APPROXIMATE):
+        about = text.removeprefix(odds.APPROXIMATE)
+        return f"about {about}: the exact fraction is too long to write"
+    return f"exactly {text}"
 
 
 @register.simple_tag

@@ -5,8 +5,12 @@ from fractions import Fraction
 
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
+from hypothesis import given
+from hypothesis import strategies as st
 
-from rules import mana, pool
+from rolls.templatetags.dice import percent
+from rules import MAX_DICE, MAX_TARGET, mana, odds, pool
 from tests.helpers import HTMX
 
 CALC = reverse("odds_calculator")
@@ -97,3 +101,78 @@ def test_typed_text_is_escaped_on_the_plain_page(client):
 @pytest.mark.django_db
 def test_only_get(client):
     assert client.post(CALC, {"system": "pool"}).status_code == 405
+
+
+# The ends of the ranges (issue #43): fractions of thousands of digits ----------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "params, about",
+    [
+        ({"d6": 0, "d10": 45, "tn": 1000}, "about 4.5e-99"),  # terms of ~4,500 digits
+        ({"d6": 100, "tn": 350}, "about 6.13827345096750"),  # ~4,600
+        ({"d6": 50, "d10": 50, "tn": 1000}, "about 5e-99"),
+        ({"d10": 100, "tn": 1000}, "about 1e-98"),  # ~10,000
+        ({"d6": 50, "d10": 50, "tn": 12}, "about 1-0.0021895093050136"),  # ~200: near certain
+    ],
+)
+def test_a_fraction_too_long_to_write_shows_its_approximation_to_anyone(client, params, about):
+    """An anonymous visitor's calculator answered 500 here: Python refuses to write an integer
+    of more than 4,300 digits."""
+    for htmx in (True, False):
+        html = calc(client, htmx=htmx, system="pool", **params)
+        assert about in html and "the exact fraction is too long to write" in html
+        assert "exactly" not in html.split('id="calculator"')[-1]
+    d6, d10, tn = params.get("d6", 0), params.get("d10", 0), params["tn"]
+    assert escape(percent(pool.success_probability(d6, d10, tn))) in html
+
+
+@pytest.mark.django_db
+def test_a_long_fraction_that_fits_is_still_exact(client):
+    html = calc(client, system="mana", dice=100, difficulty=1)  # the longest Mana chance
+    chance = mana.success_probability(100, 1)
+    assert f"exactly {chance}" in html and len(str(chance.denominator)) == 101
+
+
+@pytest.mark.django_db
+@given(
+    d6=st.one_of(st.integers(0, MAX_DICE), st.sampled_from([0, 1, MAX_DICE])),
+    d10=st.one_of(st.integers(0, MAX_DICE), st.sampled_from([0, 1, MAX_DICE])),
+    tn=st.one_of(st.integers(1, MAX_TARGET), st.sampled_from([1, 2, 606, 607, MAX_TARGET])),
+)
+def test_every_pool_calculation_the_form_accepts_answers(d6, d10, tn):
+    from django.test import Client
+
+    html = calc(Client(), system="pool", d6=d6, d10=d10, tn=tn)
+    if not 1 <= d6 + d10 <= MAX_DICE:
+        assert '<span class="error">' in html
+        return
+    chance = pool.success_probability(d6, d10, tn)
+    assert f'<b class="chance">{escape(percent(chance))}</b>' in html
+    text = odds.as_text(chance)
+    assert (f"exactly {text}" if odds.is_exact(chance) else f"about {text[1:]}") in html
+
+
+spend = st.one_of(st.integers(0, 100), st.sampled_from([0, 1, 99, 100]), st.none())
+
+
+@pytest.mark.django_db
+@given(
+    dice=st.one_of(st.none(), st.integers(1, MAX_DICE), st.sampled_from([1, MAX_DICE])),
+    spend_a=spend,
+    spend_b=spend,
+    colorless=spend,
+    trait=st.booleans(),
+    previous=st.one_of(st.integers(0, 300), st.sampled_from([0, 1, 300]), st.none()),
+    difficulty=st.one_of(st.integers(1, MAX_TARGET), st.sampled_from([1, 200, MAX_TARGET])),
+)
+def test_every_mana_calculation_the_form_accepts_answers(
+    dice, spend_a, spend_b, colorless, trait, previous, difficulty
+):
+    from django.test import Client
+
+    typed = {"dice": dice, "spend_a": spend_a, "spend_b": spend_b, "colorless": colorless}
+    typed |= {"previous": previous, "difficulty": difficulty} | ({"trait": "on"} if trait else {})
+    html = calc(Client(), system="mana", **{k: v for k, v in typed.items() if v is not None})
+    assert '<span class="error">' in html or "exactly " in html  # Mana's: always exact

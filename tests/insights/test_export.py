@@ -14,6 +14,7 @@ from django.urls import reverse
 from insights import reports as insights
 from rolls.models import LogEntry
 from rolls.systems.pool import services as pool_services
+from rules import pool
 from tests.insights.insight_setup import add_rolls, build_known_log
 from tests.rolls.room_setup import ask, roll_mana
 from tests.rules.scripted_rng import ScriptedRng
@@ -254,3 +255,32 @@ def test_a_time_is_written_as_isoformat_writes_it(mana_table, as_user, gm, micro
     assert csv_rows(client, mana_table)[1]["time"] == moment.isoformat()
     assert json_log(client, mana_table)["entries"][1]["time"] == moment.isoformat()
     assert moment.isoformat().endswith(("07+00:00", ".120000+00:00", ".123456+00:00", "05+00:00"))
+
+
+def test_the_chance_is_exact_and_beside_it_a_number_a_spreadsheet_reads(
+    pool_table, as_user, player
+):
+    """A spreadsheet reads ``36437687/46656000`` as text: the decimal column beside it is the
+    same chance as a number, for a fraction too long to write too (issue #43)."""
+    pool_services.rating_set(rating=pool_table.jump, value=60)
+    for target in (8, 1000):  # 3d6 + 60d10: exact at TN 8, about 6e-99 at TN 1000
+        check = ask(pool_table, pool_table.ilse, target=target)
+        faces = (1,) * 63  # every die a 1: no explosion
+        pool_services.check_roll_pool(
+            check=check,
+            by=player,
+            attribute=pool_table.strength,
+            skill=pool_table.jump,
+            rng=ScriptedRng(*faces),
+        )
+    response = get(as_user(player), pool_table, "log_csv")
+    assert "chance,chance_decimal,intent" in body(response).decode().splitlines()[0]
+    exact, approximate = csv_rows(as_user(player), pool_table)
+    chance = pool.success_probability(3, 60, 8)
+    assert (exact["chance"], float(exact["chance_decimal"])) == (str(chance), float(chance))
+    assert (approximate["chance"], approximate["chance_decimal"]) == ("~6e-99", "6e-99")
+    rows = json_log(as_user(player), pool_table)["entries"]
+    assert [(row["chance"], row["chance_decimal"]) for row in rows] == [
+        (str(chance), float(chance)),
+        ("~6e-99", 6e-99),
+    ]

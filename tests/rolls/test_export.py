@@ -85,6 +85,7 @@ def test_a_roll_shows_what_its_system_writes_and_its_stub_nothing():
         "target": 2,
         "success": True,
         "chance": "7/25",
+        "chance_decimal": 0.28,
         "intent": "clear the gap",
         "note": "",
     }
@@ -102,6 +103,7 @@ def test_a_free_roll_a_message_a_session_and_a_reveal():
         "[3, 5] + 1",
         9,
     )
+    assert (cells["chance"], cells["chance_decimal"]) == ("13/18", 13 / 18)
     assert stub_text(LogEntry.FREE) == ",,Free roll" + "," * (len(CELLS) - 3)
     said = {"text": "hello"}
     assert entry_cells(LogEntry.MESSAGE, WHISPER, said)[2] == "Whisper"

@@ -1,6 +1,8 @@
 """rolls/migrations/0002_signed_log: a log written before entries were signed is chained again
 under the log key, and verifies from there on."""
 
+from fractions import Fraction
+
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
@@ -8,6 +10,7 @@ from django.db.migrations.executor import MigrationExecutor
 import campaigns.models
 from rolls import services
 from rolls.chain import GENESIS
+from rules import notation as rules_notation
 
 BEFORE = [("campaigns", "0001_initial"), ("rolls", "0001_initial")]
 
@@ -116,10 +119,47 @@ def test_entries_logged_before_their_cells_were_kept_get_them_from_their_data():
         migrate()
     entries = list(LogEntry.objects.filter(campaign_id=campaign.pk).order_by("seq"))
     assert [e.cells for e in entries] == [
-        ",,Session 1,,,,,,,,",
-        "mana,,Jump,2d10,8 10,3 successes,2,True,7/25,,'=SUM(A1)",
-        ",,Message,,,,,,,,",
+        ",,Session 1,,,,,,,,,",
+        "mana,,Jump,2d10,8 10,3 successes,2,True,7/25,0.28,,'=SUM(A1)",
+        ",,Message,,,,,,,,,",
     ]
     assert [e.cells for e in entries] == [
         cells_text(e.kind, e.visibility, e.data) for e in entries
     ]  # as written from now on
+
+
+#: rolls/migrations/0014_logentry_cells_chance_decimal: before it, the export had no
+#: ``chance_decimal`` column, and the cells kept with each entry had none either.
+BEFORE_CHANCE_DECIMAL = [("rolls", "0013_dice_seed_entry")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_log_kept_before_the_decimal_column_still_verifies(mana_table):
+    from rolls.export import CELLS, cells_text, csv_text, entry_cells
+    from rolls.models import LogEntry
+    from tests.rolls.room_setup import ask, roll_mana
+
+    roll_mana(
+        ask(mana_table, mana_table.mira, target=3),
+        mana_table.player,
+        mana_table.gather,
+        [8, 10, 1, 2],
+    )
+    notation = rules_notation.parse("2d6 vs 8")
+    services.free_roll_make(campaign=mana_table.campaign, by=mana_table.player, notation=notation)
+    entries = LogEntry.objects.filter(campaign=mana_table.campaign)
+    decimal = CELLS.index("chance_decimal")
+    for entry in entries:  # the cells as the entries kept them before the column
+        cells = entry_cells(entry.kind, entry.visibility, entry.data)
+        entry.cells = csv_text(cells[:decimal] + cells[decimal + 1 :])
+        entry.save(update_fields=["cells"])
+    assert "its export is not the one its data says" in str(
+        services.log_verify(mana_table.campaign)
+    )
+    migrate(BEFORE_CHANCE_DECIMAL)
+    migrate()
+    assert services.log_verify(mana_table.campaign) is None
+    entries = list(entries.all())  # read again
+    assert [e.cells for e in entries] == [cells_text(e.kind, e.visibility, e.data) for e in entries]
+    roll = next(e for e in entries if e.kind == LogEntry.ROLL)
+    assert f",{roll.data['chance']},{float(Fraction(roll.data['chance']))}," in roll.cells

@@ -84,7 +84,7 @@ def test_export_cells_that_are_not_the_datas_fail(mana_table, rolled):
     """What an entry says in the CSV export is kept beside its data, not under its hash: it
     must say what the data says, or a download would show dice that were never rolled."""
     entry = rolled[0]
-    assert entry.cells == "mana,,Gather Information,1d10,2,0 successes,1,False,3/10,,"
+    assert entry.cells == "mana,,Gather Information,1d10,2,0 successes,1,False,3/10,0.3,,"
     LogEntry.objects.filter(pk=entry.pk).update(cells=entry.cells.replace(",2,", ",10,"))
     assert str(verify("--campaign", str(mana_table.campaign.pk))).endswith(
         "entry #1 was altered: its export is not the one its data says."

@@ -1,19 +1,30 @@
 """Rolling a check through the room (rolls.views.check_roll): Mana and Pool, refusals."""
 
+import re
+from fractions import Fraction
+
 import pytest
+from django.db import transaction
 from django.urls import reverse
+from django.utils.html import escape
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rolls import services
 from rolls.models import Check, LogEntry
 from rolls.systems.mana import models as mana_models
 from rolls.systems.mana.models import ManaSkill
+from rolls.systems.mana.services import traits_set
 from rolls.systems.pool import models as pool_models
 from rolls.systems.pool.models import Rating, rating_of
+from rolls.templatetags.dice import percent
+from rules import mana, odds, pool
 from sheets.services import character_create
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
 from tests.rolls.room_setup import (
     ask,
+    fill,
     rate,
     refused,
     roll_mana,
@@ -528,3 +539,178 @@ def test_the_pool_form_lists_only_approved_skills_of_the_attribute(pool_table, a
     assert "Dodge 1d10" in form
     for hidden in ("Parkour", "Wallrun", "Jump 2d10"):
         assert hidden not in form
+
+
+# Every number the forms accept, at both ends (issue #43) ----------------------------------------
+
+
+def shown_chance(html):
+    """The chance an odds fragment shows (escaped as the page has it), or None: refused."""
+    found = re.search(r'<b class="chance">(.*?)</b>', html)
+    return found and found.group(1)
+
+
+def test_a_pool_of_60_d10_against_tn_1000_is_rolled_and_logged(
+    pool_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks
+):
+    """Its exact chance has terms of about 6,000 digits, more than Python writes as text: the
+    roll answered 500 every time, nothing logged, the check stuck open."""
+    jump = pool_table.jump
+    rating_url = reverse("rating_set", args=[pool_table.campaign.id, pool_table.ilse.id, jump.id])
+    assert as_user(gm).post(rating_url, {"value": "60"}, **HTMX).status_code == 200
+    ask_data = {"character": pool_table.ilse.id, "suggestion": "Strength + Jump", "target": 1000}
+    ask_data |= {"note": "", "visibility": "public"}
+    assert as_user(gm).post(url("check_ask", pool_table), ask_data, **HTMX).status_code == 200
+    check = Check.objects.get(target=1000)
+    services.session_start(campaign=pool_table.campaign, by=gm)
+    client = as_user(player)
+    preview = client.get(url("check_odds", pool_table, check.id), pool_data(pool_table), **HTMX)
+    assert "3d6 + 60d10" in preview.content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(roll_url(pool_table, check), pool_data(pool_table), **HTMX)
+    assert response.status_code == 204
+    check.refresh_from_db()
+    assert check.status == Check.DONE
+    entry = check.rolls.get()
+    assert entry.data["chance"] == entry.chance == "~6e-99"
+    assert odds.read(entry.chance) == Fraction(60, 10**100)  # 1 - (1 - 10**-100)**60, nearly
+    assert shown_chance(preview.content.decode()) == "&lt;0.1%" == escape(percent(entry.chance))
+    [message] = pushes.entries()
+    assert "(chance &lt;0.1%)" in str(message)
+    assert ",~6e-99,6e-99," in entry.cells
+    assert services.log_verify(pool_table.campaign) is None
+    # What reads the chance back: the room, luck, tuning, the summary, both exports.
+    pages = {page: url(page, pool_table) for page in ("room", "campaign_luck", "tuning")}
+    pages["session_summary"] = url("session_summary", pool_table, 1)
+    for page, path in pages.items():
+        html = as_user(gm).get(path).content.decode()
+        assert "&lt;0.1%" in html, page
+    assert "<b>0</b> successes in 1 roll, 0.00 ± 0.00 expected" in html
+    for page in ("log_csv", "log_json"):
+        assert as_user(gm).get(url(page, pool_table)).status_code == 200, page
+
+
+def rating_value():
+    return st.one_of(st.integers(0, 100), st.sampled_from([0, 1, 59, 60, 99, 100]))
+
+
+@st.composite
+def pool_rolls(draw):
+    """What the GM may set (ratings 0..100, TN 1..1000) and the player may send (a skill or
+    none, 0..100 dice shifted of each kind), most of them rolls a check can roll."""
+    strength = draw(rating_value())
+    jump = draw(st.one_of(st.integers(0, 100 - strength), rating_value()))
+    tn = draw(st.one_of(st.integers(1, 1000), st.sampled_from([1, 2, 7, 11, 350, 606, 1000])))
+    with_skill = draw(st.booleans())
+    shift = st.one_of(st.just(0), st.integers(0, 3), st.integers(0, 100))
+    return strength, jump, tn, with_skill, draw(shift), draw(shift)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(chosen=pool_rolls())
+def test_every_pool_roll_the_forms_accept_previews_and_rolls(
+    pool_table, as_user, gm, player, pushes, django_capture_on_commit_callbacks, settings, chosen
+):
+    """Whatever the GM set and the player sent, the preview answers and the roll is logged with
+    the chance the preview showed, or refused with nothing changed: never a 500."""
+    settings.WRITE_LIMITS = {}  # one player rolls faster here than the table allows
+    strength, jump, tn, with_skill, shift_d6, shift_d10 = chosen
+    with transaction.atomic():  # each example on the table as the fixtures made it
+        Rating.objects.filter(pk=pool_table.strength.pk).update(value=strength)
+        Rating.objects.filter(pk=pool_table.jump.pk).update(value=jump)
+        check = ask(pool_table, pool_table.ilse, target=tn)
+        data = pool_data(pool_table, shift_d6=shift_d6, shift_d10=shift_d10)
+        data |= {"skill": pool_table.jump.id if with_skill else ""}
+        data |= {"bonus_effect": "land softly" if shift_d6 or shift_d10 else ""}
+        client = as_user(player)
+        preview = client.get(url("check_odds", pool_table, check.id), data, **HTMX)
+        assert preview.status_code == 200
+        shown = shown_chance(preview.content.decode())
+        d6, d10 = strength - shift_d6, (jump if with_skill else 0) - shift_d10
+        rollable = d6 >= 0 and d10 >= 0 and 1 <= d6 + d10 <= 100
+        assert (shown is not None) == rollable
+        pushes.sent.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(roll_url(pool_table, check), data, **HTMX)
+            if shift_d6 or shift_d10:
+                assert response.status_code == (204 if rollable else 422)
+                if rollable:  # the GM sees the proposal with its chance, and agrees
+                    room = as_user(gm).get(url("room", pool_table)).content.decode()
+                    assert f"({shown})" in room
+                    answer = reverse("check_answer_shift", args=[pool_table.campaign.id, check.id])
+                    response = as_user(gm).post(answer, {"answer": "approve"}, **HTMX)
+        check.refresh_from_db()
+        if not rollable:
+            assert response.status_code == 422
+            assert check.status == Check.OPEN and not check.rolls.exists()
+        else:
+            assert response.status_code == 204
+            assert check.status == Check.DONE
+            entry = check.rolls.get()
+            chance = pool.success_probability(d6, d10, tn)
+            assert entry.data["chance"] == entry.chance == odds.as_text(chance)
+            assert escape(percent(entry.chance)) == shown == escape(percent(chance))
+            assert f"(chance {shown})" in str(pushes.entries())
+            assert services.log_verify(pool_table.campaign) is None
+        transaction.set_rollback(True)
+
+
+@st.composite
+def mana_rolls(draw):
+    """What the GM may set (mana maxima 0..99, a trait, difficulty 1..1000, a re-attempt) and
+    the player may send (0..100 of each of the skill's colors and colorless)."""
+    amount = st.one_of(st.integers(0, 99), st.sampled_from([0, 1, 98, 99]))
+    have = draw(amount), draw(amount), draw(amount)
+    spent = tuple(
+        draw(
+            st.one_of(st.integers(0, min(at_hand, 4)), st.integers(0, at_hand), st.integers(0, 100))
+        )
+        for at_hand in have
+    )
+    if draw(st.booleans()):  # colorless in pairs, as a player spends it but now and then
+        spent = (*spent[:2], spent[2] - spent[2] % 2)
+    difficulty = draw(st.one_of(st.integers(1, 1000), st.sampled_from([1, 2, 200, 201, 1000])))
+    return have, spent, difficulty, draw(st.booleans()), draw(st.booleans())
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(chosen=mana_rolls())
+def test_every_mana_roll_the_forms_accept_previews_and_rolls(
+    mana_table, as_user, player, pushes, django_capture_on_commit_callbacks, settings, chosen
+):
+    """As Pool's, for Mana: whatever the pool holds and the player spends, on a first attempt
+    or a re-attempt."""
+    settings.WRITE_LIMITS = {}  # one player rolls faster here than the table allows
+    (have_a, have_b, colorless), (spend_a, spend_b, spend_c), difficulty, trait, again = chosen
+    with transaction.atomic():
+        fill(mana_table.mira, red=have_a, green=have_b, colorless=colorless)
+        traits_set(character=mana_table.mira, traits=["Athletic"] if trait else [])
+        check = ask(mana_table, mana_table.mira, target=difficulty)
+        data = mana_data(mana_table, mana_table.jump, spend_a=spend_a, spend_b=spend_b)
+        data |= {"colorless": spend_c}
+        client = as_user(player)
+        if again:  # a re-attempt after spending 1 red on a roll that failed
+            Check.objects.filter(pk=check.pk).update(target=201)  # 2 d10 cannot reach it
+            check.refresh_from_db()
+            first = mana_data(mana_table, mana_table.jump, spend_a=1, spend_b=0)
+            if have_a and client.post(roll_url(mana_table, check), first, **HTMX).status_code:
+                services.check_allow_reattempt(check=check)
+                Check.objects.filter(pk=check.pk).update(target=difficulty)
+            check.refresh_from_db()
+        preview = client.get(url("check_odds", mana_table, check.id), data, **HTMX)
+        assert preview.status_code == 200
+        shown = shown_chance(preview.content.decode())
+        rolls = check.rolls.count()
+        pushes.sent.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(roll_url(mana_table, check), data, **HTMX)
+        assert response.status_code == (204 if shown else 422)
+        if shown:
+            entry = check.rolls.order_by("seq").last()
+            chance = mana.success_probability(entry.data["dice"], difficulty)
+            assert entry.data["chance"] == str(chance)  # Mana's: always exact
+            assert escape(percent(entry.chance)) == shown
+            assert services.log_verify(mana_table.campaign) is None
+        else:
+            assert check.rolls.count() == rolls
+        transaction.set_rollback(True)

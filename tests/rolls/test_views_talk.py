@@ -271,6 +271,26 @@ def test_a_free_roll_with_a_target_logs_its_dice_and_exact_chance(
     assert "2d6+3" in html and "27.8%" in html
 
 
+def test_a_free_roll_whose_fraction_is_long_keeps_its_approximation(
+    table, as_user, player, monkeypatch
+):
+    """100 d1000 keeping the lowest, against 1000: (1/1000)**100, terms of 301 digits, kept as
+    a marked decimal (``rules.odds``) and read back the same in its preview, its entry and luck."""
+    client = as_user(player)
+    preview = client.get(
+        reverse("talk_odds", args=[table.campaign.pk]), {"text": "/r 100d1000kl1 vs 1000"}
+    )
+    assert '<b class="chance">&lt;0.1%</b> to reach 1000' in preview.content.decode()
+    script_dice(monkeypatch, *[1000] * 100)
+    assert say(client, table, "/r 100d1000kl1 vs 1000", **HTMX).status_code == 200
+    entry = last_entry(table)
+    assert entry.data["success"] is True and entry.chance == entry.data["chance"] == "~1e-300"
+    assert ",~1e-300,1e-300," in entry.cells
+    assert services.log_verify(table.campaign) is None
+    luck = client.get(reverse("campaign_luck", args=[table.campaign.pk])).content.decode()
+    assert "unusually lucky" in luck
+
+
 def test_a_free_roll_without_a_target_has_no_chance(table, as_user, player, monkeypatch):
     script_dice(monkeypatch, 4, 2, 6, 1)
     say(as_user(player), table, "/r 4d6kh3", **HTMX)

@@ -7,7 +7,7 @@ from django.db import transaction
 from django.db.models import F
 
 from core.writes import Refused
-from rules import RulesError, mana
+from rules import RulesError, mana, odds
 
 from ... import services as shared
 from ...models import Check, LogEntry
@@ -252,7 +252,7 @@ def check_roll_mana(
         "successes": result.successes,
         "target": check.target,
         "success": result.success,
-        "chance": str(mana.success_probability(dice.dice, check.target)),
+        "chance": odds.as_text(mana.success_probability(dice.dice, check.target)),
         "attempt": attempt,
         "intent": intent,
         "note": check.note,

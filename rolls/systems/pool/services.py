@@ -5,7 +5,7 @@ what every system shares (the log, the check's state) is ``rolls.services``."""
 from django.db import transaction
 
 from core.writes import Refused
-from rules import pool
+from rules import odds, pool
 from rules import sheet as pool_sheet
 from sheets.models import Character
 
@@ -311,7 +311,7 @@ def _roll_pool(check, by, dice, *, attribute, skill, shift=(0, 0), bonus_effect=
         "highest": result.highest,
         "target": check.target,
         "success": result.success,
-        "chance": str(pool.success_probability(d6, d10, check.target)),
+        "chance": odds.as_text(pool.success_probability(d6, d10, check.target)),
         "intent": check.intent,
         "note": check.note,
     }

@@ -17,6 +17,7 @@ from core.writes import Refused
 from rolls import services as shared
 from rolls.forms import INTENT_MAX, contribution_field, first_error, suggestion_field
 from rolls.models import Check, LogEntry
+from rules import odds
 
 #: The most coins one flip may use.
 MAX_COINS = 20
@@ -55,7 +56,7 @@ def check_flip(*, check, by, coins, intent="", contribution="", rng=None):
             "heads": heads,
             "target": check.target,
             "success": heads >= check.target,
-            "chance": str(chance(coins, check.target)),
+            "chance": odds.as_text(chance(coins, check.target)),
             "intent": intent,
             "note": check.note,
         },
