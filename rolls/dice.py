@@ -73,9 +73,11 @@ def drawn(kind, data):
 
 def _replayed(kind, data, rng):
     """What the dice decide of a roll, rolled again with ``rng`` from what it was asked (a free
-    roll: its expression; a check's roll: its system's ``replay``; None: a system without)."""
+    roll: its canonical expression and its target, ``rules.notation.logged``; a check's roll:
+    its system's ``replay``; None: a system without)."""
     if kind == LogEntry.FREE:
-        outcome = notation.roll(notation.parse(data["expression"]), rng).as_data()
+        asked = notation.logged(data["expression"], data.get("target"))
+        outcome = notation.roll(asked, rng).as_data()
         return {key: outcome.get(key) for key in ("total", "success", "groups", "detail")}
     replay = getattr(SYSTEMS.get(data.get("system")), "replay", None)
     return replay(data, rng) if replay else None

@@ -37,10 +37,12 @@ The notation as the app reads it (the /rules/ page tells the same to players):
   it (``d20+1d4+5 adv``), but there must be exactly one plain ``1d20``.
 * A target: ``vs N`` after the expression (before or after ``adv``/``dis``), ``N`` in
   ``1..MAX_TARGET``. The roll succeeds when the total is ``N`` or more.
-* Canonical text (what the log shows, without the target): no spaces, ``NdF`` with ``N`` written
-  out, then ``!``, the keep/drop, the count; parentheses only where the expression needs them
-  (and around a negative right operand: ``2*(-3)``), ``adv``/``dis`` already rewritten. It
-  parses back to the same :class:`Notation`.
+* Canonical text (what the log shows, without the target): lower case, no spaces, ``NdF`` with
+  ``N`` written out, then ``!``, the keep/drop, the count; numbers without leading zeros, no
+  unary ``+``; parentheses only where the expression needs them (and around a negative right
+  operand: ``2*(-3)``), ``adv``/``dis`` already rewritten. With its target it reads back to the
+  same :class:`Notation` (:func:`logged`), though it may be longer than a player may type
+  (``d6+d6`` is written ``1d6+1d6``) or nest deeper (``2--3`` is written ``2-(-3)``).
 * Rolling: every die is ``rng.randint(1, F)``, in order of appearance; nothing else draws.
 * The detail line writes each group as ``notation (faces)``: dropped dice as ``~~1~~``, a die
   that exploded as ``6!``, a die that counted as ``9*``; then `` = total``, and with a target
@@ -94,6 +96,8 @@ __all__ = [
     "MAX_DICE",
     "MAX_EXPLOSIONS",
     "MAX_FACES",
+    "MAX_LOGGED_DEPTH",
+    "MAX_LOGGED_TEXT",
     "MAX_PREVIEW_COST",
     "MAX_TARGET",
     "MAX_TEXT",
@@ -108,6 +112,7 @@ __all__ = [
     "RolledGroup",
     "chance",
     "chance_cost",
+    "logged",
     "parse",
     "roll",
 ]
@@ -120,6 +125,13 @@ MAX_FACES = 1000
 
 #: Deepest nesting of parentheses.
 MAX_DEPTH = 4
+
+#: Most characters and deepest nesting of a logged expression (:func:`logged`): the canonical
+#: text of an accepted notation. Each typed character becomes at most three (``d6`` is written
+#: ``1d6``, ``d%`` ``1d100``, a unary minus on the right ``(-3)``), and each pair of parentheses
+#: in it was typed (two characters) or wraps a typed unary minus (one, and an operand).
+MAX_LOGGED_TEXT = 3 * MAX_TEXT
+MAX_LOGGED_DEPTH = MAX_TEXT // 2
 
 #: Most re-rolls of one exploding die; the last re-roll's face counts as it is.
 MAX_EXPLOSIONS = 20
@@ -294,11 +306,12 @@ class _Parser:
     """Recursive descent: sum := product (('+'|'-') product)*; product := unary ('*' unary)*;
     unary := ('-'|'+')* atom; atom := number | [number] 'd' faces options | '(' sum ')'."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, max_depth: int = MAX_DEPTH):
         self.text = text
         self.tokens = _tokens(text)
         self.i = 0
         self.dice = 0
+        self.max_depth = max_depth
 
     def peek(self) -> Token | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
@@ -353,8 +366,8 @@ class _Parser:
 
     def atom(self, depth: int) -> Node:
         if self.at("op", "("):
-            if depth >= MAX_DEPTH:
-                raise RulesError(f"Parentheses can be nested at most {MAX_DEPTH} deep.")
+            if depth >= self.max_depth:
+                raise RulesError(f"Parentheses can be nested at most {self.max_depth} deep.")
             self.take()
             node = self.sum(depth + 1)
             if not self.at("op", ")"):
@@ -521,20 +534,51 @@ def parse(text: str) -> Notation:
         if parser.dice + 1 > MAX_DICE:
             raise RulesError(f"A roll can use at most {MAX_DICE} dice (got {parser.dice + 1}).")
         tree = _replace_d20(tree, advantage)
+    notation = _notation(tree, target)
+    if target is not None and chance_cost(notation) > MAX_CHANCE_COST:
+        raise RulesError(
+            "Too many dice to give the exact odds of a target: roll without 'vs', or fewer dice."
+        )
+    return notation
+
+
+def _notation(tree: Node, target: int | None) -> Notation:
+    """The notation of ``tree`` and ``target``, its total bounded (else RulesError)."""
     low, high = _bounds(tree)
     if low < -MAX_TOTAL or high > MAX_TOTAL:
         raise RulesError(
             f"The total could lie anywhere in {low}..{high}; keep it within "
             f"-{MAX_TOTAL}..{MAX_TOTAL}."
         )
-    notation = Notation(
-        text=_render(tree, lambda group: group.text, False), target=target, tree=tree
-    )
-    if target is not None and chance_cost(notation) > MAX_CHANCE_COST:
-        raise RulesError(
-            "Too many dice to give the exact odds of a target: roll without 'vs', or fewer dice."
-        )
-    return notation
+    return Notation(text=_render(tree, lambda group: group.text, False), target=target, tree=tree)
+
+
+def logged(expression: str, target: int | None = None) -> Notation:
+    """The notation a free roll's log entry names, read back from its canonical ``expression``
+    and its ``target`` (:meth:`Outcome.as_data`'s ``expression`` and ``target``), as
+    :func:`roll` rolled it: what a roll whose seed is revealed is rolled again from
+    (``rolls.dice``). Read as :func:`parse` reads, but the canonical text of a notation
+    :func:`parse` accepted may be longer than :data:`MAX_TEXT` (``d6`` is written ``1d6``) and
+    nest deeper than :data:`MAX_DEPTH` (``2--3`` is written ``2-(-3)``): those bound what a
+    player types, so a logged expression is read within :data:`MAX_LOGGED_TEXT` and
+    :data:`MAX_LOGGED_DEPTH` instead. The odds are not asked, so their cost is not bounded
+    either. A canonical text is lower case and holds no ``adv``, ``dis`` or ``vs``."""
+    if (
+        not isinstance(expression, str)
+        or not expression
+        or len(expression) > MAX_LOGGED_TEXT
+        or not expression.isascii()
+    ):
+        raise RulesError(f"A logged expression is 1 to {MAX_LOGGED_TEXT} ASCII characters.")
+    if target is not None and (
+        isinstance(target, bool) or not isinstance(target, int) or not 1 <= target <= MAX_TARGET
+    ):
+        raise RulesError(f"A target lies in 1..{MAX_TARGET} (got {target!r}).")
+    parser = _Parser(expression, MAX_LOGGED_DEPTH)
+    tree = parser.sum(0)
+    if parser.peek() is not None:
+        raise parser.fail()
+    return _notation(tree, target)
 
 
 # --- rolling --------------------------------------------------------------------------------------

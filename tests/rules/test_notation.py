@@ -649,3 +649,90 @@ def test_canonical_text_parses_back_and_rolls_fit(text, seed):
         odds = N.chance(notation)
         assert 0 <= odds <= 1
         assert outcome.success == (outcome.total >= notation.target)
+
+
+# --- the logged expression, read back -------------------------------------------------------------
+
+
+@st.composite
+def crowded(draw):
+    """Text a player may type whose canonical text is longer (groups typed without their count,
+    ``d6``, ``d%``) or nests deeper (a unary minus on the right, ``2--3``) than they may type."""
+    pieces = ["d6", "d%", "d4!", "d10!>=8", "d8<=2", "3", "-d6", "-2", "--d4", "2*-3", "d3*-2"]
+    terms = draw(st.lists(st.sampled_from(pieces), min_size=1, max_size=40))
+    text, depth = terms[-1], 0
+    for term in reversed(terms[:-1]):
+        op = draw(st.sampled_from(["+", "-", "- "]))
+        if depth < N.MAX_DEPTH and draw(st.booleans()):
+            text, depth = f"{term}{op}({text})", depth + 1
+        else:
+            text = f"{term}{op}{text}"
+    if draw(st.booleans()):
+        text += f" vs {draw(st.integers(1, 300))}"
+    assume(len(text) <= N.MAX_TEXT)
+    return text
+
+
+def accepted(text):
+    """``parse(text)``, or None when it is refused for its dice, total or odds (not its text)."""
+    try:
+        return N.parse(text)
+    except RulesError as refusal:
+        assert any(
+            why in str(refusal) for why in ("exact odds", "plain d20", "at most 100 dice", "total")
+        ), refusal
+        return None
+
+
+def nesting(text):
+    depth = deepest = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        deepest = max(deepest, depth)
+    return deepest
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("+".join(["d6"] * 31), "+".join(["1d6"] * 31)),  # 98 characters typed, 123 logged
+        ("1-(2-(3-(4-(5- -6))))", "1-(2-(3-(4-(5-(-6)))))"),  # 4 deep typed, 5 logged
+    ],
+)
+def test_a_logged_text_longer_or_deeper_than_typed_reads_back(text, canonical):
+    notation = N.parse(text + " vs 50")
+    assert notation.text == canonical
+    with pytest.raises(RulesError):  # what a player may not type...
+        N.parse(canonical)
+    assert N.logged(canonical, 50) == notation  # ...the log reads back
+
+
+@pytest.mark.parametrize(
+    ("expression", "target"),
+    [
+        ("", None),
+        ("1d6 vs 3", None),
+        ("2d20kh1 adv", None),
+        ("1D6", None),
+        ("1d6", 0),
+        ("1d6", MAX_TARGET + 1),
+        ("1d6", True),
+        ("1d6", "3"),
+        (None, None),
+        ("1d6é", None),
+        ("1" * (N.MAX_LOGGED_TEXT + 1), None),
+        ("(" * 60 + "1" + ")" * 60, None),
+    ],
+)
+def test_a_logged_text_that_no_roll_could_have_is_refused(expression, target):
+    with pytest.raises(RulesError):
+        N.logged(expression, target)
+
+
+@given(st.one_of(typed(most_faces=20), crowded()))
+def test_every_logged_text_reads_back_within_its_bounds(text):
+    notation = accepted(text)
+    assume(notation is not None)
+    assert N.logged(notation.text, notation.target) == notation
+    assert len(notation.text) <= N.MAX_LOGGED_TEXT
+    assert nesting(notation.text) <= N.MAX_LOGGED_DEPTH
