@@ -6,7 +6,8 @@ is one transaction. A system's own writes (its roll) are in its package,
 Rolls are made here, on the server, with a cryptographically secure generator; a browser only
 sends what the player chose to spend or roll. Every roll becomes a LogEntry with the campaign's
 next sequence number and a hash chained to the previous entry and signed with the log key
-(``log_append``); ``log_verify`` is the one place that checks a log.
+(``log_append``); ``log_verify`` is the one place that checks a log's chain, ``log_check`` the
+one check of a log and its dice (``manage.py verify_rolls`` and the GM's page).
 """
 
 from dataclasses import dataclass
@@ -225,6 +226,42 @@ def log_verify(campaign):
         why = f"the log ends at #{place_text(*last)}, its head is #{place_text(*head)}"
         return LogBreak.at(_next_after(last, head), "deleted", why, last, head)
     return None
+
+
+@dataclass(frozen=True)
+class LogCheck:
+    """What ``log_check`` found of a campaign's log: ``broken``, the first entry that does not
+    hold (a :class:`LogBreak`), else None; ``unfair``, (place, why) of the first roll whose
+    dice are not those its revealed seed, contribution and number give, else None (the dice are
+    checked only when the chain holds); ``checked``, how many rolls' dice were checked against
+    their revealed seeds; ``unannounced``, how many rolls came before the log announced any
+    seed (``rolls.dice.dice_verify``)."""
+
+    broken: LogBreak | None
+    unfair: tuple | None = None
+    checked: int = 0
+    unannounced: int = 0
+
+    @property
+    def whole(self):
+        return self.broken is None and self.unfair is None
+
+    @property
+    def unfair_at(self):
+        """The number of the roll whose dice do not hold, as the log shows it (``#7``'s 7)."""
+        return place_text(*self.unfair[0]) if self.unfair else ""
+
+
+def log_check(campaign):
+    """The one check of a campaign's log, which ``manage.py verify_rolls`` and the GM's page
+    (``rolls.views.verify_log``) both run, so that they agree: its chain (``log_verify``), then,
+    when it holds, the dice of every roll whose seed is revealed (``rolls.dice.dice_verify``:
+    each draw, the dice shown, and the roll rolled again from what it asked): a
+    :class:`LogCheck`."""
+    broken = log_verify(campaign)
+    if broken is not None:
+        return LogCheck(broken)
+    return LogCheck(None, *dice.dice_verify(campaign))
 
 
 def _missing_before(last, place):

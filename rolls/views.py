@@ -811,12 +811,13 @@ REVEAL = _room_piece("log", "rolls/_reveal_form.html", _reveal_context)
 @login_required
 @require_GET
 def verify_log(request, campaign_id):
-    """The GM checks the campaign's roll log, as ``manage.py verify_rolls`` does."""
+    """The GM checks the campaign's roll log and the dice of its revealed seeds' rolls with the
+    check ``manage.py verify_rolls`` runs (``services.log_check``)."""
     campaign = campaign_for(request, campaign_id, gm=True)
-    problem = services.log_verify(campaign)
+    found = services.log_check(campaign)
     # The fingerprint of the last entry the GM knows of: a whisper between players after it
     # changes nothing the GM sees.
     known = LogEntry.objects.filter(known_to(request.user.pk), campaign=campaign)
     head = known.order_by("-seq", "-sub").only("seq", "sub", "hash").first()
-    context = {"campaign": campaign, "problem": problem, "head": head}
+    context = {"campaign": campaign, "problem": found.broken, "found": found, "head": head}
     return render(request, "rolls/verify.html", context)

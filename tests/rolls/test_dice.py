@@ -14,7 +14,7 @@ from django.utils import timezone
 from rolls import chain, services
 from rolls.dice import dice_problem, drawn, seed_open
 from rolls.export import cells_text
-from rolls.models import DiceSeed, LogEntry, outcome_fields
+from rolls.models import DiceSeed, LogEntry, after_place, outcome_fields
 from rolls.systems.pool import report as pool_report
 from rolls.systems.pool import services as pool_services
 from rules import fair
@@ -43,15 +43,21 @@ def pool_roll(table, *, contribution=""):
 
 def rewrite(entry, data):
     """Someone with the log key rewrites ``entry``'s data and signs it again (the hash and what
-    is kept beside the data as they would be): only the dice can tell."""
+    is kept beside the data as they would be), and every entry after it, chained anew: only
+    the dice can tell."""
     entry.data = data
     entry.hash = entry.compute_hash()
     cells = cells_text(entry.kind, entry.visibility, data)
     beside = {"cells": cells, **outcome_fields(entry.kind, data)}
     LogEntry.objects.filter(pk=entry.pk).update(data=data, hash=entry.hash, **beside)
-    nxt = LogEntry.objects.filter(campaign=entry.campaign, seq=entry.seq + 1).first()
-    assert nxt is None  # the last entry: nothing after it chains to the old hash
-    services._move_head(entry.campaign_id, entry.place, entry.hash)
+    later = LogEntry.objects.filter(campaign=entry.campaign).order_by("seq", "sub")
+    last = entry
+    for after in later.filter(after_place(entry.place)):
+        after.prev_hash = last.hash
+        after.hash = after.compute_hash()
+        LogEntry.objects.filter(pk=after.pk).update(prev_hash=after.prev_hash, hash=after.hash)
+        last = after
+    services._move_head(entry.campaign_id, last.place, last.hash)
 
 
 def test_a_roll_draws_its_dice_from_the_open_seed_its_contribution_and_its_number(pool_table):

@@ -1,6 +1,6 @@
-"""``python manage.py verify_rolls [--campaign ID]``: verify roll logs with ``log_verify``, and
-the dice of every roll whose seed is revealed (a session's, once it ended) with
-``rolls.dice.dice_verify``.
+"""``python manage.py verify_rolls [--campaign ID]``: verify roll logs and the dice of every roll
+whose seed is revealed (a session's, once it ended) with ``rolls.services.log_check``, the check
+the GM's page runs too.
 
 Exit 0 with a one-line summary when every log is whole; otherwise exit 1, naming for each
 campaign whose log does not hold its first entry altered, inserted or deleted, or the first roll
@@ -9,9 +9,8 @@ whose dice are not those its seed, its contribution and its number give."""
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Campaign
-from rolls.dice import dice_verify
 from rolls.models import LogEntry, after_place, place_text
-from rolls.services import log_verify
+from rolls.services import log_check
 
 
 def describe(campaign):
@@ -37,16 +36,15 @@ class Command(BaseCommand):
         # Each campaign's head is read before its log: the summary names what was verified.
         fields = ("pk", "name", "last_seq", "last_sub", "head_hash")
         for each in campaigns.only(*fields).iterator():
-            problem = log_verify(each)
-            unfair, checked, early = (None, 0, 0) if problem else dice_verify(each)
-            dice += checked
-            unannounced += early
-            if problem:
-                broken.append(f"The roll log of {describe(each)} does not hold: {problem}.")
-            elif unfair:
-                place, why = unfair
+            found = log_check(each)
+            dice += found.checked
+            unannounced += found.unannounced
+            if found.broken:
+                broken.append(f"The roll log of {describe(each)} does not hold: {found.broken}.")
+            elif found.unfair:
+                why = found.unfair[1]
                 broken.append(
-                    f"The dice of {describe(each)} do not hold: roll #{place_text(*place)}: {why}."
+                    f"The dice of {describe(each)} do not hold: roll #{found.unfair_at}: {why}."
                 )
             else:
                 # Up to the head verified, whispers included (they have no number of their own).
