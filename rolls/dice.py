@@ -90,6 +90,8 @@ def dice_problem(entry, seed):
     (their sizes too); and rolled again from what it asked with those dice, it comes out as it
     shows (each chain, total and success)."""
     record = entry.data.get("fair") or {}
+    if not isinstance(record.get("draws"), list):
+        return "its dice record is malformed"
     try:
         if fair.commitment(seed.seed) != record.get("commitment"):
             return "its seed is not the one committed"

@@ -32,7 +32,17 @@
     }
     const draws = JSON.parse(row.dataset.draws);
     const position = Number(row.dataset.position);
-    const wrong = await fair.verifyDraws(seed, row.dataset.contribution, position, draws);
+    // A record no roll could have (a contribution that is not 16 to 64 hex characters, draws
+    // that are not a list) is this roll's failure, as verify_rolls says: the other rows are
+    // still checked (docs/fair-dice.md, "What does not verify").
+    if (!Array.isArray(draws)) return "its dice record is malformed";
+    let wrong;
+    try {
+      wrong = await fair.verifyDraws(seed, row.dataset.contribution, position, draws);
+    } catch (error) {
+      if (error instanceof TypeError) return "its dice record is malformed";
+      throw error;
+    }
     if (wrong !== null) return "die " + (wrong + 1) + " is not what the seed gives";
     if (row.dataset.shown) {
       // The dice the roll shows, as the draws they must be: [1, faces, face] each, in order.

@@ -159,12 +159,18 @@ def test_a_draw_read_in_another_range_fails(pool_table, ended):
     entry, seed = ended
     record = entry.data["fair"]
     face = record["draws"][0][2]
-    low = next(
-        a
-        for a in range(-5000, 0)  # each gives the face one time in 56
-        if fair.derive(seed.seed, record["contribution"], entry.seq, 0, a, a + 55) == face
+    # Only a range that holds the face can give it: each of the `size` ranges of `size` faces
+    # around it gives it one time in `size`, so one is found within the first sizes.
+    low, high = next(
+        (face - k, face - k + size - 1)
+        for size in range(7, 1000)
+        for k in range(size)
+        if fair.derive(
+            seed.seed, record["contribution"], entry.seq, 0, face - k, face - k + size - 1
+        )
+        == face
     )
-    draws = [[low, low + 55, face], *record["draws"][1:]]
+    draws = [[low, high, face], *record["draws"][1:]]
     rewrite(entry, {**entry.data, "fair": {**record, "draws": draws}})
     assert str(verify(pool_table.campaign)).endswith(
         "roll #2: the dice it shows are not the ones drawn."
@@ -176,6 +182,27 @@ def test_a_changed_contribution_fails(pool_table, ended):
     fair_record = {**entry.data["fair"], "contribution": "ff" * 16}
     rewrite(entry, {**entry.data, "fair": fair_record})
     assert "roll #2: its die" in str(verify(pool_table.campaign))
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"contribution": "not hex at all"}, "its dice record is malformed"),
+        ({"contribution": "ab" * 33}, "its dice record is malformed"),
+        ({"contribution": None}, "its dice record is malformed"),
+        ({"draws": {}}, "its dice record is malformed"),
+        ({"draws": "3,3,3"}, "its dice record is malformed"),
+        ({"draws": None}, "its dice record is malformed"),
+        ({"draws": [[1, 6]]}, "its die 1 is not the one its seed and contribution give"),
+        ({"draws": [[1, 6, "3"]]}, "its die 1 is not the one its seed and contribution give"),
+    ],
+)
+def test_a_malformed_record_does_not_verify(pool_table, ended, change, why):
+    """As docs/fair-dice.md says ("What does not verify"), and the page's script marks it
+    (tests/rolls/test_dice_browser.py)."""
+    entry, _seed = ended
+    rewrite(entry, {**entry.data, "fair": {**entry.data["fair"], **change}})
+    assert str(verify(pool_table.campaign)).endswith(f"roll #2: {why}.")
 
 
 def test_a_changed_seed_fails(pool_table, ended):

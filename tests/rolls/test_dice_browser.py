@@ -72,6 +72,13 @@ class TestFairDiceInTheBrowser(BrowserTestCase):
         state, text, checks = self.dice_page()
         assert state == "bad" and checks[0].startswith("✗ die"), checks
 
+        # A random part no roll could have: this roll does not verify, the check goes on.
+        changed = {**roll.data, "fair": {**record, "contribution": "not hex at all"}}
+        LogEntry.objects.filter(pk=roll.pk).update(data=changed)
+        state, text, checks = self.dice_page()
+        assert state == "bad" and checks == ["✗ its dice record is malformed"], (text, checks)
+        assert "1 of the 1 roll above does not verify." in text
+
         # The roll as it was, its seed changed: the seed no longer hashes to its commitment.
         LogEntry.objects.filter(pk=roll.pk).update(data=roll.data)
         seed = DiceSeed.objects.get(commitment=record["commitment"])
