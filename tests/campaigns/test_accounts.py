@@ -79,6 +79,7 @@ def test_rules_page_is_public_and_states_the_decisions(client, db):
     said = " ".join(content.split())
     assert "1 to 1000 faces" in said and "at most 100 dice a roll" in said
     assert "at most 20 times a die" in said and "at most 4 deep" in said
+    assert "each face of a chain counts as a die of its own" in said  # counting exploding dice
 
 
 # Login throttling (config/settings.py, django-axes) -----------------------------------------------

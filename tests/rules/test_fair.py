@@ -390,31 +390,91 @@ def test_chi_square_goodness_of_fit(faces):
 # --- the rolls, with fair dice ------------------------------------------------------------------
 
 
-def test_pool_roll():
-    dice = fair.FairDice(SEED, CONTRIBUTION, 0)
-    result = pool.roll(2, 2, 9, dice)
-    assert dice.draws == [(1, 6, 3), (1, 6, 3), (1, 10, 10), (1, 10, 3), (1, 10, 2)]
-    assert (result.d6_chains, result.d10_chains) == (((3,), (3,)), ((10, 3), (2,)))
-    assert (result.highest, result.success) == (13, True)
-    again = fair.FairDice(SEED, CONTRIBUTION, 0)
-    assert pool.roll(2, 2, 9, again) == result and again.draws == dice.draws
+def doc_rolls():
+    """The whole rolls' block of docs/fair-dice.md, parsed: for each, ``kind`` (pool, mana or
+    free), ``asked`` (as the block writes it), ``position``, ``draws`` [(a, b, value)] and
+    ``shows`` (what the roll shows, as the block writes it)."""
+    text = DOC.read_text()
+    if "<!-- rolls:" not in text:
+        return []  # the test that the block covers every kind fails
+    block = text.split("<!-- rolls:", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    rolls = []
+    for line in block.strip().splitlines():
+        if match := re.fullmatch(r"(pool|mana|free) (.+) at (\d+)", line):
+            kind, asked, position = match.groups()
+            rolls.append({"kind": kind, "asked": asked, "position": int(position)})
+        elif match := re.fullmatch(r"  draws((?: \d+\.\.\d+:\d+)+)", line):
+            draws = [re.fullmatch(r"(\d+)\.\.(\d+):(\d+)", draw) for draw in match[1].split()]
+            rolls[-1]["draws"] = [tuple(map(int, draw.groups())) for draw in draws]
+        elif match := re.fullmatch(r"  shows (.+)", line):
+            rolls[-1]["shows"] = match[1]
+        else:
+            raise AssertionError(f"not a line of the rolls' block: {line!r}")
+    return rolls
 
 
-def test_mana_roll():
-    dice = fair.FairDice(SEED, CONTRIBUTION, 1)
-    result = mana.roll(4, 3, dice)
-    assert dice.draws == [(1, 10, 10), (1, 10, 10), (1, 10, 1), (1, 10, 2)]
-    assert result == mana.ManaRoll(faces=(10, 10, 1, 2), successes=4, difficulty=3, success=True)
-    assert mana.roll(4, 3, fair.FairDice(SEED, CONTRIBUTION, 1)) == result
+def chains(chains):
+    return " ".join(f"({' '.join(map(str, chain))})" for chain in chains)
 
 
-def test_free_roll():
-    parsed = notation.parse("d20 + 2d6! + 3 adv")
-    dice = fair.FairDice(SEED, CONTRIBUTION, 1)
-    outcome = notation.roll(parsed, dice)
-    assert dice.draws == [(1, 20, 10), (1, 20, 10), (1, 6, 5), (1, 6, 6), (1, 6, 5)]
-    assert outcome.detail == "2d20kh1 (10, ~~10~~) + 2d6! (5, 6!, 5) + 3 = 29"
-    assert notation.roll(parsed, fair.FairDice(SEED, CONTRIBUTION, 1)) == outcome
+def roll_as_doc(kind, asked, rng):
+    """Roll what the doc's rolls' block ``asked`` with ``rng``, and write what it shows as the
+    block does."""
+    outcome = {True: "success", False: "failure"}
+    if kind == "pool":
+        pattern = r"(\d+)d6 \+ (\d+)d10(?: shift (\d+)d6 \+ (\d+)d10)? vs (\d+)"
+        d6, d10, s6, s10, tn = (int(n or 0) for n in re.fullmatch(pattern, asked).groups())
+        rolled = pool.roll(d6 - s6, d10 - s10, tn, rng)  # the shifted dice draw nothing
+        return (
+            f"d6 {chains(rolled.d6_chains)} d10 {chains(rolled.d10_chains)} "
+            f"highest {rolled.highest} {outcome[rolled.success]}"
+        )
+    if kind == "mana":
+        dice, difficulty = map(int, re.fullmatch(r"(\d+)d10 vs (\d+)", asked).groups())
+        rolled = mana.roll(dice, difficulty, rng)
+        faces = " ".join(map(str, rolled.faces))
+        return f"faces {faces} successes {rolled.successes} {outcome[rolled.success]}"
+    typed = notation.parse(asked)
+    rolled = notation.roll(typed, rng)
+    # What the log keeps reads back to what was typed (rolls.dice rolls it again from it).
+    assert notation.logged(rolled.expression, rolled.target) == typed
+    target = "" if rolled.target is None else f" vs {rolled.target}"
+    return f"{rolled.expression}{target}: {rolled.detail}"
+
+
+@pytest.mark.parametrize("index", range(len(doc_rolls())))
+def test_the_docs_whole_rolls(index):
+    """Each whole roll of docs/fair-dice.md: the draws it makes and what it shows."""
+    roll = doc_rolls()[index]
+    dice = fair.FairDice(SEED, CONTRIBUTION, roll["position"])
+    assert roll_as_doc(roll["kind"], roll["asked"], dice) == roll["shows"]
+    assert dice.draws == roll["draws"]
+    assert fair.verify_draws(SEED, CONTRIBUTION, roll["position"], roll["draws"]) is None
+
+
+def test_the_doc_states_the_caps_the_rolls_use():
+    """How many times a die is rolled again, as each roll's module caps it (a checker that
+    draws once more, or once less, reads every later draw of the roll as another die)."""
+    text = " ".join(DOC.read_text().split())
+    which = text.split("## Which draw is which die", 1)[1].split("## ", 1)[0]
+    pool_part = which.split("* **Pool roll**", 1)[1].split("* **", 1)[0]
+    free_part = which.split("* **Free roll**", 1)[1]
+    for part, cap in ((pool_part, pool.MAX_EXPLOSIONS), (free_part, notation.MAX_EXPLOSIONS)):
+        assert f"fewer than {cap} re-rolls" in part
+        assert f"at most {cap + 1} draws" in part
+    assert "every face of a chain is counted on its own" in text
+
+
+def test_the_docs_whole_rolls_cover_what_a_checker_gets_wrong():
+    """A Pool roll, a Pool shift, a Mana roll, a free roll with a target and one that counts
+    exploding dice, with a chain whose faces each count."""
+    rolls = doc_rolls()
+    asked = {(roll["kind"], roll["asked"]) for roll in rolls}
+    assert {kind for kind, _ in asked} == {"pool", "mana", "free"}
+    assert any(kind == "pool" and " shift " in text for kind, text in asked)
+    assert any(kind == "free" and " vs " in text for kind, text in asked)
+    counting = [roll for roll in rolls if "!>=" in roll["asked"]]
+    assert counting and "10!*, 10!*, 9*" in counting[0]["shows"]
 
 
 @given(seeds, hexes, st.integers(0, 10**6), st.integers(0, 10), st.integers(0, 10))

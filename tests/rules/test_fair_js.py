@@ -20,6 +20,7 @@ from tests.rules.test_fair import (
     POSITION,
     SEED,
     VECTORS,
+    doc_rolls,
 )
 
 pytestmark = BROWSER
@@ -234,3 +235,17 @@ def test_bad_inputs_are_refused(page):
         ],
     )
     assert refused == ["TypeError", "TypeError", "TypeError", "TypeError", "RangeError", None]
+
+
+def test_the_docs_whole_rolls(page):
+    """The draws of each whole roll of docs/fair-dice.md (a Pool shift, a free roll with a
+    target, exploding dice counted...) verify in the page's script as in Python, and a changed
+    one is found where it is."""
+    for roll in doc_rolls():
+        draws = [list(draw) for draw in roll["draws"]]
+        asked = [SEED, CONTRIBUTION, roll["position"], draws]
+        assert page.evaluate(VERIFY, asked) is None, roll["asked"]
+        last = len(draws) - 1
+        a, b, value = draws[last]
+        changed = [*draws[:last], [a, b, value % b + 1]]
+        assert page.evaluate(VERIFY, [SEED, CONTRIBUTION, roll["position"], changed]) == last
