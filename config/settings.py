@@ -154,6 +154,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # |bdi and |isolate, for every user-typed string shown (core/templatetags/text.py).
+            "builtins": ["core.templatetags.text"],
         },
     },
 ]

@@ -10,6 +10,7 @@ from django import template
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from core.templatetags.text import bdi
 from rules import odds
 
 register = template.Library()
@@ -106,7 +107,7 @@ def swatch(color):
         '<span class="mana-color">'
         '<span class="swatch swatch-{}" aria-hidden="true"></span>{}</span>',
         known,
-        name,
+        bdi(name),
     )
 
 

@@ -6,6 +6,11 @@
     return document.getElementById("log");
   }
 
+  // An element's text with its user-typed parts kept isolated (static/js/site.js).
+  function isolated(el) {
+    return window.rollroomText.isolated(el);
+  }
+
   // The highest number this page shows: where a (re)connected socket resumes. A whisper
   // takes no number (it carries the one before it, data-whisper): the whispers after that
   // number come again, and are dropped below as entries the page has.
@@ -49,8 +54,8 @@
   function summary(entry) {
     const parts = [entry.querySelector("header"), entry.querySelector(".outcome")].filter(Boolean);
     const text = parts.length
-      ? parts.map(function (el) { return el.textContent; }).join(". ")
-      : entry.textContent;
+      ? parts.map(isolated).join(". ")
+      : isolated(entry);
     return text.replace(/\s+/g, " ").trim();
   }
 
@@ -157,7 +162,7 @@
     region.textContent = "";
     // A new text node after a tick, so that the same result twice is heard twice.
     setTimeout(function () {
-      region.textContent = text || el.textContent.replace(/\s+/g, " ").trim();
+      region.textContent = text || isolated(el).replace(/\s+/g, " ").trim();
     }, 50);
   }
 
@@ -373,7 +378,7 @@
     const last = fresh[fresh.length - 1];
     if (alert) {
       const what = last.hasAttribute("data-whisper") ? "Whisper: " : "You were called: ";
-      alert.textContent = what + last.textContent.replace(/\s+/g, " ").trim();
+      alert.textContent = what + window.rollroomText.isolated(last).replace(/\s+/g, " ").trim();
       alert.hidden = false;
     }
     if (soundWanted()) chime();

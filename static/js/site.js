@@ -414,3 +414,95 @@
     event.detail.parameters.contribution = contribution();
   });
 })();
+
+// Confirmations, one way everywhere (issue #43): a form marked data-confirm="<question>" asks
+// below itself before it is sent, "<question> [Yes] [Keep]", the focus on Yes; Keep or Escape
+// (data-escape-keeps, above) takes the question away and gives the focus back to the button
+// pressed. A form marked data-confirm-live="<question>" (ending a session) asks only while checks
+// are live in the room's #checks, saying how many. Never the browser's confirm(): a modal that
+// blocks the page (and every push to it) and that some browsers suppress.
+(function () {
+  "use strict";
+
+  function questionOf(form) {
+    if (form.dataset.confirm) return form.dataset.confirm;
+    if (form.dataset.confirmLive === undefined) return "";
+    const live = document.querySelectorAll("#checks article.check:not(.done)").length;
+    if (!live) return "";
+    return (live === 1 ? "1 check is" : live + " checks are") + " still open. " + form.dataset.confirmLive;
+  }
+
+  function button(text, className) {
+    const el = document.createElement("button");
+    el.type = "button";
+    el.textContent = text;
+    if (className) el.className = className;
+    return el;
+  }
+
+  function ask(form, question, submitter) {
+    const old = form.nextElementSibling;
+    if (old && old.matches("[data-confirm-box]")) old.remove();
+    const box = document.createElement("div");
+    box.className = "confirm-box";
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", "Confirm");
+    box.dataset.confirmBox = "";
+    box.dataset.escapeKeeps = "";
+    const said = document.createElement("p");
+    said.textContent = question;
+    const yes = button(form.dataset.confirmYes || "Yes", "");
+    yes.dataset.confirmYes = "";
+    const keep = button("Keep", "secondary");
+    keep.dataset.keep = "";
+    box.append(said, yes, " ", keep);
+    const back = submitter || form.querySelector("button, [type=submit]");
+    yes.addEventListener("click", function () {
+      box.remove();
+      form.dataset.confirmed = "yes";
+      form.requestSubmit(submitter && submitter.form === form ? submitter : undefined);
+    });
+    keep.addEventListener("click", function () {
+      box.remove();
+      if (back) back.focus();
+    });
+    form.after(box);
+    yes.focus();
+  }
+
+  // Capturing on the document: the question comes before htmx's own listener on the form sends it.
+  document.addEventListener(
+    "submit",
+    function (event) {
+      const form = event.target;
+      if (!(form instanceof HTMLFormElement)) return;
+      if (form.dataset.confirmed === "yes") {
+        delete form.dataset.confirmed;
+        return;
+      }
+      const question = questionOf(form);
+      if (!question) return;
+      event.preventDefault();
+      event.stopPropagation();
+      ask(form, question, event.submitter);
+    },
+    true
+  );
+})();
+
+// User-typed text said in plain text (an alert, the tab's title, a live region): each <bdi> of
+// the element (core/templatetags/text.py) kept isolated as "FSI text PDI", so that a direction
+// mark typed into a message turns only the message around in what is said, not what follows.
+window.rollroomText = Object.freeze({
+  isolated: function (el) {
+    let text = "";
+    el.childNodes.forEach(function (node) {
+      if (node.nodeType === Node.TEXT_NODE) text += node.textContent;
+      else if (node.nodeType !== Node.ELEMENT_NODE) return;
+      else if (node.localName === "bdi") {
+        text += "\u2068" + node.textContent.replace(/[\u2066-\u2069]/g, "") + "\u2069";
+      } else text += window.rollroomText.isolated(node);
+    });
+    return text;
+  },
+});

@@ -171,3 +171,57 @@ class TestWhisperReplayInTheBrowser(BrowserTestCase):
             expect(entries).to_have_count(5)
             assert len(sockets) == 2
             browser.close()
+
+
+#: The left edges of the characters of ``text`` (arg[1]) where it first stands in the text of
+#: the element ``selector`` (arg[0]), in the order they are drawn; null if it is not there.
+DRAWN_AT = """([selector, text]) => {
+  const root = document.querySelector(selector);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const at = node.data.indexOf(text);
+    if (at === -1) continue;
+    return Array.from(text, (_, i) => {
+      const range = document.createRange();
+      range.setStart(node, at + i);
+      range.setEnd(node, at + i + 1);
+      return range.getBoundingClientRect().left;
+    });
+  }
+  return null;
+}"""
+
+
+class TestADirectionOverrideInAMessage(BrowserTestCase):
+    """A message carrying U+202E (right-to-left override) turns only itself around (issue #43):
+    the entry's time after it reads left to right, live, after a reload and in the alert."""
+
+    setUp = TestTalkInPool.setUp
+    open_room = TestTalkInPool.open_room
+    say = TestTalkInPool.say
+    system = "pool"
+
+    def reads_left_to_right(self, page, selector, text):
+        lefts = page.evaluate(DRAWN_AT, [selector, text])
+        assert lefts is not None, (selector, text)
+        assert lefts == sorted(lefts) and len(set(lefts)) == len(lefts), (selector, text, lefts)
+
+    def test_the_time_after_the_message_reads_left_to_right(self):
+        from playwright.sync_api import expect
+
+        entry = "#log .entry.message:last-of-type"
+        with self.browser() as browser:
+            ben = self.open_room(browser, "ben")
+            ana = self.open_room(browser, "ana")
+            self.say(ana, "\u202eevil words @ben")
+            expect(ben.locator("#talk-alert")).to_contain_text("evil words")
+            for page in (ana, ben):
+                expect(page.locator(entry)).to_contain_text("evil words")
+                time = page.locator(f"{entry} time").text_content()
+                self.reads_left_to_right(page, f"{entry} time", time)
+            # The alert says the message, then the time: the time still reads left to right.
+            self.reads_left_to_right(ben, "#talk-alert", time)
+            ana.reload()
+            settled(ana)
+            self.reads_left_to_right(ana, f"{entry} time", time)
+            browser.close()
