@@ -93,6 +93,15 @@ def settled(page):
     )
 
 
+def confirm(page, answer="Yes"):
+    """Answer the app's inline confirmation (static/js/site.js, data-confirm) that an action
+    asked on ``page``: its ``answer`` button, Yes or Keep. Returns the question it asked."""
+    box = page.locator("[data-confirm-box]")
+    question = box.locator("p").text_content()
+    box.get_by_role("button", name=answer, exact=True).click()
+    return question
+
+
 def losing_first(page, needle):
     """Route ``page``'s room sockets through a route that loses the first frame holding
     ``needle`` on its way to the page: (the socket URLs the page asked for, the frames lost)."""

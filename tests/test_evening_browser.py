@@ -6,7 +6,7 @@ room, a sheet and the GM panel (tests/evening.py ``shoot``) are the README's."""
 
 import re
 
-from tests.browser import BROWSER, settled, wait_until
+from tests.browser import BROWSER, confirm, settled
 from tests.evening import Table, check_card, posting_to, seqs, shoot, submit
 
 pytestmark = BROWSER
@@ -161,8 +161,8 @@ class TestManaEvening(Table):
 
             # The GM reveals the secret roll: every page shows it, checked against the
             # commitment.
-            gm.once("dialog", lambda dialog: dialog.accept())
             submit(posting_to(gm.locator("#entry-4"), "/reveal/"))
+            confirm(gm)
             for page in (gm, ana, ben):
                 entry = page.locator("#entry-5")
                 expect(entry).to_contain_text("gm revealed the secret roll #4")
@@ -350,18 +350,16 @@ class TestPoolEvening(Table):
             handout.locator("[name=amount]").fill("1")
             handout.locator("[name=note]").fill("For the toll")
             # The hand-out asks first: kept, nothing goes; confirmed, it goes.
-            asked = []
-            ana.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
             submit(handout)
-            wait_until(ana, lambda: asked)
-            expect(ana.locator(".sparetime-left")).to_have_text("2")
-            ana.once("dialog", lambda dialog: dialog.accept())
-            submit(handout)
-            expect(ana.locator(".sparetime-left")).to_have_text("1")
-            assert asked == [
+            asked = confirm(ana, "Keep")
+            assert asked == (
                 "Hand this sparetime out now? It is the character's at once, for the ratings "
                 "you name."
-            ]
+            )
+            expect(ana.locator(".sparetime-left")).to_have_text("2")
+            submit(handout)
+            confirm(ana)
+            expect(ana.locator(".sparetime-left")).to_have_text("1")
 
             # Ben spends the earmarked portion on Odo's sheet; Ana her free sparetime.
             ben.goto(self.url(odo))

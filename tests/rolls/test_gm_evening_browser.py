@@ -19,7 +19,7 @@ from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool.models import Rating, rating_of
 from rolls.systems.pool.services import check_roll_pool
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase, settled
+from tests.browser import BROWSER, BrowserTestCase, confirm, settled
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import fill
 from tests.rules.scripted_rng import ScriptedRng
@@ -54,6 +54,7 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
             expect(ana.locator("#checks > .check")).to_contain_text("Climb the wall")
 
             gm.get_by_role("button", name="End session 1").click()
+            assert confirm(gm).startswith("1 check is still open.")
             session = gm.locator("#session")
             expect(session.get_by_role("status")).to_have_text(
                 "1 check is still open after the session."
@@ -78,10 +79,48 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
             gm.wait_for_selector('#ws-status[data-state="ok"]')
             offer = gm.locator("#session .live-checks")
             expect(offer).to_be_visible()
-            gm.once("dialog", lambda dialog: dialog.accept())
             gm.locator("#checks > .check").get_by_role("button", name="Close check").click()
+            confirm(gm)
             expect(gm.locator("#checks > .check")).to_have_count(0)
             expect(offer).to_be_hidden()
+            browser.close()
+
+    def test_every_confirmation_is_the_apps_own_and_works_by_keyboard(self):
+        """No browser dialog (issue #43): the question below its form, the focus on Yes;
+        Escape keeps (the focus back on the button), Enter on Yes does it."""
+        from playwright.sync_api import expect
+
+        ilse = self.campaign.characters.get(name="Ilse")
+        services.check_ask(campaign=self.campaign, character=ilse, by=self.gm, target=5)
+        with self.browser() as browser:
+            gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
+            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            dialogs = []
+            gm.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+            close = gm.locator("#checks > .check").get_by_role("button", name="Close check")
+            close.focus()
+            gm.keyboard.press("Enter")
+            box = gm.locator("[data-confirm-box]")
+            expect(box).to_contain_text("Close this check without a roll?")
+            expect(box.get_by_role("button", name="Yes")).to_be_focused()
+            gm.keyboard.press("Escape")
+            expect(box).to_have_count(0)
+            expect(close).to_be_focused()
+            expect(gm.locator("#checks > .check")).to_have_count(1)  # kept
+
+            # Ending the session with the check open asks first, saying so.
+            end = gm.get_by_role("button", name="End session 1")
+            end.focus()
+            gm.keyboard.press("Enter")
+            expect(box).to_contain_text("1 check is still open. End session 1 anyway?")
+            gm.keyboard.press("Enter")  # on Yes
+            expect(gm.locator("#session")).to_contain_text("Session 1 ended")
+
+            close.focus()
+            gm.keyboard.press("Enter")
+            gm.keyboard.press("Enter")
+            expect(gm.locator("#checks > .check")).to_have_count(0)
+            assert dialogs == []
             browser.close()
 
     def test_an_ask_the_character_has_no_dice_for_says_so(self):
@@ -216,8 +255,8 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
             ana = self.open_page(browser, "ana", summary)
             expect(ana.locator(".luck-total")).to_contain_text("1 hidden roll not counted.")
             gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
-            gm.once("dialog", lambda dialog: dialog.accept())
             gm.locator(f"#entry-{entry.seq}").get_by_role("button", name="Reveal").click()
+            confirm(gm)
             expect(gm.locator(f"#entry-{entry.seq}")).to_contain_text("Revealed as")
             ana.reload()
             expect(ana.locator(".luck-total")).not_to_contain_text("hidden")

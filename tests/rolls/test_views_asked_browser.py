@@ -4,7 +4,7 @@ away; the chime plays only for a player who ticked the box, which the browser re
 
 from rolls.systems.mana.models import ManaSkill
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase, settled
+from tests.browser import BROWSER, BrowserTestCase, confirm, settled
 from tests.conftest import make_campaign, make_user
 
 pytestmark = BROWSER
@@ -77,8 +77,8 @@ class TestTheTabTitleInTheBrowser(BeingAsked):
                 # No opt-in: no sound.
                 assert ana.evaluate("window.tones") == 0
                 # The GM cancels one: the badge follows.
-                gm.once("dialog", lambda dialog: dialog.accept())
                 gm.locator("#checks .cancel button").first.click()
+                confirm(gm)
                 expect(ana).to_have_title(f"(1) {base}")
                 expect(ana.locator("#checks [data-asks-me]")).to_have_count(1)
             browser.close()

@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase, losing_first, settled, wait_until
+from tests.browser import BROWSER, BrowserTestCase, confirm, losing_first, settled, wait_until
 from tests.conftest import make_campaign, make_user
 
 pytestmark = BROWSER
@@ -362,8 +362,8 @@ class TestSecretRollsInTheBrowser(BrowserTestCase):
             expect(ben.locator("#entry-1")).to_contain_text(f"Commitment {commitment[:16]}")
             expect(ben.locator("#log")).not_to_contain_text("Spot the knife")
 
-            gm.once("dialog", lambda dialog: dialog.accept())
             gm.click("#entry-1 .reveal-form button")
+            confirm(gm)
             expect(gm.locator("#entry-1")).to_contain_text("Revealed as #2.")
             for page in (gm, ben):
                 entry = page.locator("#entry-2")

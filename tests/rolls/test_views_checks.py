@@ -647,12 +647,12 @@ def test_closing_a_check_reads_as_closing_it(mana_table, as_user, gm, player, fa
     assert "Cancel" not in html
     failed_card = html[html.index(f'id="check-{failed.id}"') :]
     assert '<button class="secondary">Close without re-attempt</button>' in failed_card
-    assert 'hx-confirm="Close this check without a re-attempt?"' in failed_card
+    assert 'data-confirm="Close this check without a re-attempt?"' in failed_card
     open_card = html[
         html.index(f'id="check-{open_check.id}"') : html.index(f'id="check-{failed.id}"')
     ]
     assert '<button class="secondary">Close check</button>' in open_card
-    assert 'hx-confirm="Close this check without a roll?"' in open_card
+    assert 'data-confirm="Close this check without a roll?"' in open_card
 
 
 @pytest.mark.parametrize("data", [{}, {"answer": "maybe"}, {"answer": ""}])

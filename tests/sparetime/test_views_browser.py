@@ -8,7 +8,7 @@ from rolls.systems.pool.models import PoolSettings, Rating, rating_of
 from rolls.systems.pool.sparetime.models import SparetimeEntry
 from rolls.systems.pool.sparetime.services import free_sparetime, sparetime_grant
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase, settled, wait_until
+from tests.browser import BROWSER, BrowserTestCase, confirm, settled, wait_until
 from tests.conftest import make_campaign, make_user
 
 pytestmark = BROWSER
@@ -328,8 +328,8 @@ class TestABuildInTheBrowser(BrowserTestCase):
             expect(total).to_have_text("Costs 5 of 5 free sparetime.")
             expect(spend).to_be_enabled()
             settled(page)
-            page.once("dialog", lambda dialog: dialog.accept())
             spend.click()
+            confirm(page)
             expect(page.get_by_role("status")).to_have_text("Built: 5 points for 5 sparetime.")
             expect(page.locator(".sparetime-free")).to_have_text("0")
             strength = page.locator("#sheet-pool .attribute h3", has_text="Strength")
