@@ -446,7 +446,11 @@ def _npc_probe(campaign, npcs, values):
     return Check(campaign=campaign, character=npc, target=_npc_target(values))
 
 
-def _no_number(system):
+def _no_number(system, values):
+    """The odds without a number: before one is typed, what to do, quietly (a red refusal for a
+    form nobody has filled in yet reads as a mistake); for a number the form refuses, why."""
+    if not (values.get("target") or "").strip():
+        return {"prompt": f"Set the {system.number} to see the chance."}
     return {"error": f"Set the {system.number} (a whole number from 1)."}
 
 
@@ -478,7 +482,7 @@ def _npc_context(request, campaign, *, values=None, error="", rolled=False):
         probe.target = typed or 1
         context["roll"] = system.roll_context(probe, changed=values)
         if typed is None and "odds" in context["roll"]:
-            context["roll"]["odds"] = _no_number(system)
+            context["roll"]["odds"] = _no_number(system, values)
     return context
 
 
@@ -507,10 +511,10 @@ def npc_odds(request, campaign_id):
     if not probe:
         odds = {"error": "Choose one of your NPCs."}
     elif probe.target is None:
-        odds = _no_number(system)
+        odds = _no_number(system, request.GET)
     else:
         odds = system.odds(probe, system.roll_form(probe, request.GET))
-    return render(request, "rolls/_odds.html", {"odds": odds, "system": system})
+    return render(request, "rolls/_npc_odds.html", {"odds": odds, "system": system})
 
 
 @login_required

@@ -308,6 +308,11 @@ def test_the_room_shows_the_npc_form_to_the_gm_only(pool_table, as_user):
     t = pool_table
     html = as_user(t.gm).get(url("room", t)).content.decode()
     assert 'id="npc-roll"' in html and "The Ogre" in html and "Strength 4d6" in html
+    # Nothing typed yet: the odds say what to do, with no refusal in red (issue #43).
+    npc = html[html.index('id="npc-roll"') :]
+    npc = npc[: npc.index("</section>")]
+    assert '<span class="muted">Set the TN to see the chance.</span>' in npc
+    assert 'class="error"' not in npc
     html = as_user(t.player).get(url("room", t)).content.decode()
     assert 'id="npc-roll"' not in html and "The Ogre" not in html
 
@@ -330,8 +335,11 @@ def test_the_npc_odds(mana_table, as_user):
     client = as_user(t.gm)
     odds = client.get(url("npc_odds", t), mana_post(t)).content.decode()
     assert "4d10" in odds and "%" in odds
+    # Nothing typed yet: what to do, quietly; a number the form refuses: why, as a refusal.
     odds = client.get(url("npc_odds", t), mana_post(t, target="")).content.decode()
-    assert "Set the difficulty" in odds
+    assert odds.strip() == '<span class="muted">Set the difficulty to see the chance.</span>'
+    odds = client.get(url("npc_odds", t), mana_post(t, target="0")).content.decode()
+    assert '<span class="error">Set the difficulty (a whole number from 1).</span>' in odds
     odds = client.get(url("npc_odds", t), mana_post(t, spend_a=9)).content.decode()
     assert "Not enough blue mana" in odds
     odds = client.get(url("npc_odds", t), mana_post(t, character=t.mira.id)).content.decode()

@@ -137,8 +137,18 @@ class TestPoolGmHandInTheBrowser(GmHandCase):
         with self.browser() as browser:
             gm, ana, ben = self.open_rooms(browser)
 
-            # Another NPC brings its own ratings into the form.
+            # Before anything is typed the odds say what to do, not a refusal (issue #43); once
+            # the number is typed and cleared again, the same.
             npc = gm.locator("#npc-roll")
+            expect(npc.locator("#odds-npc")).to_have_text("Set the TN to see the chance.")
+            expect(npc.locator(".error")).to_have_count(0)
+            npc.locator("#npc-target").fill("4")
+            expect(npc.locator("#odds-npc")).to_contain_text("to succeed")
+            npc.locator("#npc-target").fill("")
+            expect(npc.locator("#odds-npc")).to_have_text("Set the TN to see the chance.")
+            expect(npc.locator(".error")).to_have_count(0)
+
+            # Another NPC brings its own ratings into the form.
             npc.locator("#npc-target").fill("4")
             gm.select_option("#npc-character", label="The Scout")
             expect(npc.locator("select[name=attribute] option:checked")).to_contain_text(
