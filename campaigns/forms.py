@@ -7,6 +7,8 @@ below (costs, hit points) are what the systems' packages build theirs from
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
 from core.names import check_username, plain_name
 
@@ -41,6 +43,17 @@ class CampaignCreateForm(CampaignFieldsForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # What each system plays like, under the choice: its name alone says nothing to a GM
+        # who has not played it (forms/field.html shows the hint as it is: escaped here).
+        self.fields["system"].help_text = format_html(
+            '{} <a href="{}">The rules</a> say more.',
+            format_html_join(
+                " ",
+                "<b>{}</b>: {}.",
+                ((s.name, getattr(s, "summary", "")) for s in SYSTEMS.values()),
+            ),
+            reverse("rules"),
+        )
         self.system_fields = {}
         for key, system in SYSTEMS.items():
             fields = system.create_fields()

@@ -2,10 +2,11 @@
 
 ``system_of(campaign)`` returns the system of ``campaign``: an object with
 
-* ``key`` (``Campaign.system``), ``number`` (what a check's target is called), ``any_choice``
-  (what an open choice is called) and ``about_field`` (the name of the field of the ask and
-  request forms that says what a check is about), ``about_form_field(campaign)`` (that field:
-  ``rolls.forms.suggestion_field()`` for a typed suggestion);
+* ``key`` (``Campaign.system``), ``name``, ``summary`` (what it plays like, in a sentence: the
+  new-campaign form says it under the choice), ``number`` (what a check's target is called),
+  ``any_choice`` (what an open choice is called) and ``about_field`` (the name of the field of
+  the ask and request forms that says what a check is about), ``about_form_field(campaign)``
+  (that field: ``rolls.forms.suggestion_field()`` for a typed suggestion);
 * ``check_related``: its own row of a check (a ``OneToOneField`` to ``Check``: what the check
   binds the roll to, e.g. Mana's skill, and what else it keeps, Pool's shift), which
   ``Check.objects.of`` reads along with the check (``select_related``; ``()``: none), and

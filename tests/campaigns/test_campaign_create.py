@@ -47,6 +47,16 @@ def test_form_shows_defaults(as_user, outsider):
     assert 'name="attribute_cost"' in content
 
 
+def test_the_form_says_what_each_system_plays_like(as_user, outsider):
+    """Under the choice of system: what Mana and Pool are, and where the rules say more."""
+    content = as_user(outsider).get(URL).content.decode()
+    hint = content[content.index('id="id_system_helptext"') :]
+    hint = hint[: hint.index("</div>")]
+    assert "<b>Mana</b>: checks of a skill in d10s" in hint
+    assert "<b>Pool</b>: checks of an attribute&#x27;s d6 plus a skill&#x27;s d10" in hint
+    assert 'href="/rules/"' in hint
+
+
 def test_create_pool_campaign_makes_creator_gm(as_user, outsider):
     response = as_user(outsider).post(URL, POOL)
     campaign = Campaign.objects.get()

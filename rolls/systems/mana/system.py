@@ -85,6 +85,10 @@ class ManaRollForm(forms.Form):
 class Mana:
     key = "mana"
     name = "Mana"
+    summary = (
+        "checks of a skill in d10s, one more die for each unit of the skill's two colors of "
+        "mana spent from the character's pool; 8s, 9s and 0s are successes against a difficulty"
+    )
     #: Nothing of its own in the room's session panel or a session's summary.
     session_template = ""
     summary_template = ""

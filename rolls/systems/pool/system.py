@@ -90,6 +90,10 @@ class PoolRollForm(forms.Form):
 class Pool:
     key = KEY
     name = "Pool"
+    summary = (
+        "checks of an attribute's d6 plus a skill's d10, rolled again on their highest face; "
+        "the highest die against a TN; sparetime raises the ratings"
+    )
     #: What it adds to a character's sheet and the party (``sheet.py``).
     sheet = sheet
     #: Its URLs, the sparetime ledger's among them (``config/urls.py`` includes them, gated to
