@@ -212,6 +212,26 @@ def test_the_asked_skill_is_fixed_too(pool_table, as_user, player):
     assert "3d6 + 2d10" in form  # the first odds are those of the asked pool
 
 
+@pytest.mark.parametrize(
+    ("suggestion", "header"),
+    [
+        # What it names is what the card says already: no "Strength + Jump (Jump)".
+        ("Jump", "Strength + Jump\n"),
+        ("strength + jump", "Strength + Jump\n"),
+        # More than the ratings it binds: the words typed, beside them.
+        ("jump the gap", 'Strength + Jump <span class="muted">(jump the gap)</span>'),
+    ],
+)
+def test_a_card_repeats_the_suggestion_only_when_it_says_more(
+    pool_table, as_user, suggestion, header
+):
+    check = ask(pool_table, pool_table.ilse, suggestion=suggestion)
+    html = as_user(pool_table.gm).get(url("room", pool_table)).content.decode()
+    card = html[html.index(f'<article id="check-{check.id}"') :]
+    card = card[: card.index("</header>")]
+    assert f"· {header}" in card
+
+
 def test_any_attribute_stays_the_players_choice(pool_table, as_user, player):
     check = ask(pool_table, pool_table.ilse)
     form = roll_form_of(as_user(player).get(url("room", pool_table)).content.decode())
