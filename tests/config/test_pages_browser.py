@@ -10,8 +10,9 @@ from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool import services as pool_services
 from rolls.systems.pool.sparetime.services import sparetime_grant, sparetime_spend
+from rules.notation import parse
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase, settled
+from tests.browser import BROWSER, BrowserTestCase, confirm, settled
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import fill, rate
 from tests.rules.scripted_rng import ScriptedRng
@@ -51,6 +52,7 @@ PAGES = [
     ("ana", "{mana_sheet}"),
     ("ana", "/campaigns/new/"),
     ("ana", "/accounts/password_change/"),
+    ("ana", "/campaigns/{pool}/room/dice/"),
     ("gm", "/"),
     ("gm", "/campaigns/{pool}/"),
     ("gm", "/campaigns/{pool}/room/"),
@@ -59,6 +61,7 @@ PAGES = [
     ("gm", "/campaigns/{mana}/room/"),
     ("gm", "/campaigns/{mana}/gm/"),
     ("gm", "{mana_sheet}"),
+    ("gm", "/campaigns/{pool}/room/dice/"),
 ]
 
 
@@ -87,6 +90,12 @@ class PagesTestCase(BrowserTestCase):
                 rng=ScriptedRng(4, 6, 3, 1, 2, 10, 5, 7),
             )
         rolls.check_ask(campaign=pool, character=ilse, by=self.gm, target=6)
+        # Fair dice (no scripted dice): a roll of the seed, which the GM reveals, so that its
+        # page shows the seed, the commitment and the rolls' table.
+        rolls.free_roll_make(
+            campaign=pool, by=ana, notation=parse("3d6 vs 10"), contribution="ab" * 16
+        )
+        rolls.dice_seed_reveal(campaign=pool, by=self.gm)
 
         mana = make_campaign(self.gm, system="mana", name="Blue Harbor", players=[ana])
         gather = ManaSkill.objects.create(
@@ -350,6 +359,7 @@ class TestTheLogInTheBrowser(PagesTestCase):
                 expect(page.locator("#log-news")).to_contain_text("Session 1 started")
                 expect(page.locator("#log .entry.arrived")).to_have_count(1)
             gm.get_by_role("button", name="End session 1").click()
+            confirm(gm)  # the checks left open
             expect(ana.locator("#log-news")).to_contain_text("Session 1 ended")
             assert "started" not in ana.text_content("#log-news")
             expect(ana.locator("#log .entry.arrived")).to_have_count(1)
@@ -382,3 +392,34 @@ class TestTheGmsPoolPagesAtPhoneWidth(PagesTestCase):
                 assert page.evaluate(SCROLLING_INSIDE) == [], path
                 page.context.close()
             browser.close()
+
+
+#: The tables that stand out of their card: (table, right edge of the table, of the card).
+SPILLING_TABLES = """() => Array.from(document.querySelectorAll('.card table'))
+  .map(table => [table, table.closest('.card')])
+  .filter(([table, card]) => table.getBoundingClientRect().right
+    > card.getBoundingClientRect().right + 1)
+  .map(([table, card]) => (table.closest('[id]') || {}).id + ' '
+    + Math.round(table.getBoundingClientRect().right) + '/'
+    + Math.round(card.getBoundingClientRect().right))"""
+
+DESKTOP = {"width": 1280, "height": 800}
+
+
+class TestTheRoomsAtADesktopsWidth(PagesTestCase):
+    def test_no_table_spills_out_of_its_card_at_1280_px(self):
+        """The party (and every table of the rooms) stays inside its card on the GM's
+        three-column screen and the player's two (issue #43)."""
+        spilling = {}
+        with self.browser() as browser:
+            for username in ("gm", "ana"):
+                for campaign in (self.pool, self.mana):
+                    path = f"/campaigns/{campaign.id}/room/"
+                    page = self.visit(browser, username, path, viewport=DESKTOP)
+                    page.wait_for_selector("#party table")
+                    found = page.evaluate(SPILLING_TABLES)
+                    if found:
+                        spilling[(username, path)] = found
+                    page.context.close()
+            browser.close()
+        assert spilling == {}
