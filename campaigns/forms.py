@@ -50,7 +50,7 @@ class CampaignCreateForm(CampaignFieldsForm):
             format_html_join(
                 " ",
                 "<b>{}</b>: {}.",
-                ((s.name, getattr(s, "summary", "")) for s in SYSTEMS.values()),
+                ((s.name, s.summary) for s in SYSTEMS.values()),
             ),
             reverse("rules"),
         )

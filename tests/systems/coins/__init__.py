@@ -94,6 +94,7 @@ class Sheet:
 class Coins:
     key = "coin"
     name = "Coins"
+    summary = "a coin per die, heads a success"
     number = "heads needed"
     any_choice = "any number of coins"
     about_field = "suggestion"
