@@ -1,8 +1,10 @@
 """How dice look on screen. Each kind of die sits in a group of its own, named by a visible label
-(d6 squares, d10 rounded), so that a Pool roll of 3d6 + 1d10 never reads as four equal dice. A
-d10's 10 is its face marked 0; an exploded chain is 6 → 3 = 9. The die that decides a Pool roll
-and the successes of a Mana roll are marked with a sign and with text for screen readers (the
-``sr-only`` spans), never by color alone. Mana colors show as a swatch beside their name."""
+(d6 squares, d10 rounded), so that a Pool roll of 3d6 + 1d10 never reads as four equal dice. An
+exploded chain is 6 → 3 = 9, and a Pool d10's 10 is written 10 (10 → 3 = 13: a 0 there would
+read as a face that adds nothing); a Mana d10's 10 is the face marked 0, its two successes said.
+The die that decides a Pool roll and the successes of a Mana roll are marked with a sign and with
+text for screen readers (the ``sr-only`` spans), never by color alone. Mana colors show as a
+swatch beside their name."""
 
 from fractions import Fraction
 
@@ -24,13 +26,8 @@ SWATCHES = frozenset(
 
 
 @register.filter
-def d10face(face):
-    return "0" if face == 10 else str(face)
-
-
-@register.filter
-def chain(faces, sides=6):
-    shown = [d10face(f) if int(sides) == 10 else str(f) for f in faces]
+def chain(faces):
+    shown = [str(f) for f in faces]
     if len(faces) == 1:
         return shown[0]
     return f"{' → '.join(shown)} = {sum(faces)}"
@@ -78,7 +75,7 @@ def pool_dice(d):
                 classes.append("deciding")
                 said.append("deciding die")
             said = f"{', '.join(said)}: " if said else ""
-            dice.append((" ".join(classes), said, chain(faces, sides)))
+            dice.append((" ".join(classes), said, chain(faces)))
         groups.append(_group(sides, dice))
     shown = format_html_join(" ", "{}", ((group,) for group in groups if group))
     return format_html('<p class="dice">{}</p>', shown)

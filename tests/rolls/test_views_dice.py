@@ -66,6 +66,24 @@ def test_the_deciding_die_of_a_pool_roll_can_be_a_d10_and_is_marked_once(
     assert "✗ failure" in html
 
 
+def test_an_exploded_d10_of_a_pool_roll_shows_its_10_as_10(pool_table, as_user, player):
+    check = ask(pool_table, pool_table.ilse, target=8)
+    # d6 2, 3, 1; d10 10 → 3 = 13, 4: a "0 → 3 = 13" would read as a face adding nothing.
+    entry = pool_services.check_roll_pool(
+        check=check,
+        by=player,
+        attribute=pool_table.strength,
+        skill=pool_table.jump,
+        rng=ScriptedRng(2, 3, 1, 10, 3, 4),
+    )
+    html = entry_html(as_user(player).get(url("room", pool_table)).content.decode(), entry.seq)
+    assert [shown for classes, _said, shown in dice(html) if "d10" in classes] == [
+        "10 → 3 = 13",
+        "4",
+    ]
+    assert "0 →" not in html.replace("10 →", "")
+
+
 def test_a_mana_roll_marks_its_successes_and_shows_the_colors_spent(mana_table, as_user, player):
     check = ask(mana_table, mana_table.mira, target=3)
     entry = roll_mana(check, player, mana_table.gather, (7, 10, 4, 8))
