@@ -453,23 +453,39 @@ def check_ask(*, campaign, character, by, target, note="", visibility=PUBLIC, **
 
 @transaction.atomic(savepoint=False)
 def check_ask_group(*, campaign, characters, by, target, note="", visibility=PUBLIC, **about):
-    """The GM asks each of ``characters`` for the same check (``check_ask``, one check each):
-    all of them, or none when one is refused."""
+    """The GM asks each of ``characters`` for the same check (``check_ask``, one check each).
+    What the whole ask gets wrong (no one chosen, its number, a GM secret for a player's
+    character) refuses it for everyone. A character the system refuses on its own (e.g. Pool's:
+    no dice for what the check names) is left out and the others are asked; when that leaves
+    no one, the ask is refused with every reason. Returns (the checks, [(character, why it was
+    left out)])."""
     characters = list(characters)
     if not characters:
         raise Refused("Choose at least one character.")
-    return [
-        check_ask(
-            campaign=campaign,
-            character=character,
-            by=by,
-            target=target,
-            note=note,
-            visibility=visibility,
-            **about,
-        )
-        for character in characters
-    ]
+    target = _check_target(target)
+    for character in characters:
+        _check_visibility(visibility, character, campaign)
+    checks, left_out = [], []
+    for character in characters:
+        try:
+            # A savepoint: a character refused here leaves no check behind.
+            with transaction.atomic():
+                checks.append(
+                    check_ask(
+                        campaign=campaign,
+                        character=character,
+                        by=by,
+                        target=target,
+                        note=note,
+                        visibility=visibility,
+                        **about,
+                    )
+                )
+        except Refused as refusal:
+            left_out.append((character, str(refusal)))
+    if not checks:
+        raise Refused(" ".join(why for _, why in left_out))
+    return checks, left_out
 
 
 @transaction.atomic(savepoint=False)

@@ -323,15 +323,19 @@ def session_answer(request, campaign, *, ok, error="", **overrides):
 # Asking for checks ------------------------------------------------------------------------------
 
 
-def _ask_context(request, campaign, *, form=None, remembered=None, error="", created=0):
+def _ask_context(
+    request, campaign, *, form=None, remembered=None, error="", created=0, left_out=()
+):
     """The GM's ask form: ``form`` a refused one, or a new one holding ``remembered`` (the last
-    ask's choices); ``created``: how many checks the last ask created."""
+    ask's choices); ``created``: how many checks the last ask created; ``left_out``: why it
+    left out the characters it could not ask."""
     return {
         "campaign": campaign,
         "system": system_of(campaign),
         "form": form or AskForm(campaign=campaign, auto_id="ask-%s", initial=remembered),
         "error": error,
         "created": created,
+        "left_out": left_out,
     }
 
 
@@ -404,18 +408,22 @@ def check_ask(request, campaign_id):
 
     def write():
         target = form.cleaned_data["target"]
-        asked = services.check_ask_group(
+        asked, left_out = services.check_ask_group(
             campaign=campaign, by=request.user, target=target, **form.about()
         )
         for check in Check.objects.of(campaign).filter(pk__in=[c.pk for c in asked]):
             check.campaign = campaign
             push_check(check, swap="new")
-        return len(asked)
+        return len(asked), [why for _, why in left_out]
 
     ok, result = attempt(write, form=form, once_by=request.user)
     if ok:
+        # A double submit (``result`` None) is answered as an ask of one.
+        created, left_out = result or (1, [])
         remembered = form.remembered()
-        return ASK.answer(request, campaign, ok=ok, remembered=remembered, created=result or 1)
+        return ASK.answer(
+            request, campaign, ok=ok, remembered=remembered, created=created, left_out=left_out
+        )
     return ASK.answer(request, campaign, ok=ok, form=form, error=result)
 
 

@@ -17,7 +17,7 @@ from tests.rolls.room_setup import refused, url
 
 def test_a_group_check_asks_each_character_once(mana_table):
     t = mana_table
-    checks = services.check_ask_group(
+    checks, left_out = services.check_ask_group(
         campaign=t.campaign,
         characters=[t.mira, t.bo],
         by=t.gm,
@@ -26,7 +26,7 @@ def test_a_group_check_asks_each_character_once(mana_table):
         note="Search the docks",
         visibility=PRIVATE,
     )
-    assert [c.character for c in checks] == [t.mira, t.bo]
+    assert [c.character for c in checks] == [t.mira, t.bo] and left_out == []
     for check in Check.objects.all():
         skill = mana_models.check_of(check).skill
         assert (check.target, skill, check.note, check.visibility, check.status) == (
@@ -56,6 +56,39 @@ def test_a_refused_group_check_asks_nobody(mana_table, characters, overrides, me
             characters=[getattr(t, name) for name in characters],
             by=t.gm,
             **kwargs,
+        )
+
+
+def test_a_group_check_leaves_out_a_character_without_dice_and_asks_the_others(pool_table):
+    t = pool_table
+    # Ilse has Agility 1, the Ogre none rated, Tor Agility 0 and no Agility skill.
+    checks, left_out = services.check_ask_group(
+        campaign=t.campaign,
+        characters=[t.ilse, t.tor, t.npc],
+        by=t.gm,
+        target=5,
+        suggestion="Agility",
+    )
+    assert [c.character for c in checks] == [t.ilse]
+    assert [(c.character, c.target) for c in Check.objects.all()] == [(t.ilse, 5)]
+    assert left_out == [
+        (
+            t.tor,
+            "Tor has no dice for Agility (rated 0): raise it first, or ask for something else.",
+        ),
+        (
+            t.npc,
+            "The Ogre has no dice for Agility (rated 0): raise it first, or ask for something "
+            "else.",
+        ),
+    ]
+
+
+def test_a_group_check_nobody_has_dice_for_asks_nobody(pool_table):
+    t = pool_table
+    with unchanged(), raises_refused(match="^Tor has no dice .* The Ogre has no dice "):
+        services.check_ask_group(
+            campaign=t.campaign, characters=[t.tor, t.npc], by=t.gm, target=5, suggestion="Agility"
         )
 
 
@@ -130,6 +163,39 @@ def test_a_pool_ask_keeps_its_suggestion(pool_table, as_user):
     html = as_user(t.gm).post(url("check_ask", t), data, **HTMX).content.decode()
     assert "Asked." in html and Check.objects.get().suggestion == "Strength + Jump"
     assert 'value="Strength + Jump"' in html and 'name="target" value="8"' in html
+
+
+def test_the_gm_asks_those_with_dice_and_is_told_who_was_left_out(
+    pool_table, as_user, pushes, django_capture_on_commit_callbacks
+):
+    t = pool_table
+    data = {"character": [t.ilse.id, t.tor.id], "suggestion": "Agility", "target": 5}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = as_user(t.gm).post(url("check_ask", t), {**data, "visibility": "public"}, **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Asked." in html
+    assert re.search(
+        r'role="alert"><p>Not asked:</p><ul><li>Tor has no dice for Agility \(rated 0\)', html
+    )
+    assert [c.character for c in Check.objects.all()] == [t.ilse]
+    assert len(pushes.checks()) == 1
+
+
+def test_an_ask_nobody_has_dice_for_is_refused_and_changes_nothing(
+    pool_table, as_user, pushes, django_capture_on_commit_callbacks
+):
+    t = pool_table
+    data = {"character": [t.tor.id], "suggestion": "Agility", "target": 5, "visibility": "public"}
+    html = refused(
+        as_user(t.gm),
+        url("check_ask", t),
+        data,
+        t.campaign,
+        pushes,
+        django_capture_on_commit_callbacks,
+    )
+    assert "Tor has no dice for Agility (rated 0)" in html and "Not asked" not in html
 
 
 @pytest.mark.parametrize(

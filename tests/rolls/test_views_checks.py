@@ -731,22 +731,6 @@ def test_an_ask_the_character_has_no_dice_for_is_refused_saying_so(
     assert message in html
 
 
-def test_a_group_ask_one_character_has_no_dice_for_asks_nobody(
-    pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks
-):
-    """Tor has Strength 2 but no Agility; Ilse has Agility 1: the ask names Tor, asks no one."""
-    data = {"character": [pool_table.ilse.id, pool_table.tor.id], "suggestion": "Agility"}
-    html = refused(
-        as_user(gm),
-        url("check_ask", pool_table),
-        {**data, "target": 5, "note": "", "visibility": "public"},
-        pool_table.campaign,
-        pushes,
-        django_capture_on_commit_callbacks,
-    )
-    assert "Tor has no dice for Agility (rated 0)" in html
-
-
 def test_an_attribute_at_0_with_a_skill_above_0_can_be_asked(pool_table, as_user, gm):
     """Strength's own rating 0 still rolls Jump's d10s: asking for Strength is fine."""
     pool_models.Rating.objects.filter(pk=pool_table.strength.pk).update(value=0)
