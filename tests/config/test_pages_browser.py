@@ -367,12 +367,12 @@ class TestTheLogInTheBrowser(PagesTestCase):
 
 
 #: Boxes that scroll sideways inside the page (wider content than they show), but text inputs
-#: (a long invite link scrolls in its box), the log's entries and the ledgers, whose many columns
-#: scroll in their own box by design.
+#: (a long invite link scrolls in its box), the log's entries and what only screen readers get
+#: (the ledgers' column headers, which a phone's wrapped rows do without).
 SCROLLING_INSIDE = """() => Array.from(document.querySelectorAll('main *'))
   .filter(el => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible'
     && el.tagName !== 'INPUT' && !el.classList.contains('sr-only')
-    && !el.querySelector('.sparetime-ledger')
+    && !el.closest('.sparetime-ledger thead')
     && !el.closest('.log'))
   .map(el => el.tagName + (el.id ? '#' + el.id : '') + '.' + el.className + ' '
     + el.scrollWidth + '/' + el.clientWidth)"""

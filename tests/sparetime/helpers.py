@@ -32,8 +32,8 @@ def assert_ledger_matches_balances(campaign):
     """Recompute every balance from the raw rows and compare with the services' derived ones."""
     rows = list(
         SparetimeEntry.objects.filter(campaign=campaign)
-        .select_related("reverses")
-        .prefetch_related("targets")
+        .select_related("reverses", "rating")
+        .prefetch_related("targets", "lines__rating", "reverses__lines__rating")
     )
     free, portions, delegations = {}, {}, {}
     for row in rows:
@@ -42,7 +42,8 @@ def assert_ledger_matches_balances(campaign):
             assert row.amount == -original.amount
             assert (row.character_id, row.player_id) == (original.character_id, original.player_id)
             if original.kind == SparetimeEntry.SPEND:
-                assert (row.from_value, row.to_value) == (original.to_value, original.from_value)
+                back = [(r, b, a) for r, a, b in original.changes]
+                assert row.changes == back and row.points == original.points
             row = original
             sign = -1
         else:
@@ -56,11 +57,15 @@ def assert_ledger_matches_balances(campaign):
             delegations[row.player_id] = delegations.get(row.player_id, 0) - sign * row.amount
             portions[row.id] = portions.get(row.id, 0) + sign * row.amount
         else:
-            assert row.amount <= 0 and row.to_value == row.from_value + 1
+            raised = row.changes
+            assert raised and row.amount <= 0
+            assert (
+                all(b > a for _, a, b in raised) and sum(b - a for _, a, b in raised) == row.points
+            )
             if row.source_id is None:
                 free[row.character_id] = free.get(row.character_id, 0) + sign * row.amount
             else:
-                assert row.rating in row.source.targets.all()
+                assert row.rating in row.source.targets.all() and row.points == 1
                 portions[row.source_id] = portions.get(row.source_id, 0) + sign * row.amount
     for character in campaign.characters.all():
         assert free_sparetime(character) == free.get(character.id, 0) >= 0

@@ -67,3 +67,38 @@ def test_rows_written_before_the_move_are_the_ledgers_after_it():
     assert free_sparetime(aria) == 3
     [(portion, left)] = earmarked_sparetime(aria)
     assert left == 1 and [t.label for t in portion.targets.all()] == ["Climb"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_written_before_builds_had_points_are_raises_of_one_point():
+    """0005 gave a row its ``points`` (a build is one row): every row before it raised one."""
+    old = migrate([("sparetime", "0004_rating_moves_to_pool"), "campaigns"])
+    try:
+        User = old.get_model("auth", "User")
+        Campaign = old.get_model("campaigns", "Campaign")
+        Character = old.get_model("sheets", "Character")
+        Rating = old.get_model("pool", "Rating")
+        Entry = old.get_model("sparetime", "SparetimeEntry")
+        ana = User.objects.create(username="ana")
+        campaign = Campaign.objects.create(name="The Marches", system="pool")
+        aria = Character.objects.create(campaign=campaign, owner=ana, name="Aria")
+        climb = Rating.objects.create(character=aria, attribute="Strength", skill="Climb", value=1)
+        Entry.objects.create(
+            campaign=campaign, kind="grant", amount=3, character=aria, created_by=ana
+        )
+        Entry.objects.create(
+            campaign=campaign,
+            kind="spend",
+            amount=-1,
+            character=aria,
+            rating=climb,
+            from_value=0,
+            to_value=1,
+            created_by=ana,
+        )
+    finally:
+        migrate(AFTER)
+
+    spend = SparetimeEntry.objects.get(kind="spend")
+    assert (spend.points, spend.changes[0][1:]) == (1, (0, 1))
+    assert free_sparetime(spend.character) == 3 - 1

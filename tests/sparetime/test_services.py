@@ -567,6 +567,42 @@ def test_undoing_an_endurance_raise_keeps_hp_within_the_maximum(pool_campaign, g
     assert (sheet_of(ilse).hp_current, hp_max_of(ilse)) == (10, 10)
 
 
+def hp(character):
+    character.refresh_from_db()
+    return sheet_of(character).hp_current, hp_max_of(character)
+
+
+def test_a_new_character_built_with_endurance_starts_at_full_hp(pool_campaign, gm, player):
+    ilse = character_create(campaign=pool_campaign, owner=player, name="Ilse")
+    sparetime_grant(character=ilse, amount=3, by=gm)
+    points = {
+        Rating.objects.get(character=ilse, skill="Endurance"): 2,
+        Rating.objects.get(character=ilse, attribute="Strength", skill=""): 1,
+    }
+    build = sparetime_build(character=ilse, by=player, points=points)
+    assert hp(ilse) == (14, 14)
+    sparetime_undo(entry=build, by=player)
+    assert hp(ilse) == (10, 10)
+
+
+def test_an_endurance_raise_adds_its_hp_and_keeps_the_wounds(pool_campaign, gm, player):
+    ilse = character_create(campaign=pool_campaign, owner=player, name="Ilse")
+    sparetime_grant(character=ilse, amount=3, by=gm)
+    hp_set(character=ilse, value=6)
+    endurance = Rating.objects.get(character=ilse, skill="Endurance")
+    spend = sparetime_spend(character=ilse, rating=endurance, by=player)
+    assert hp(ilse) == (8, 12)
+    # Taking it back heals nobody: the 2 HP it added go again.
+    sparetime_reverse(entry=spend, by=gm)
+    assert hp(ilse) == (6, 10)
+    hp_set(character=ilse, value=1)
+    build = sparetime_build(character=ilse, by=player, points={endurance: 2})
+    assert hp(ilse) == (5, 14)
+    hp_set(character=ilse, value=3)
+    sparetime_undo(entry=build, by=player)
+    assert hp(ilse) == (0, 10)
+
+
 def test_gm_reverses_a_grant(hero, gm):
     grant = sparetime_grant(character=hero, amount=4, by=gm)
     reversal = sparetime_reverse(entry=grant, by=gm, note="Granted twice")
@@ -691,24 +727,95 @@ def test_concurrent_reversals_of_two_grants_never_overdraw(pool_campaign, gm, pl
 # A build ------------------------------------------------------------------------------------------
 
 
-def test_a_build_raises_each_rating_a_point_at_a_time_in_the_ledger(
-    pool_campaign, hero, gm, player
-):
+def changes(entry):
+    """(label, from, to) of what a ledger row raised or set back."""
+    return [(r.label, a, b) for r, a, b in entry.changes]
+
+
+def test_a_build_of_several_ratings_is_one_row_with_its_points(pool_campaign, hero, gm, player):
     PoolSettings.objects.update_or_create(
         campaign=pool_campaign, defaults={"attribute_cost": 2, "skill_cost": 1}
     )
     sparetime_grant(character=hero, amount=7, by=gm)
     strength, dodge = rating(hero, "Strength"), rating(hero, "Dodge")
-    entries = sparetime_build(character=hero, by=player, points={strength: 2, dodge: 3})
-    assert [(e.rating.label, e.from_value, e.to_value, e.amount) for e in entries] == [
-        ("Dodge", 0, 1, -1),
-        ("Dodge", 1, 2, -1),
-        ("Dodge", 2, 3, -1),
-        ("Strength", 2, 3, -2),
-        ("Strength", 3, 4, -2),
-    ]
+    entry = sparetime_build(character=hero, by=player, points={strength: 2, dodge: 3})
+    assert (entry.kind, entry.amount, entry.points, entry.rating) == (
+        SparetimeEntry.SPEND,
+        -7,
+        5,
+        None,
+    )
+    assert changes(entry) == [("Dodge", 0, 3), ("Strength", 2, 4)]
+    assert SparetimeEntry.objects.filter(kind=SparetimeEntry.SPEND).get() == entry
     assert (rating(hero, "Strength").value, rating(hero, "Dodge").value) == (4, 3)
-    assert free_sparetime(hero) == 0
+    assert free_sparetime(hero) == 0 and last_raise(hero) == entry
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def test_a_build_of_one_rating_is_one_row_naming_it(pool_campaign, hero, gm, player):
+    sparetime_grant(character=hero, amount=3, by=gm)
+    entry = sparetime_build(character=hero, by=player, points={rating(hero, "Climb"): 3})
+    assert (entry.rating, entry.from_value, entry.to_value) == (rating(hero, "Climb"), 2, 5)
+    assert (entry.amount, entry.points, entry.lines.count()) == (-3, 3, 0)
+    assert_ledger_matches_balances(pool_campaign)
+
+
+@pytest.mark.parametrize("labels", [["Climb"], ["Climb", "Strength", "Dodge"]])
+def test_an_undo_takes_a_whole_build_back(pool_campaign, hero, gm, player, labels):
+    sparetime_grant(character=hero, amount=9, by=gm)
+    before = {label: rating(hero, label).value for label in labels}
+    spend = sparetime_spend(character=hero, rating=rating(hero, "Agility"), by=player)
+    build = sparetime_build(
+        character=hero, by=player, points={rating(hero, label): 2 for label in labels}
+    )
+    undo = sparetime_undo(entry=build, by=player)
+    assert (undo.amount, undo.points) == (2 * len(labels), 2 * len(labels))
+    assert changes(undo) == [(label, b, a) for label, a, b in changes(build)]
+    assert {label: rating(hero, label).value for label in labels} == before
+    assert free_sparetime(hero) == 8 and last_raise(hero) == spend
+    assert SparetimeEntry.objects.filter(kind=SparetimeEntry.UNDO).count() == 1
+    assert_ledger_matches_balances(pool_campaign)
+
+
+def test_a_build_one_of_whose_ratings_moved_since_is_not_taken_back(hero, gm, player):
+    sparetime_grant(character=hero, amount=4, by=gm)
+    points = {rating(hero, "Climb"): 2, rating(hero, "Dodge"): 2}
+    build = sparetime_build(character=hero, by=player, points=points)
+    Rating.objects.filter(pk=rating(hero, "Dodge").pk).update(value=7)
+    with unchanged(), raises_refused(match="Dodge is at 7 now, not 2"):
+        sparetime_undo(entry=build, by=player)
+    with unchanged(), raises_refused(match="Dodge is at 7 now, not 2"):
+        sparetime_reverse(entry=build, by=gm)
+
+
+def test_the_gm_reverses_a_whole_build(pool_campaign, hero, gm, player):
+    sparetime_grant(character=hero, amount=4, by=gm)
+    points = {rating(hero, "Climb"): 1, rating(hero, "Dodge"): 3}
+    build = sparetime_build(character=hero, by=player, points=points)
+    reversal = sparetime_reverse(entry=build, by=gm, note="Not how we build")
+    assert changes(reversal) == [("Dodge", 3, 0), ("Climb", 3, 2)]
+    assert (rating(hero, "Climb").value, rating(hero, "Dodge").value, free_sparetime(hero)) == (
+        2,
+        0,
+        4,
+    )
+    assert last_raise(hero) is None
+    assert_ledger_matches_balances(pool_campaign)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_undos_of_one_build_undo_it_once(pool_campaign, gm, player):
+    hero = character_with_ratings(pool_campaign, player, "Aria")
+    sparetime_grant(character=hero, amount=4, by=gm)
+    points = {rating(hero, "Climb"): 2, rating(hero, "Dodge"): 2}
+    build = sparetime_build(character=hero, by=player, points=points)
+    outcomes = race(
+        lambda: sparetime_undo(entry=build, by=player),
+        lambda: sparetime_reverse(entry=build, by=gm),
+    )
+    exactly_one_succeeded(outcomes)
+    assert (rating(hero, "Climb").value, rating(hero, "Dodge").value) == (2, 0)
+    assert free_sparetime(hero) == 4
     assert_ledger_matches_balances(pool_campaign)
 
 

@@ -1110,6 +1110,24 @@ def test_the_player_or_the_gm_builds(
     assert free_sparetime(hero) == 2
 
 
+def test_a_build_is_one_ledger_row_and_one_undo_takes_it_back(as_user, player, hero, gm):
+    sparetime_grant(character=hero, amount=5, by=gm)
+    client = as_user(player)
+    data = {f"points-{rating(hero, 'Strength').id}": 2, f"points-{rating(hero, 'Climb').id}": 1}
+    html = client.post(build_url(hero), {**data, "once": "b1"}, **HTMX).content.decode()
+    build = SparetimeEntry.objects.get(kind="spend")
+    assert "Last raise: Strength 2 → 4, Climb 2 → 3 (3 points) for 3 sparetime." in html
+    assert f'name="entry" value="{build.id}"' in html
+    ledger = html[html.index('class="sparetime-ledger"') :]
+    assert ledger.count("<tr>") == 3  # the head, the grant and the build
+    assert re.search(r"Strength 2 → 4, Climb 2 → 3 <span class=\"muted\">\(3 points\)", ledger)
+    response = client.post(undo_url(hero), {"entry": build.id, "once": "u1"}, **HTMX)
+    html = response.content.decode()
+    assert "Undid the raise of Strength 2 → 4, Climb 2 → 3; 3 sparetime back." in html
+    assert (rating(hero, "Strength").value, rating(hero, "Climb").value) == (2, 2)
+    assert free_sparetime(hero) == 5 and "Undo this raise" not in html
+
+
 def test_the_build_form_is_on_the_characters_sparetime(as_user, player, hero, gm):
     sparetime_grant(character=hero, amount=5, by=gm)
     html = as_user(player).get(url("character_sparetime", hero.campaign, hero.id), **HTMX)

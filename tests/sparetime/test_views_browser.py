@@ -6,7 +6,11 @@ from rolls import services as rolls
 from rolls.systems.pool import services as pool_services
 from rolls.systems.pool.models import PoolSettings, Rating, rating_of
 from rolls.systems.pool.sparetime.models import SparetimeEntry
-from rolls.systems.pool.sparetime.services import free_sparetime, sparetime_grant
+from rolls.systems.pool.sparetime.services import (
+    free_sparetime,
+    sparetime_build,
+    sparetime_grant,
+)
 from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase, confirm, settled, wait_until
 from tests.conftest import make_campaign, make_user
@@ -33,6 +37,21 @@ HEAR_FACTS = """() => {
   document.addEventListener("htmx:wsAfterMessage", (event) => {
     if (/<!--facts /.test(event.detail.message)) window.factsHeard += 1;
   });
+}"""
+
+
+#: Whether an element lies within every box around it that clips it (a table scrolled sideways
+#: in its ``.scroll-x`` box hides the columns past its edge): "in view", or what hides it.
+IN_VIEW = """(el) => {
+  const own = el.getBoundingClientRect();
+  for (let box = el.parentElement; box; box = box.parentElement) {
+    if (getComputedStyle(box).overflowX === "visible") continue;
+    const edge = box.getBoundingClientRect();
+    if (own.left < edge.left - 1 || own.right > edge.right + 1)
+      return `${box.tagName}.${box.className} ${edge.left}..${edge.right} hides `
+        + `${own.left}..${own.right}`;
+  }
+  return "in view";
 }"""
 
 
@@ -166,7 +185,8 @@ class TestSheetInTheBrowser(RaiseCase):
             expect(page.get_by_role("status")).to_have_text("Endurance raised to 1.")
             expect(page.locator("#sparetime .sparetime-free")).to_have_text("2")
             expect(endurance).to_contain_text("1d10")
-            expect(page.locator("#sheet-pool .hp")).to_contain_text("HP 10 / 12")
+            # At full HP it stays at full: the raise's 2 HP count in both.
+            expect(page.locator("#sheet-pool .hp")).to_contain_text("HP 12 / 12")
 
             # Undo: the rating, the balance and the HP maximum go back.
             expect(page.locator(".sparetime-undo")).to_contain_text(
@@ -304,6 +324,7 @@ class TestABuildInTheBrowser(BrowserTestCase):
         self.ilse = character_create(campaign=campaign, owner=ana, name="Ilse")
         sparetime_grant(character=self.ilse, amount=5, by=gm)
         self.sheet = f"/campaigns/{campaign.id}/characters/{self.ilse.id}/"
+        self.gm_panel = f"/campaigns/{campaign.id}/gm/"
         self.log_in(gm, ana)
 
     def test_a_build_counts_its_cost_as_typed_and_spends_it_in_one_confirm(self):
@@ -335,8 +356,41 @@ class TestABuildInTheBrowser(BrowserTestCase):
             strength = page.locator("#sheet-pool .attribute h3", has_text="Strength")
             expect(strength).to_contain_text("2d6")
             expect(page.locator("#sheet-pool tr", has_text="Endurance")).to_contain_text("2d10")
+            # Built at full HP, it stays at full: Endurance 2 adds 4 to both.
+            expect(page.locator("#sheet-pool .hp")).to_contain_text("HP 14 / 14")
+            # The build is one row of the ledger, and one undo takes it all back.
+            ledger = page.locator(".sparetime-ledger tbody tr")
+            expect(ledger).to_have_count(2)
+            expect(ledger.first).to_contain_text("Agility 0 → 1, Strength 0 → 2, Endurance 0 → 2")
+            page.get_by_role("button", name="Undo this raise").click()
+            expect(page.get_by_role("status")).to_contain_text("5 sparetime back.")
+            expect(page.locator(".sparetime-free")).to_have_text("5")
+            expect(page.locator("#sheet-pool .hp")).to_contain_text("HP 10 / 10")
             browser.close()
         strength = rating_of(self.ilse, "Strength")
-        assert (strength.value, free_sparetime(self.ilse)) == (2, 0)
+        assert (strength.value, free_sparetime(self.ilse)) == (0, 5)
         spends = SparetimeEntry.objects.filter(character=self.ilse, kind=SparetimeEntry.SPEND)
-        assert spends.count() == 5
+        assert spends.count() == 1
+
+    def test_the_ledgers_on_column_is_in_sight_at_375_px(self):
+        """At a phone's width the ledger's rows wrap: what a row raised ("On") is on screen,
+        not in a column scrolled out of sight, on the sheet and on the GM's card."""
+        from playwright.sync_api import expect
+
+        points = {
+            rating_of(self.ilse, "Strength"): 2,
+            rating_of(self.ilse, "Strength", "Endurance"): 2,
+            rating_of(self.ilse, "Agility"): 1,
+        }
+        sparetime_build(character=self.ilse, by=self.ilse.owner, points=points)
+        with self.browser() as browser:
+            for user, path in (("ana", self.sheet), ("gm", self.gm_panel)):
+                page = self.open_page(browser, user, path)
+                page.set_viewport_size({"width": 375, "height": 740})
+                on = page.locator(".sparetime-ledger td", has_text="Endurance 0 → 2").first
+                expect(on).to_be_visible()
+                box, frame = on.bounding_box(), on.evaluate(IN_VIEW)
+                assert frame == "in view", (path, frame)
+                assert 0 <= box["x"] and box["x"] + box["width"] <= 375, (path, box)
+                page.context.close()
+            browser.close()

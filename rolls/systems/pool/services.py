@@ -19,6 +19,7 @@ from .models import (
     SETTINGS,
     PoolCheck,
     PoolSettings,
+    PoolSheet,
     Rating,
     check_of,
     hp_max_of,
@@ -67,13 +68,22 @@ def hp_set(*, character, value):
     row.save()
 
 
-def hp_follow_endurance(*, character):
-    """Endurance changed (``rating_set``): current HP above the new maximum drops to it."""
-    row = sheet_of(character)
+def hp_follow_endurance(*, character, raised=0):
+    """Endurance changed, and with it the HP maximum. ``raised``: by how many points a raise
+    paid with sparetime moved it (a build's too; negative: its undo or reversal): current HP
+    moves by what they add to the maximum or take from it, so that a character built at full HP
+    stays at full and a wounded one keeps its wounds (and an undo heals nobody). Then, as for
+    the GM's hand-set rating (``raised`` 0), it stays within 0 and the new maximum."""
+    row = PoolSheet.objects.select_for_update().filter(pk=character.pk).first()
+    if row is None:  # a character made without ``character_fill``: no HP to follow
+        return
     hp_max = hp_max_of(character)
-    if row.hp_current > hp_max:
-        row.hp_current = hp_max
-        row.save()
+    moved = row.hp_current + raised * settings_of(character.campaign).hp_per_endurance
+    value = max(0, min(moved, hp_max))
+    if value != row.hp_current:
+        row.hp_current = value
+        row.save(update_fields=["hp_current"])
+    character.pool_sheet = row
 
 
 def asked_fields(character, suggestion):
@@ -333,9 +343,10 @@ def _roll_pool(check, by, dice, *, attribute, skill, shift=(0, 0), bonus_effect=
 # Ratings and skills -------------------------------------------------------------------------
 
 
-def rating_set(*, rating, value):
+def rating_set(*, rating, value, hp_follows=False):
     """The GM sets an approved rating to ``value`` (0..RATING_MAX). Lowering Endurance below
-    what the current HP needs lowers the current HP to the new maximum."""
+    what the current HP needs lowers the current HP to the new maximum; ``hp_follows`` (a
+    sparetime raise taken back): current HP moves with the maximum (``hp_follow_endurance``)."""
     if not rating.is_approved:
         raise Refused(
             f"{rating.label} is {rating.get_status_display().lower()}; only approved skills "
@@ -344,10 +355,11 @@ def rating_set(*, rating, value):
     if not 0 <= value <= RATING_MAX:
         raise Refused(f"A rating lies between 0 and {RATING_MAX}.")
     with transaction.atomic(savepoint=False):
+        raised = value - rating.value if hp_follows else 0
         rating.value = value
         rating.save(update_fields=["value"])
         if rating.skill == pool_sheet.ENDURANCE:  # the HP maximum follows it
-            hp_follow_endurance(character=rating.character)
+            hp_follow_endurance(character=rating.character, raised=raised)
     return rating
 
 

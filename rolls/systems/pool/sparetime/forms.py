@@ -212,4 +212,4 @@ class ReverseForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["entry"].queryset = campaign.sparetime.select_related(
             "character", "player", "rating", "source__player"
-        )
+        ).prefetch_related("lines__rating")

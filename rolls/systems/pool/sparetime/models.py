@@ -13,13 +13,17 @@ class SparetimeEntry(models.Model):
     - delegate: +amount to ``player``, who may hand it out to other players' characters.
     - handout: ``player`` gives +amount to ``character``, earmarked for ``targets``; it counts
       against the player's delegation and is spent through ``source``.
-    - spend: -amount from ``character``; ``source`` is the handout it draws on (None: free).
+    - spend: -amount from ``character``; ``source`` is the handout it draws on (None: free). A
+      raise is one: ``rating`` ``from_value`` → ``to_value``, ``points`` (1 for a Raise button,
+      more for a build of that rating alone); a build of several ratings is one as well, its
+      ratings in its ``lines`` (``SparetimeLine``, ``rating`` None), ``points`` their sum.
+      ``changes`` reads either way.
     - undo / reversal: the counter-entry of the row it ``reverses`` (a player's undo of their
       character's last raise, or the GM's reversal of any row): the opposite amount, with that
       row's ``character``, ``player`` and ``source`` (of a hand-out: the hand-out itself), so every
       balance the row counted in loses it again. Of a spend, it also records the rating set back
-      (``from_value`` → ``to_value``). A row is reversed at most once (the one-to-one field), and
-      a counter-entry is never reversed.
+      (``from_value`` → ``to_value``, or its lines', each set back), with its ``points``. A row is
+      reversed at most once (the one-to-one field), and a counter-entry is never reversed.
 
     Balances are derived from the rows (``sparetime.services``), never stored.
     """
@@ -65,6 +69,8 @@ class SparetimeEntry(models.Model):
     )
     from_value = models.PositiveIntegerField(null=True, blank=True)
     to_value = models.PositiveIntegerField(null=True, blank=True)
+    #: How many rating points the row raises (or sets back): 1 but for builds.
+    points = models.PositiveIntegerField(default=1)
     reverses = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversal"
     )
@@ -93,3 +99,29 @@ class SparetimeEntry(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()} {self.amount:+d}"
+
+    @property
+    def changes(self):
+        """[(rating, from_value, to_value)] the row raised or set back: its rating's, or its
+        lines' (a build of several ratings; prefetch ``lines__rating`` when reading many)."""
+        if self.rating_id is not None:
+            return [(self.rating, self.from_value, self.to_value)]
+        if self.kind not in (self.SPEND, *self.COUNTERS):
+            return []
+        return [(line.rating, line.from_value, line.to_value) for line in self.lines.all()]
+
+
+class SparetimeLine(models.Model):
+    """One rating of a ledger row that raises several at once (a build), or sets them back (its
+    undo or reversal): ``from_value`` → ``to_value``. Written with its row, never changed."""
+
+    entry = models.ForeignKey(SparetimeEntry, on_delete=models.CASCADE, related_name="lines")
+    rating = models.ForeignKey(Rating, on_delete=models.PROTECT, related_name="+")
+    from_value = models.PositiveIntegerField()
+    to_value = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self):
+        return f"{self.rating.label} {self.from_value} → {self.to_value}"

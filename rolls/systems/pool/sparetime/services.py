@@ -14,10 +14,11 @@ from campaigns.models import GameSession, Membership
 from campaigns.systems import system_of
 from core.writes import Refused
 from rolls.systems.pool.models import KEY, Rating, settings_of
-from rolls.systems.pool.services import rating_set
+from rolls.systems.pool.services import hp_follow_endurance, rating_set
+from rules.sheet import ENDURANCE
 from sheets.models import Character
 
-from .models import SparetimeEntry
+from .models import SparetimeEntry, SparetimeLine
 
 #: The largest amount one row may carry (grants, awards, delegations, hand-outs).
 MAX_AMOUNT = 10_000
@@ -130,9 +131,16 @@ def last_raise(character):
             character=character, kind=SparetimeEntry.SPEND, reversal__isnull=True
         )
         .select_related("rating")
+        .prefetch_related("lines__rating")
         .order_by("-id")
         .first()
     )
+
+
+def raise_text(entry):
+    """What a raise row (or its counter-entry) changed, as text: "Climb 2 → 3", or a build's
+    "Strength 0 → 2, Endurance 0 → 2"."""
+    return ", ".join(f"{rating.label} {a} → {b}" for rating, a, b in entry.changes)
 
 
 # Writes -------------------------------------------------------------------------------------------
@@ -259,11 +267,11 @@ BUILD_MAX = 100
 
 def sparetime_build(*, character, by, points):
     """A build: several raises of ``character``'s at once (``points``: {rating: how many points
-    to add}), e.g. a new character spending its starting grant. Each point is a raise as
-    ``sparetime_spend`` makes it (the same checks and cost, a ledger row of its own, paid from
-    free sparetime), all in one transaction: every one of them, or none when one is refused;
-    the ratings locked and read together, each raised in one write, the rows inserted in one.
-    Returns the rows."""
+    to add}), e.g. a new character spending its starting grant, paid from free sparetime, with
+    the checks and the cost of ``sparetime_spend``'s raises, all in one transaction: every
+    rating raised, or none when one is refused. One ledger row (its ``points`` the sum): of one
+    rating, that rating ``from_value`` → ``to_value``; of several, one line each
+    (``SparetimeLine``). An undo or a reversal takes the whole row back. Returns the row."""
     points = {rating: n for rating, n in points.items() if n}
     if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in points.values()):
         raise Refused("Points are whole numbers from 0.")
@@ -282,26 +290,37 @@ def sparetime_build(*, character, by, points):
             raise Refused(f"This build costs {cost} sparetime; {character} has {have} free.")
         locked = Rating.objects.select_for_update().in_bulk([rating.pk for rating in points])
         order = sorted(points.items(), key=lambda item: (item[0].attribute, item[0].skill))
-        entries = []
-        for rating, n in order:
-            rating = _raisable(character, locked.get(rating.pk))
-            step = raise_cost(campaign, rating)
-            entries += [
-                SparetimeEntry(
-                    campaign=campaign,
-                    kind=SparetimeEntry.SPEND,
-                    amount=-step,
-                    character=character,
-                    rating=rating,
-                    from_value=rating.value + k,
-                    to_value=rating.value + k + 1,
-                    created_by=by,
-                )
-                for k in range(n)
-            ]
+        changes = [(_raisable(character, locked.get(rating.pk)), n) for rating, n in order]
+        lines = []
+        for rating, n in changes:
+            lines.append(
+                SparetimeLine(rating=rating, from_value=rating.value, to_value=rating.value + n)
+            )
             rating.value += n
             rating.save(update_fields=["value"])
-        return SparetimeEntry.objects.bulk_create(entries)
+        (one,) = lines if len(lines) == 1 else (None,)
+        raised = (
+            {"rating": one.rating, "from_value": one.from_value, "to_value": one.to_value}
+            if one
+            else {}
+        )
+        entry = SparetimeEntry.objects.create(
+            campaign=campaign,
+            kind=SparetimeEntry.SPEND,
+            amount=-cost,
+            character=character,
+            points=total,
+            created_by=by,
+            **raised,
+        )
+        if one is None:
+            for line in lines:
+                line.entry = entry
+            SparetimeLine.objects.bulk_create(lines)
+        for rating, n in changes:
+            if rating.skill == ENDURANCE:
+                hp_follow_endurance(character=character, raised=n)
+        return entry
 
 
 def _raisable(character, rating):
@@ -349,6 +368,8 @@ def sparetime_spend(*, character, rating, by, source=None):
         from_value = rating.value
         rating.value = from_value + 1
         rating.save(update_fields=["value"])
+        if rating.skill == ENDURANCE:
+            hp_follow_endurance(character=character, raised=1)
         return SparetimeEntry.objects.create(
             campaign=campaign,
             kind=SparetimeEntry.SPEND,
@@ -384,26 +405,47 @@ def _check_standing(entry):
         raise Refused(f"That entry was {what} already; an entry is taken back once.")
 
 
-def _check_rating_at(spend, rating):
+def _raised(entry, *, lock=False):
+    """[(rating, from_value, to_value)] a raise row ``entry`` changed (its rating's, or its
+    lines': a build of several), each rating read as it is now (``lock``: under its lock)."""
+    if entry.rating_id is not None:
+        changes = [(entry.rating_id, entry.from_value, entry.to_value)]
+    else:
+        changes = list(entry.lines.values_list("rating_id", "from_value", "to_value"))
+    ratings = Rating.objects.select_for_update() if lock else Rating.objects
+    now = ratings.in_bulk([rating_id for rating_id, _, _ in changes])
+    return [(now[rating_id], from_value, to_value) for rating_id, from_value, to_value in changes]
+
+
+def _check_rating_at(rating, to_value):
     """A raise is taken back only while its rating is at the value it raised it to."""
-    if rating.value != spend.to_value:
+    if rating.value != to_value:
         raise Refused(
-            f"{rating.label} is at {rating.value} now, not {spend.to_value}: take back the "
+            f"{rating.label} is at {rating.value} now, not {to_value}: take back the "
             "later change first."
         )
 
 
 def _counter(entry, *, kind, by, note=""):
-    """Append ``entry``'s counter-entry of ``kind``; of a spend, set its rating back (refused
-    unless the rating is still at the value the spend raised it to). The caller holds the locks."""
+    """Append ``entry``'s counter-entry of ``kind``; of a spend, set its ratings back (refused
+    unless each is still at the value the spend raised it to), HP with Endurance. The caller
+    holds the locks."""
     rating = from_value = to_value = None
+    lines = []
     if entry.kind == SparetimeEntry.SPEND:
-        rating = Rating.objects.select_for_update().get(pk=entry.rating_id)
-        _check_rating_at(entry, rating)
-        rating.character = entry.character
-        rating_set(rating=rating, value=entry.from_value)
-        from_value, to_value = entry.to_value, entry.from_value
-    return SparetimeEntry.objects.create(
+        changes = _raised(entry, lock=True)
+        for raised, _, to in changes:
+            _check_rating_at(raised, to)
+        for raised, back_to, _ in changes:
+            raised.character = entry.character
+            rating_set(rating=raised, value=back_to, hp_follows=True)
+        if entry.rating_id is not None:
+            rating, from_value, to_value = changes[0][0], entry.to_value, entry.from_value
+        else:
+            lines = [
+                SparetimeLine(rating=r, from_value=to, to_value=back) for r, back, to in changes
+            ]
+    counter = SparetimeEntry.objects.create(
         campaign=entry.campaign,
         kind=kind,
         amount=-entry.amount,
@@ -414,17 +456,22 @@ def _counter(entry, *, kind, by, note=""):
         rating=rating,
         from_value=from_value,
         to_value=to_value,
+        points=entry.points,
         reverses=entry,
         note=note,
         created_by=by,
     )
+    for line in lines:
+        line.entry = counter
+    SparetimeLine.objects.bulk_create(lines)
+    return counter
 
 
 def sparetime_undo(*, entry, by):
-    """Undo ``entry``, a raise, while nothing depends on it: it is its character's last raise
-    standing (no later spend on the character that is not undone or reversed), and its rating is
-    still at the value it raised it to. The refund goes back to where the raise was paid from.
-    Returns the undo row."""
+    """Undo ``entry``, a raise (a build: all of it), while nothing depends on it: it is its
+    character's last raise standing (no later spend on the character that is not undone or
+    reversed), and each rating it raised is still at the value it raised it to. The refund goes
+    back to where the raise was paid from. Returns the undo row."""
     with transaction.atomic(savepoint=False):
         entry = _locked_entry(entry)
         _check_pool(entry.campaign)
@@ -436,8 +483,8 @@ def sparetime_undo(*, entry, by):
         latest = last_raise(entry.character)
         if latest != entry:
             raise Refused(
-                f"Only {entry.character}'s last raise can be undone; {latest.rating.label} "
-                f"{latest.from_value} → {latest.to_value} came after this one."
+                f"Only {entry.character}'s last raise can be undone; {raise_text(latest)} came "
+                "after this one."
             )
         return _counter(entry, kind=SparetimeEntry.UNDO, by=by)
 
@@ -469,7 +516,8 @@ def _check_reversible(entry):
                 "reverse the raises paid from it first."
             )
     elif entry.kind == SparetimeEntry.SPEND:
-        _check_rating_at(entry, Rating.objects.get(pk=entry.rating_id))
+        for rating, _, to_value in _raised(entry):
+            _check_rating_at(rating, to_value)
 
 
 def reversal_refusal(entry):

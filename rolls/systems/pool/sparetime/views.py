@@ -102,7 +102,7 @@ def _ledger(rows, *, reversible=False):
         "source__player",
         "reverses",
         "reversal",
-    ).prefetch_related("targets")
+    ).prefetch_related("targets", "lines__rating")
     return {
         "rows": list(rows[:LEDGER_CAP]),
         "total": rows.count(),
@@ -210,20 +210,18 @@ def sparetime_spend(request, campaign_id, character_id, system):
 @login_required
 @require_POST
 def sparetime_build(request, campaign_id, character_id, system):
-    """The character's player or the GM adds points to several ratings at once (a build), each
-    point a raise of free sparetime, confirmed once."""
+    """The character's player or the GM adds points to several ratings at once (a build), paid
+    from free sparetime, confirmed once: one row of the ledger, undone as one."""
     campaign, character = character_for(
         request, campaign_id, character_id, edit=True, system=system
     )
     form = BuildForm(character, request.POST)
 
-    def notice(entries):
-        if not entries:  # a double submit: answered as the first
+    def notice(entry):
+        if entry is None:  # a double submit: answered as the first
             return "Built."
-        spent = -sum(entry.amount for entry in entries)
-        return (
-            f"Built: {len(entries)} point{'s' if len(entries) != 1 else ''} for {spent} sparetime."
-        )
+        points = entry.points
+        return f"Built: {points} point{'s' if points != 1 else ''} for {-entry.amount} sparetime."
 
     def build():
         return services.sparetime_build(character=character, by=request.user, points=form.points())
@@ -294,10 +292,7 @@ def sparetime_undo(request, campaign_id, character_id, system):
 
     def notice(_undo):
         entry = form.cleaned_data["entry"]
-        return (
-            f"Undid the raise of {entry.rating.label} {entry.from_value} → {entry.to_value}; "
-            f"{-entry.amount} sparetime back."
-        )
+        return f"Undid the raise of {services.raise_text(entry)}; {-entry.amount} sparetime back."
 
     def undo():
         return services.sparetime_undo(entry=form.cleaned_data["entry"], by=request.user)
@@ -477,10 +472,8 @@ def _reversal_effect(campaign, entry):
             have, where = services.portion_left(entry.source), "portion"
         else:
             have, where = services.free_sparetime(entry.character), "free sparetime"
-        return (
-            f"{entry.rating.label} {entry.to_value} → {entry.from_value}; {entry.character}'s "
-            f"{where} {have} → {have - amount}"
-        )
+        back = ", ".join(f"{rating.label} {b} → {a}" for rating, a, b in entry.changes)
+        return f"{back}; {entry.character}'s {where} {have} → {have - amount}"
     return ""
 
 
