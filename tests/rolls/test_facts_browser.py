@@ -208,15 +208,15 @@ class TestPoolFacts(FactsCase):
             expect(ana_sheet.locator("#sheet-pool")).to_contain_text("2d6")
             expect(ana.locator(f"{card} select[name=attribute]")).to_contain_text("Strength 2d6")
 
-            # The player raises Endurance: HP and sparetime follow in the GM's party; Ben sees
-            # the HP, not the sparetime.
+            # The player raises Endurance: HP (at full, it stays at full) and sparetime follow
+            # in the GM's party; Ben sees the HP, not the sparetime.
             settled(ana_sheet)
             ana_sheet.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)").click()
             ana_sheet.get_by_role("button", name="Confirm raise").click()
-            expect(gm_campaign.locator(f"{party} .party-hp")).to_have_text("10 / 12")
+            expect(gm_campaign.locator(f"{party} .party-hp")).to_have_text("12 / 12")
             expect(gm_campaign.locator(f"{party} .party-sparetime")).to_have_text("2")
-            expect(gm_sheet.locator("#sheet-pool .hp")).to_contain_text("HP 10 / 12")
-            expect(ben.locator(f"{party} .party-hp")).to_have_text("10 / 12")
+            expect(gm_sheet.locator("#sheet-pool .hp")).to_contain_text("HP 12 / 12")
+            expect(ben.locator(f"{party} .party-hp")).to_have_text("12 / 12")
             expect(ben.locator(f"{party} .party-sparetime")).to_have_text("–")
 
             # The player rolls: the closed check leaves her live checks.
