@@ -4,7 +4,7 @@ as an htmx fragment or the whole rules page, exact chances from the engine, clea
 from fractions import Fraction
 
 import pytest
-from django.core.cache import cache
+from django.test import override_settings
 from django.urls import reverse
 from django.utils.html import escape
 from hypothesis import given
@@ -137,6 +137,7 @@ def test_a_long_fraction_that_fits_is_still_exact(client):
 
 
 @pytest.mark.django_db
+@override_settings(WRITE_LIMITS={})  # the previews' limit has tests of its own (test_throttle)
 @given(
     d6=st.one_of(st.integers(0, MAX_DICE), st.sampled_from([0, 1, MAX_DICE])),
     d10=st.one_of(st.integers(0, MAX_DICE), st.sampled_from([0, 1, MAX_DICE])),
@@ -145,7 +146,6 @@ def test_a_long_fraction_that_fits_is_still_exact(client):
 def test_every_pool_calculation_the_form_accepts_answers(d6, d10, tn):
     from django.test import Client
 
-    cache.clear()  # a visitor of its own: the previews' limit counts an address's requests
     html = calc(Client(), system="pool", d6=d6, d10=d10, tn=tn)
     if not 1 <= d6 + d10 <= MAX_DICE:
         assert '<span class="error">' in html
@@ -160,6 +160,7 @@ spend = st.one_of(st.integers(0, 100), st.sampled_from([0, 1, 99, 100]), st.none
 
 
 @pytest.mark.django_db
+@override_settings(WRITE_LIMITS={})  # the previews' limit has tests of its own (test_throttle)
 @given(
     dice=st.one_of(st.none(), st.integers(1, MAX_DICE), st.sampled_from([1, MAX_DICE])),
     spend_a=spend,
@@ -174,7 +175,6 @@ def test_every_mana_calculation_the_form_accepts_answers(
 ):
     from django.test import Client
 
-    cache.clear()  # a visitor of its own: the previews' limit counts an address's requests
     typed = {"dice": dice, "spend_a": spend_a, "spend_b": spend_b, "colorless": colorless}
     typed |= {"previous": previous, "difficulty": difficulty} | ({"trait": "on"} if trait else {})
     html = calc(Client(), system="mana", **{k: v for k, v in typed.items() if v is not None})
