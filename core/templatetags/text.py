@@ -13,39 +13,18 @@ digit or direction mark) is drawn the same isolated or not: it goes out bare, an
 can turn something around carries the isolation.
 """
 
-import re
-import unicodedata
-
 from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeData, mark_safe
 
+from core.text import FSI, PDI, needs_isolation, unmarked
+
 register = template.Library()
-
-#: The isolate marks (LRI, RLI, FSI, PDI): one typed into the text could close the isolation
-#: early (a stray PDI) or leave one open past the text's end.
-ISOLATE_MARKS = re.compile("[\u2066-\u2069]")
-FSI, PDI = "\u2068", "\u2069"
-
-
-#: The bidirectional classes that can reorder what stands around a text: right-to-left letters,
-#: Arabic digits, and every explicit mark (embeddings, overrides, isolates and their ends).
-TURNING = frozenset(
-    {"R", "AL", "AN", "RLE", "LRE", "RLO", "LRO", "PDF", "RLI", "LRI", "FSI", "PDI"}
-)
-
-
-def needs_isolation(text):
-    """Whether ``text`` could change the order of the text around it: it holds a character of
-    ``TURNING``, or no left-to-right letter at all (neutrals and digits take their direction from
-    their neighbours)."""
-    classes = {unicodedata.bidirectional(char) for char in text}
-    return bool(classes & TURNING) or (bool(text) and "L" not in classes)
 
 
 def _unmarked(value):
     """``value`` without its isolate marks (kept safe if it was)."""
-    text = ISOLATE_MARKS.sub("", str(value))
+    text = unmarked(str(value))
     return mark_safe(text) if isinstance(value, SafeData) else text
 
 
