@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from core import push
+from core.text import isolated
 from core.writes import Refused
 
 from .models import Campaign, Membership
@@ -76,9 +77,11 @@ def membership_add(*, campaign, username):
         raise Refused("Name the user to add.")
     user = _user_named(username)
     if user is None:
-        raise Refused(f"There is no user called “{username}”.")
+        raise Refused(f"There is no user called “{isolated(username)}”.")
     if Membership.objects.filter(campaign=campaign, user=user).exists():
-        raise Refused(f"{user.username} is already a member of {campaign.name}.")
+        raise Refused(
+            f"{isolated(user.username)} is already a member of {isolated(campaign.name)}."
+        )
     return Membership.objects.create(campaign=campaign, user=user, role=Membership.PLAYER)
 
 

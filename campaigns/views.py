@@ -21,6 +21,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import push
+from core.text import isolated
 from core.writes import Piece, answer, attempt
 from rules import notation
 
@@ -277,7 +278,7 @@ def member_add(request, campaign_id):
         lambda: services.membership_add(campaign=campaign, **form.cleaned_data), form=form
     )
     if ok:
-        notice = f"{result.user.username} joined {campaign.name} as a player."
+        notice = f"{isolated(result.user.username)} joined {isolated(campaign.name)} as a player."
         return MEMBERS.answer(request, campaign, ok=ok, notice=notice, added=notice)
     if result:
         form.add_error("username", result)

@@ -16,6 +16,8 @@ import unicodedata
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
+from core.text import isolated
+
 #: The characters the rules name; the check refuses every Cf and Cc character, these included.
 BIDI_CONTROLS = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C}
 ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF}
@@ -94,6 +96,6 @@ def check_username(username):
     for existing in get_user_model().objects.values_list("username", flat=True).iterator():
         if existing != username and skeleton(existing) == wanted:
             raise ValidationError(
-                f"“{username}” looks too much like an existing username; choose another.",
+                f"“{isolated(username)}” looks too much like an existing username; choose another.",
                 code="confusable",
             )

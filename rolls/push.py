@@ -20,6 +20,7 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 
 from core import push as core_push
+from core.text import isolated
 from core.writes import Refused
 
 from .forms import TargetForm
@@ -228,8 +229,8 @@ def checks_follow_character(*, campaign, character, to):
     live = Check.objects.of(campaign).filter(character=character).live()
     if any(check.visibility == SECRET for check in live):
         raise Refused(
-            f"{character.name} has a live GM-secret check: cancel it before handing "
-            f"{character.name} over."
+            f"{isolated(character.name)} has a live GM-secret check: cancel it before handing "
+            f"{isolated(character.name)} over."
         )
     for check in live:
         check.campaign = campaign

@@ -16,6 +16,8 @@ writes are ``rolls.services.free_roll_make`` and ``message_send``.
 import re
 from dataclasses import dataclass
 
+from core.text import isolated
+
 from .models import PRIVATE, PUBLIC, SECRET, WHISPER
 
 #: Characters of a message (a whisper's included) and of the box's text.
@@ -76,7 +78,7 @@ def read(box, *, is_gm=False):
         return Said("message", message, WHISPER, to.lstrip("@"))
     if name in ("help", "h", "?"):
         raise TalkError(HELP)
-    raise TalkError(f"There is no /{name} here. {HELP}")
+    raise TalkError(f"There is no /{isolated(name)} here. {HELP}")
 
 
 def is_roll(box):

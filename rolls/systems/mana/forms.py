@@ -6,6 +6,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from core.names import plain_name
+from core.text import isolated
 
 from .models import COLORLESS, DEFAULT_PALETTE, ManaSkill
 from .services import MANA_MAX, TRAIT_MAX
@@ -32,11 +33,13 @@ def check_colors(colors, *, taken=()):
             raise ValidationError("A color name is blank (check for doubled or trailing commas).")
         plain_name(name)
         if len(name) > COLOR_MAX_LENGTH:
-            raise ValidationError(f"“{name}” is too long (at most {COLOR_MAX_LENGTH} characters).")
+            raise ValidationError(
+                f"“{isolated(name)}” is too long (at most {COLOR_MAX_LENGTH} characters)."
+            )
         if name.casefold() == COLORLESS:
             raise ValidationError("“colorless” is always there; it can't be a palette color.")
         if name.casefold() in seen:
-            raise ValidationError(f"The color “{name}” appears twice.")
+            raise ValidationError(f"The color “{isolated(name)}” appears twice.")
         seen.add(name.casefold())
 
 
@@ -141,7 +144,7 @@ class ManaSkillForm(forms.Form):
     def clean_name(self):
         name = self.cleaned_data["name"]
         if name.casefold() in self.taken:
-            raise ValidationError(f"There is already a skill named “{name}”.")
+            raise ValidationError(f"There is already a skill named “{isolated(name)}”.")
         return name
 
     def clean(self):

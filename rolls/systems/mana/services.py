@@ -6,6 +6,7 @@ Each write is one transaction; what every system shares (the log, the check's st
 from django.db import transaction
 from django.db.models import F
 
+from core.text import isolated
 from core.writes import Refused
 from rules import RulesError, mana, odds
 
@@ -110,7 +111,7 @@ def mana_set_maxima(*, character, maxima):
     colors = mana_colors(character.campaign)
     for color, maximum in maxima.items():
         if color not in colors:
-            raise Refused(f"{color!r} is not a color of this campaign.")
+            raise Refused(f"“{isolated(color)}” is not a color of this campaign.")
         if not 0 <= maximum <= MANA_MAX:
             raise Refused(f"A mana maximum lies between 0 and {MANA_MAX}.")
     with transaction.atomic(savepoint=False):
@@ -125,7 +126,7 @@ def mana_refill(*, campaign, character=None):
     """Refill every color of ``character``'s pool (or of every character of ``campaign``) to
     its maximum. Returns the number of pool rows written."""
     if character is not None and character.campaign_id != campaign.pk:
-        raise Refused(f"{character} does not play in {campaign}.")
+        raise Refused(f"{isolated(character)} does not play in {isolated(campaign)}.")
     pools = ManaPool.objects.filter(character__campaign=campaign)
     if character is not None:
         pools = pools.filter(character=character)
@@ -155,8 +156,8 @@ def mana_skill_require(check, skill):
     own = check_of(check)
     if own.skill_id and own.skill_id != skill.pk:
         if check.rolls.exists():
-            raise Refused(f"A re-attempt uses the same skill ({own.skill}).")
-        raise Refused(f"This check is for {own.skill}: roll {own.skill}.")
+            raise Refused(f"A re-attempt uses the same skill ({isolated(own.skill)}).")
+        raise Refused(f"This check is for {isolated(own.skill)}: roll {isolated(own.skill)}.")
 
 
 def mana_dice(*, check, skill, spend_a, spend_b, colorless):

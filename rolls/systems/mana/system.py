@@ -6,6 +6,7 @@ from fractions import Fraction
 from django import forms
 from django.core.exceptions import ValidationError
 
+from core.text import isolated
 from core.writes import Refused
 from rules import advice, mana
 
@@ -75,7 +76,8 @@ class ManaRollForm(forms.Form):
         colors = (cleaned.get("color_a"), cleaned.get("color_b"))
         if skill and colors != (skill.color_a, skill.color_b):
             raise ValidationError(
-                f"{skill.name} is rolled with {skill.color_a} and {skill.color_b} mana, not "
+                f"{isolated(skill.name)} is rolled with {isolated(skill.color_a)} and "
+                f"{isolated(skill.color_b)} mana, not "
                 f"{' and '.join(c for c in colors if c) or 'the colors you entered'}. "
                 "Enter the amounts again."
             )

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from campaigns.access import campaign_for
 from campaigns.views import panel_section, panel_with
 from core.push import with_facts
+from core.text import isolated
 from core.writes import Piece, attempt
 from sheets.access import character_for
 from sheets.sections import refusal, section, section_write
@@ -158,7 +159,7 @@ def mana_maxima(request, campaign_id, character_id, system):
     )
     if ok:
         return GM_MANA.answer(request, campaign, ok=ok)
-    error = f"{character.name}: {refusal(ok, refused, form)}"
+    error = f"{isolated(character.name)}: {refusal(ok, refused, form)}"
     return GM_MANA.answer(request, campaign, ok=ok, error=error, bound=form)
 
 

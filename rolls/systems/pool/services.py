@@ -4,6 +4,7 @@ what every system shares (the log, the check's state) is ``rolls.services``."""
 
 from django.db import transaction
 
+from core.text import isolated
 from core.writes import Refused
 from rules import odds, pool
 from rules import sheet as pool_sheet
@@ -107,8 +108,8 @@ def asked_fields(character, suggestion):
         if dice < 1:
             asked = " + ".join(n for n in (attribute, skill) if n)
             raise Refused(
-                f"{character.name} has no dice for {asked} (rated 0): raise it first, or ask "
-                "for something else."
+                f"{isolated(character.name)} has no dice for {isolated(asked)} (rated 0): raise it "
+                "first, or ask for something else."
             )
     return {"asked_attribute": attribute, "asked_skill": skill}
 
@@ -132,10 +133,11 @@ def pool_choice(*, check, attribute, skill):
             raise Refused("Choose one of your character's skills.")
         if skill.attribute != attribute.attribute:
             raise Refused(
-                f"{skill.skill} is a skill of {skill.attribute}, not of {attribute.attribute}."
+                f"{isolated(skill.skill)} is a skill of {skill.attribute}, "
+                f"not of {attribute.attribute}."
             )
         if skill.status != Rating.APPROVED:
-            raise Refused(f"{skill.skill} has not been greenlit by the GM.")
+            raise Refused(f"{isolated(skill.skill)} has not been greenlit by the GM.")
     return attribute, skill
 
 
@@ -247,9 +249,9 @@ def pool_asked_require(check, attribute, skill):
     own = check_of(check)
     asked = pool_asked(check)
     if own.asked_attribute and attribute.attribute != own.asked_attribute:
-        raise Refused(f"This check is for {asked}: roll {own.asked_attribute}.")
+        raise Refused(f"This check is for {isolated(asked)}: roll {own.asked_attribute}.")
     if own.asked_skill and (skill is None or skill.skill != own.asked_skill):
-        raise Refused(f"This check is for {asked}: roll {own.asked_skill}.")
+        raise Refused(f"This check is for {isolated(asked)}: roll {isolated(own.asked_skill)}.")
 
 
 @transaction.atomic(savepoint=False)
@@ -349,8 +351,8 @@ def rating_set(*, rating, value, hp_follows=False):
     sparetime raise taken back): current HP moves with the maximum (``hp_follow_endurance``)."""
     if not rating.is_approved:
         raise Refused(
-            f"{rating.label} is {rating.get_status_display().lower()}; only approved skills "
-            "can be rated."
+            f"{isolated(rating.label)} is {rating.get_status_display().lower()}; only approved "
+            "skills can be rated."
         )
     if not 0 <= value <= RATING_MAX:
         raise Refused(f"A rating lies between 0 and {RATING_MAX}.")
@@ -379,7 +381,7 @@ def _add_skill(character, attribute, name, **fields):
         clash = next((r for r in existing if r.label.casefold() == name.casefold()), None)
         if clash is not None:
             state = "" if clash.is_approved else f" ({clash.get_status_display().lower()})"
-            raise Refused(f"This sheet already has {clash.label}{state}.")
+            raise Refused(f"This sheet already has {isolated(clash.label)}{state}.")
         return Rating.objects.create(character=character, attribute=attribute, skill=name, **fields)
 
 
@@ -420,7 +422,9 @@ def skill_decide(*, rating, approve):
         )
         if not changed:
             rating.refresh_from_db(fields=["status"])
-            raise Refused(f"{rating.label} was already {rating.get_status_display().lower()}.")
+            raise Refused(
+                f"{isolated(rating.label)} was already {rating.get_status_display().lower()}."
+            )
     rating.status = status
     return rating
 

@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 
 from campaigns.models import GameSession, Membership
 from core.ids import IdsChoiceField
+from core.text import isolated
 from core.writes import OnceField
 from rolls.systems.pool.models import Rating
 from sheets.models import Character
@@ -124,10 +125,11 @@ class HandoutForm(AmountForm):
         groups = {}
         for rating in ratings:
             groups.setdefault(rating.character, []).append(
-                (rating.pk, f"{rating.character} — {rating.label}")
+                (rating.pk, f"{isolated(rating.character)} — {isolated(rating.label)}")
             )
         field.choices = [
-            (f"{character} ({character.owner})", options) for character, options in groups.items()
+            (f"{isolated(character)} ({isolated(character.owner)})", options)
+            for character, options in groups.items()
         ]
         field.widget.attrs["size"] = 12
 

@@ -12,6 +12,7 @@ from django.db.models import Q, Sum
 
 from campaigns.models import GameSession, Membership
 from campaigns.systems import system_of
+from core.text import isolated
 from core.writes import Refused
 from rolls.systems.pool.models import KEY, Rating, settings_of
 from rolls.systems.pool.services import hp_follow_endurance, rating_set
@@ -49,7 +50,7 @@ def _check_note(note):
 
 def _check_character(campaign, character):
     if character.campaign_id != campaign.id:
-        raise Refused(f"{character} is not in this campaign.")
+        raise Refused(f"{isolated(character)} is not in this campaign.")
 
 
 def _player_ids(campaign):
@@ -140,7 +141,7 @@ def last_raise(character):
 def raise_text(entry):
     """What a raise row (or its counter-entry) changed, as text: "Climb 2 → 3", or a build's
     "Strength 0 → 2, Endurance 0 → 2"."""
-    return ", ".join(f"{rating.label} {a} → {b}" for rating, a, b in entry.changes)
+    return ", ".join(f"{isolated(rating.label)} {a} → {b}" for rating, a, b in entry.changes)
 
 
 # Writes -------------------------------------------------------------------------------------------
@@ -181,7 +182,7 @@ def sparetime_award(*, campaign, characters, amount, by, note="", session=None):
             done = SparetimeEntry.objects.filter(
                 kind=SparetimeEntry.AWARD, session=session, character__in=characters
             ).select_related("character")
-            names = sorted({str(entry.character) for entry in done})
+            names = sorted({isolated(entry.character) for entry in done})
             if names:
                 raise Refused(
                     f"{', '.join(names)} already had an award for {session}; a session's award "
@@ -208,7 +209,7 @@ def sparetime_delegate(*, campaign, player, amount, by, note=""):
         _check_amount(amount)
         _check_note(note)
         if player.pk not in _player_ids(campaign):
-            raise Refused(f"{player} is not a player in this campaign.")
+            raise Refused(f"{isolated(player)} is not a player in this campaign.")
         return SparetimeEntry.objects.create(
             campaign=campaign,
             kind=SparetimeEntry.DELEGATE,
@@ -230,15 +231,15 @@ def sparetime_handout(*, campaign, giver, character, amount, targets, note=""):
         if character.owner_id == giver.pk:
             raise Refused("You cannot hand sparetime out to your own character.")
         if character.owner_id not in _player_ids(campaign):
-            raise Refused(f"{character} is not a player's character.")
+            raise Refused(f"{isolated(character)} is not a player's character.")
         targets = list(targets)
         if not targets:
             raise Refused("Say what the sparetime is for: pick at least one rating.")
         for target in targets:
             if target.character_id != character.id:
-                raise Refused(f"{target.label} is not on {character}'s sheet.")
+                raise Refused(f"{isolated(target.label)} is not on {isolated(character)}'s sheet.")
             if target.status != Rating.APPROVED:
-                raise Refused(f"{target.label} is not an approved rating.")
+                raise Refused(f"{isolated(target.label)} is not an approved rating.")
         # Lock the giver's membership, then read the balance: concurrent hand-outs by the same
         # giver wait here, so together they can never overspend the delegation.
         try:
@@ -287,7 +288,9 @@ def sparetime_build(*, character, by, points):
         cost = sum(raise_cost(campaign, rating) * n for rating, n in points.items())
         have = free_sparetime(character)
         if cost > have:
-            raise Refused(f"This build costs {cost} sparetime; {character} has {have} free.")
+            raise Refused(
+                f"This build costs {cost} sparetime; {isolated(character)} has {have} free."
+            )
         locked = Rating.objects.select_for_update().in_bulk([rating.pk for rating in points])
         order = sorted(points.items(), key=lambda item: (item[0].attribute, item[0].skill))
         changes = [(_raisable(character, locked.get(rating.pk)), n) for rating, n in order]
@@ -327,11 +330,11 @@ def _raisable(character, rating):
     """``rating`` (locked, or None when there is none), if it is ``character``'s and approved
     by the GM; else refused, saying why."""
     if rating is None or rating.character_id != character.id:
-        raise Refused(f"That rating is not on {character}'s sheet.")
+        raise Refused(f"That rating is not on {isolated(character)}'s sheet.")
     if rating.status == Rating.PENDING:
-        raise Refused(f"{rating.label} is still waiting for the GM's approval.")
+        raise Refused(f"{isolated(rating.label)} is still waiting for the GM's approval.")
     if rating.status != Rating.APPROVED:
-        raise Refused(f"{rating.label} was not approved by the GM.")
+        raise Refused(f"{isolated(rating.label)} was not approved by the GM.")
     return rating
 
 
@@ -347,7 +350,9 @@ def sparetime_spend(*, character, rating, by, source=None):
             character, Rating.objects.select_for_update().filter(pk=rating.pk).first()
         )
         cost = raise_cost(campaign, rating)
-        raising = f"raising {rating.label} {rating.value} → {rating.value + 1} costs {cost}"
+        raising = (
+            f"raising {isolated(rating.label)} {rating.value} → {rating.value + 1} costs {cost}"
+        )
         if source is None:
             have = free_sparetime(character)
             if cost > have:
@@ -357,9 +362,9 @@ def sparetime_spend(*, character, rating, by, source=None):
             if source is None or source.kind != SparetimeEntry.HANDOUT:
                 raise Refused("That is not a handed-out portion of sparetime.")
             if source.character_id != character.id:
-                raise Refused(f"That portion was not handed out to {character}.")
+                raise Refused(f"That portion was not handed out to {isolated(character)}.")
             if not source.targets.filter(pk=rating.pk).exists():
-                raise Refused(f"That portion is not earmarked for {rating.label}.")
+                raise Refused(f"That portion is not earmarked for {isolated(rating.label)}.")
             have = portion_left(source)
             if cost > have:
                 raise Refused(
@@ -421,7 +426,7 @@ def _check_rating_at(rating, to_value):
     """A raise is taken back only while its rating is at the value it raised it to."""
     if rating.value != to_value:
         raise Refused(
-            f"{rating.label} is at {rating.value} now, not {to_value}: take back the "
+            f"{isolated(rating.label)} is at {rating.value} now, not {to_value}: take back the "
             "later change first."
         )
 
@@ -483,8 +488,8 @@ def sparetime_undo(*, entry, by):
         latest = last_raise(entry.character)
         if latest != entry:
             raise Refused(
-                f"Only {entry.character}'s last raise can be undone; {raise_text(latest)} came "
-                "after this one."
+                f"Only {isolated(entry.character)}'s last raise can be undone; "
+                f"{raise_text(latest)} came after this one."
             )
         return _counter(entry, kind=SparetimeEntry.UNDO, by=by)
 
@@ -498,21 +503,21 @@ def _check_reversible(entry):
         have = free_sparetime(entry.character)
         if entry.amount > have:
             raise Refused(
-                f"{entry.character} has {have} free sparetime; reversing this "
+                f"{isolated(entry.character)} has {have} free sparetime; reversing this "
                 f"{entry.get_kind_display().lower()} takes {entry.amount}."
             )
     elif entry.kind == SparetimeEntry.DELEGATE:
         left = delegation_left(campaign, entry.player)
         if entry.amount > left:
             raise Refused(
-                f"{entry.player} has {left} left to hand out; reversing this delegation "
+                f"{isolated(entry.player)} has {left} left to hand out; reversing this delegation "
                 f"takes {entry.amount}."
             )
     elif entry.kind == SparetimeEntry.HANDOUT:
         left = portion_left(entry)
         if entry.amount > left:
             raise Refused(
-                f"{entry.character} has {left} left of this hand-out of {entry.amount}; "
+                f"{isolated(entry.character)} has {left} left of this hand-out of {entry.amount}; "
                 "reverse the raises paid from it first."
             )
     elif entry.kind == SparetimeEntry.SPEND:

@@ -32,6 +32,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for, can_edit
 from campaigns.models import Membership
 from core.push import with_facts
+from core.text import isolated
 from core.writes import Piece, attempt
 from rolls.services import session_participants
 from rolls.systems.pool.models import Rating
@@ -140,7 +141,7 @@ def _character_context(request, campaign, character, *, spend_form=None, notice=
         "campaign": campaign,
         "character": character,
         "section_id": "sparetime",
-        "title": f"{character} · sparetime",
+        "title": f"{isolated(character)} · sparetime",
         "can_spend": can_edit(campaign, character),
         "free": services.free_sparetime(character),
         "portions": portions,
@@ -195,8 +196,8 @@ def sparetime_spend(request, campaign_id, character_id, system):
     def notice(entry):
         if entry is None:  # a double submit: answered as the first
             rating = Rating.objects.get(pk=form.cleaned_data["rating"].pk)
-            return f"{rating.label} raised to {rating.value}."
-        return f"{entry.rating.label} raised to {entry.to_value}."
+            return f"{isolated(rating.label)} raised to {rating.value}."
+        return f"{isolated(entry.rating.label)} raised to {entry.to_value}."
 
     def spend():
         data = form.cleaned_data
@@ -238,7 +239,7 @@ def _raise_context(request, campaign, character, *, rating, source, confirming):
         "campaign": campaign,
         "character": character,
         "section_id": "sparetime",
-        "title": f"{character} · raise {rating.label}",
+        "title": f"{isolated(character)} · raise {isolated(rating.label)}",
         "rating": rating,
         "source": source,
         "cost": cost,
@@ -390,7 +391,7 @@ def sparetime_grant(request, campaign_id, system):
         ok=ok,
         result=entry,
         refused={"grant_form": form},
-        notice=lambda: f"Granted {data['amount']} sparetime to {data['character']}.",
+        notice=lambda: f"Granted {data['amount']} sparetime to {isolated(data['character'])}.",
     )
 
 
@@ -418,7 +419,7 @@ def sparetime_award(request, campaign_id, system):
         return session_answer(request, campaign, ok=ok, error=entries, award_form=form)
 
     def notice():
-        names = ", ".join(str(entry.character) for entry in entries)
+        names = ", ".join(isolated(entry.character) for entry in entries)
         return f"Awarded {form.cleaned_data['amount']} sparetime to {names}."
 
     return _gm_answer(
@@ -447,7 +448,7 @@ def sparetime_delegate(request, campaign_id, system):
         ok=ok,
         result=entry,
         refused={"delegate_form": form},
-        notice=lambda: f"{entry.player} may now hand out {entry.amount} more sparetime.",
+        notice=lambda: f"{isolated(entry.player)} may now hand out {entry.amount} more sparetime.",
     )
 
 
@@ -456,24 +457,25 @@ def _reversal_effect(campaign, entry):
     amount = entry.amount
     if entry.kind in (SparetimeEntry.GRANT, SparetimeEntry.AWARD):
         have = services.free_sparetime(entry.character)
-        return f"{entry.character}'s free sparetime {have} → {have - amount}"
+        return f"{isolated(entry.character)}'s free sparetime {have} → {have - amount}"
     if entry.kind == SparetimeEntry.DELEGATE:
         left = services.delegation_left(campaign, entry.player)
-        return f"{entry.player} left to hand out {left} → {left - amount}"
+        return f"{isolated(entry.player)} left to hand out {left} → {left - amount}"
     if entry.kind == SparetimeEntry.HANDOUT:
         left = services.portion_left(entry)
         giver = services.delegation_left(campaign, entry.player)
         return (
-            f"{entry.character}'s portion from {entry.player} {left} → {left - amount}; "
-            f"{entry.player} left to hand out {giver} → {giver + amount}"
+            f"{isolated(entry.character)}'s portion from {isolated(entry.player)} "
+            f"{left} → {left - amount}; "
+            f"{isolated(entry.player)} left to hand out {giver} → {giver + amount}"
         )
     if entry.kind == SparetimeEntry.SPEND:
         if entry.source:
             have, where = services.portion_left(entry.source), "portion"
         else:
             have, where = services.free_sparetime(entry.character), "free sparetime"
-        back = ", ".join(f"{rating.label} {b} → {a}" for rating, a, b in entry.changes)
-        return f"{back}; {entry.character}'s {where} {have} → {have - amount}"
+        back = ", ".join(f"{isolated(rating.label)} {b} → {a}" for rating, a, b in entry.changes)
+        return f"{back}; {isolated(entry.character)}'s {where} {have} → {have - amount}"
     return ""
 
 
@@ -593,5 +595,5 @@ def sparetime_handout(request, campaign_id, system):
     )
     if not ok:
         return DELEGATION.answer(request, campaign, ok=ok, form=_refused(form, entry))
-    notice = f"Handed {entry.amount} sparetime to {entry.character}."
+    notice = f"Handed {entry.amount} sparetime to {isolated(entry.character)}."
     return DELEGATION.answer(request, campaign, ok=ok, notice=notice)
