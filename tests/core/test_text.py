@@ -1,7 +1,7 @@
-"""User-typed text isolated wherever it is shown (core/templatetags/text.py, issue #43): the
-filters, then every page and pushed fragment of a table whose every name, message, intent, note,
-concept, skill and color carries a right-to-left override (U+202E), scanned for an override
-outside its isolation."""
+"""User-typed text isolated wherever it is shown (core/text.py, core/templatetags/text.py, issue
+#43): the function and the filters, then every page, pushed fragment, refusal and notice of a
+table whose every name, message, intent, note, concept, skill and color carries a right-to-left
+override (U+202E), scanned for an override outside its isolation."""
 
 from html.parser import HTMLParser
 
@@ -9,13 +9,14 @@ import pytest
 from django.template import Context, Template
 from django.urls import reverse
 
+from core import text
 from rolls import services as rolls
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool import services as pool_services
 from rolls.systems.pool.sparetime.services import sparetime_delegate, sparetime_grant
 from sheets.models import Character
 from sheets.services import character_create
-from tests.conftest import make_campaign
+from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import build_pool_table, fill, rate
 from tests.rules.scripted_rng import ScriptedRng
 
@@ -50,14 +51,37 @@ def test_only_text_that_can_turn_its_surroundings_carries_the_isolation(typed, s
     assert titled == (f"{FSI}{typed}{PDI}" if "bdi" in shown else shown)
 
 
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("Ilse", "Ilse"),  # left to right only: bare
+        ("", ""),
+        ("שלום", f"{FSI}שלום{PDI}"),
+        ("12", f"{FSI}12{PDI}"),
+        (f"{RLO}Ilse", f"{FSI}{RLO}Ilse{PDI}"),
+        (f"a{PDI}{RLO}b\u2067", f"{FSI}a{RLO}b{PDI}"),  # its own isolate marks dropped
+    ],
+)
+def test_isolated_wraps_only_text_that_can_turn_its_surroundings(typed, said):
+    assert text.isolated(typed) == said
+    assert text.needs_isolation(typed) == (said != typed)
+
+
+def test_isolated_says_any_object_as_its_text():
+    # A sentence quotes a character or a user by its str().
+    assert text.isolated(Character(name=f"{RLO}Mira")) == f"{FSI}{RLO}Mira{PDI}"
+    assert text.isolated(7) == f"{FSI}7{PDI}"
+
+
 class Unisolated(HTMLParser):
-    """Each U+202E of a page outside its isolation: in text, outside every <bdi> (an <option>'s
-    or a <textarea>'s text is drawn on its own); in the <title> and in the attributes that
-    become text (data-title, the tab's title; data-confirm, a question), outside FSI … PDI."""
+    """Each U+202E of a page outside its isolation: in text, outside every <bdi> and every
+    FSI … PDI (an <option>'s or a <textarea>'s text is drawn on its own); in the <title> and in
+    the attributes that become text (data-title, the tab's title; data-confirm, a question;
+    title and aria-label, a tooltip and what a screen reader says), outside FSI … PDI."""
 
     VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
     OWN = {"option", "textarea", "script", "style"}
-    TEXT_ATTRIBUTES = {"data-title", "data-confirm", "data-confirm-live"}
+    TEXT_ATTRIBUTES = {"data-title", "data-confirm", "data-confirm-live", "title", "aria-label"}
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -77,10 +101,7 @@ class Unisolated(HTMLParser):
     def handle_data(self, data):
         if RLO not in data or self.OWN & set(self.open):
             return
-        if "title" in self.open:
-            ok = isolated(data)
-        else:
-            ok = "bdi" in self.open
+        ok = isolated(data) or ("bdi" in self.open and "title" not in self.open)
         if not ok:
             self.found.append(f"{'/'.join(self.open[-3:])}: {data.strip()!r}")
 
@@ -120,7 +141,8 @@ def evil_table(gm, player, other_player):
         character.save()
     table.ilse.refresh_from_db()
     custom = rate(table.ilse, "Strength", evil("Climb"), value=1)
-    rate(table.ilse, "Agility", evil("Wished"), status="pending")
+    table.climb = custom
+    table.wished = rate(table.ilse, "Agility", evil("Wished"), status="pending")
     sparetime_grant(character=table.ilse, amount=9, by=gm, note=evil("grant note"))
     sparetime_delegate(campaign=campaign, player=other_player, amount=3, by=gm, note=evil("d"))
     rolls.session_start(campaign=campaign, by=gm)
@@ -162,6 +184,7 @@ def pages(table):
         reverse("party", args=[pool]),
         reverse("character_detail", args=[pool, ilse]),
         reverse("character_sparetime", args=[pool, ilse]),
+        reverse("sparetime_raise", args=[pool, ilse]) + f"?rating={table.climb.id}",
         reverse("campaign_luck", args=[pool]),
         reverse("session_summary", args=[pool, 1]),
         reverse("dice", args=[pool]),
@@ -214,3 +237,46 @@ def test_every_push_isolates_what_users_typed(
     html = [each for _campaign, message in pushes.sent for each in pushed_html(message)]
     assert sum(RLO in each for each in html) >= 3
     assert [unisolated(each) for each in html if unisolated(each)] == []
+
+
+def test_every_refusal_and_notice_isolates_the_names_it_quotes(evil_table, client):
+    """Sentences built in Python (core.text.isolated): a name in one turns only itself."""
+    t = evil_table
+    pool = t.campaign.id
+    add = reverse("member_add", args=[pool])
+    ask = reverse("check_ask", args=[pool])
+    make_user(evil("zed"))
+    client.force_login(t.gm)
+    said = {
+        "joined": client.post(add, {"username": evil("zed")}, **HTMX),
+        "a member": client.post(add, {"username": t.player.username}, **HTMX),
+        "no such user": client.post(add, {"username": evil("nobody")}, **HTMX),
+        "no dice": client.post(
+            ask,
+            {
+                "character": [t.ilse.id, t.tor.id],
+                "suggestion": "Agility",
+                "target": 5,
+                "visibility": "public",
+            },
+            **HTMX,
+        ),
+    }
+    client.force_login(t.player)
+    spend = reverse("sparetime_spend", args=[pool, t.ilse.id])
+    said["pending"] = client.post(spend, {"rating": t.wished.id}, **HTMX)
+    said["raised"] = client.post(spend, {"rating": t.climb.id}, **HTMX)
+    talk = reverse("talk_say", args=[pool])
+    said["no command"] = client.post(talk, {"text": "/שלום x"}, **HTMX)
+    shown = {what: response.content.decode() for what, response in said.items()}
+    assert {what: unisolated(html) for what, html in shown.items() if unisolated(html)} == {}
+    for what, quoted in [
+        ("joined", "joined"),
+        ("a member", "is already a member of"),
+        ("no such user", "There is no user called"),
+        ("no dice", "has no dice for Agility"),
+        ("pending", "is still waiting for the GM"),
+        ("raised", "raised to 2"),
+        ("no command", f"There is no /{FSI}שלום{PDI} here"),
+    ]:
+        assert quoted in shown[what], (what, shown[what])
