@@ -182,7 +182,7 @@ def sparetime_award(*, campaign, characters, amount, by, note="", session=None):
             done = SparetimeEntry.objects.filter(
                 kind=SparetimeEntry.AWARD, session=session, character__in=characters
             ).select_related("character")
-            names = sorted({isolated(entry.character) for entry in done})
+            names = [isolated(name) for name in sorted({str(entry.character) for entry in done})]
             if names:
                 raise Refused(
                     f"{', '.join(names)} already had an award for {session}; a session's award "
