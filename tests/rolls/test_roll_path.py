@@ -5,8 +5,9 @@ walks ("One roll, from the form to every socket").
 A module is entered when one of its functions is called from another module's, or from Django's
 or a library's whose nearest project caller is another module's (a callback). The path counts
 the modules that do a step of the roll; the leaves any step may call are left out: the models
-(rows and their methods), the rules engine (pure functions), the template tags, ``core.ids``
-and the systems' registry (``campaigns.systems``).
+(rows and their methods), the rules engine (pure functions), the template tags, ``core.ids``,
+``core.text`` (the template tags' isolation of typed text) and the systems' registry
+(``campaigns.systems``).
 Two calls in a row from one module into another, with only leaves between them, are one entry.
 """
 
@@ -38,7 +39,7 @@ def is_leaf(module):
         parts[0] == "rules"
         or parts[-1] == "models"
         or "templatetags" in parts
-        or module in ("core.ids", "campaigns.systems")
+        or module in ("core.ids", "core.text", "campaigns.systems")
     )
 
 
