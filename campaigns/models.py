@@ -12,7 +12,9 @@ def new_invite_token():
 
 class Campaign(models.Model):
     name = models.CharField(max_length=100)
-    system = models.CharField(max_length=4, choices=system_choices)
+    # A readable key (e.g. "fudge"): the registry refuses a longer one at start-up
+    # (rolls.systems.register), where a longer key would be a 500 on PostgreSQL.
+    system = models.CharField(max_length=20, choices=system_choices)
     created_at = models.DateTimeField(auto_now_add=True)
     invite_token = models.CharField(max_length=64, unique=True, default=new_invite_token)
     # The head of the roll log, apart from its entries (rolls.services.log_append writes it, under
