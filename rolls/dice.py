@@ -62,25 +62,25 @@ def seed_rotate(campaign):
 def drawn(kind, data):
     """The draws a roll's shown dice must be, in the order they were drawn, ``[1, faces, face]``
     each (what its ``fair`` record must hold): a free roll's every die, kept or dropped, group
-    by group; a check's roll as its system says (its ``drawn(data)``; None: a system that says
-    nothing, whose draws alone are checked)."""
+    by group; a check's roll as its system says (its ``drawn(data)``; None: a system whose
+    ``drawn`` is None, whose draws alone are checked)."""
     if kind == LogEntry.FREE:
         groups = data.get("groups", [])
         return [[1, g.get("faces"), die.get("value")] for g in groups for die in g.get("dice", [])]
     system = SYSTEMS.get(data.get("system"))
-    return system.drawn(data) if system and hasattr(system, "drawn") else None
+    return system.drawn(data) if system is not None and system.drawn is not None else None
 
 
 def _replayed(kind, data, rng):
     """What the dice decide of a roll, rolled again with ``rng`` from what it was asked (a free
     roll: its canonical expression and its target, ``rules.notation.logged``; a check's roll:
-    its system's ``replay``; None: a system without)."""
+    its system's ``replay``; None: a system whose ``replay`` is None)."""
     if kind == LogEntry.FREE:
         asked = notation.logged(data["expression"], data.get("target"))
         outcome = notation.roll(asked, rng).as_data()
         return {key: outcome.get(key) for key in ("total", "success", "groups", "detail")}
-    replay = getattr(SYSTEMS.get(data.get("system")), "replay", None)
-    return replay(data, rng) if replay else None
+    system = SYSTEMS.get(data.get("system"))
+    return system.replay(data, rng) if system is not None and system.replay is not None else None
 
 
 def dice_problem(entry, seed):

@@ -378,8 +378,9 @@ def outcome_fields(kind, data, rolled=ASK_THE_SYSTEM):
     if kind == LogEntry.FREE:
         rolled = None  # no system reads its dice
     elif rolled is ASK_THE_SYSTEM:
-        read = getattr(SYSTEMS.get(data.get("system")), "rolled", None)
-        rolled = read(data) if read else None
+        system = SYSTEMS.get(data.get("system"))
+        read = system.rolled if system is not None else None  # None: the system keeps nothing
+        rolled = read(data) if read is not None else None
     pool, shown = rolled or ("", None)
     success, target = data.get("success"), data.get("target")
     return {

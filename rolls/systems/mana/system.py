@@ -13,6 +13,7 @@ from rules import advice, mana
 from ...forms import INTENT_MAX, ROLL_AUTO_ID, choice, chosen, contribution_field, first_error
 from ...models import LogEntry
 from ...services import MAX_SPEND
+from ..base import RuleSystem
 from . import report, services, sheet, views
 from .calculator import ManaCalculatorForm
 from .forms import (
@@ -84,16 +85,13 @@ class ManaRollForm(forms.Form):
         return cleaned
 
 
-class Mana:
+class Mana(RuleSystem):
     key = "mana"
     name = "Mana"
     summary = (
         "checks of a skill in d10s, one more die for each unit of the skill's two colors of "
         "mana spent from the character's pool; 8s, 9s and 0s are successes against a difficulty"
     )
-    #: Nothing of its own in the room's session panel or a session's summary.
-    session_template = ""
-    summary_template = ""
     sheet = sheet
     #: Its URLs (``config/urls.py`` includes them, gated to its campaigns).
     urls = "rolls.systems.mana.urls"
@@ -103,9 +101,6 @@ class Mana:
     #: Its row of a check (the skill it is for), read along with the check; a card shows
     #: nothing more.
     check_related = ("mana_check__skill",)
-    card_related = ()
-    #: Nothing to say above an open check's roll form.
-    open_check_note = ""
     #: The rules page's odds calculator (``insights``): its form and its template (given the
     #: values typed as ``v`` and the chance they have as ``result``).
     calculator = ManaCalculatorForm
@@ -209,12 +204,6 @@ class Mana:
         skill = check_of(check).skill
         return skill.name if skill else ""
 
-    #: No shifts: nothing for the GM to answer.
-    answer_shift = None
-
-    def proposal(self, check):
-        return None
-
     def closed_by_gm(self, check, last_roll):
         """A done check whose last roll failed was closed by the GM (no re-attempt)."""
         return last_roll is None or not last_roll.data["success"]
@@ -227,7 +216,6 @@ class Mana:
     # Its party column (its values: ``sheet.party_row``); nothing on the campaign page.
     party_head = "rolls/systems/mana/_party_head.html"
     party_cells = "rolls/systems/mana/_party_cells.html"
-    campaign_sections = ()
 
     # What it adds to the GM panel: the campaign's skills beside the panel's own cards
     # (``views.SKILLS``), the mana pools below (``views.GM_MANA``, loading

@@ -17,9 +17,9 @@ from ...forms import (
     chosen,
     contribution_field,
     first_error,
-    suggestion_field,
 )
 from ...services import MAX_SPEND
+from ..base import RuleSystem
 from . import report, services, sheet, views
 from .calculator import PoolCalculatorForm
 from .models import (
@@ -87,7 +87,7 @@ class PoolRollForm(forms.Form):
         self.fields["skill"].rows = [r for r in ratings if not r.is_attribute]
 
 
-class Pool:
+class Pool(RuleSystem):
     key = KEY
     name = "Pool"
     summary = (
@@ -101,7 +101,6 @@ class Pool:
     urls = "rolls.systems.pool.urls"
     number = "TN"
     any_choice = "any attribute"
-    about_field = "suggestion"
     #: Its row of a check (what it binds, a shift), read along with the check; and the
     #: ratings of a shift, read along with its card.
     check_related = ("pool_check",)
@@ -197,8 +196,7 @@ class Pool:
 
     #: The roll (``services.roll``, called straight from the view's write).
     roll = staticmethod(services.roll)
-    #: A roll changes none of its character's facts (a shift spends nothing).
-    roll_facts = None
+    # A roll changes none of its character's facts (a shift spends nothing): roll_facts None.
 
     def roll_npc(self, check, *, by, data):
         """The GM's roll for an NPC: a shift is the GM's own, rolled at once (approved)."""
@@ -207,10 +205,6 @@ class Pool:
             dice = data.get("contribution", "")
             entry = services.check_answer_shift(check=check, approve=True, contribution=dice)
         return entry
-
-    def about_form_field(self, campaign):
-        """The ask and request forms' suggestion: an attribute or skill, typed."""
-        return suggestion_field()
 
     def check_fill(self, check, *, suggestion=""):
         """A new check's own row: the attribute (and skill) of the sheet its suggestion names,
@@ -241,10 +235,6 @@ class Pool:
         )
         return {**preview, "own": own, "reason_max": DECLINE_REASON_MAX}
 
-    def closed_by_gm(self, check, last_roll):
-        """A done check without a roll was cancelled by the GM."""
-        return last_roll is None
-
     # What it adds to a character's sheet, after its header: its section (its context:
     # ``sheet.section_context``), which loads on its own (``views.POOL``), and the
     # character's sparetime, which the sparetime app loads.
@@ -262,14 +252,10 @@ class Pool:
 
     # What it adds to the GM panel: the custom-skill approvals and the sparetime ledger, below
     # the panel's own cards; they load on their own, so the panel's context has nothing of theirs.
-    panel_cards = ()
     panel_sections = (
         ("approvals", "rolls/systems/pool/_panel_approvals.html"),
         ("gm-sparetime", "rolls/systems/pool/_panel_sparetime.html"),
     )
-
-    def panel_context(self, request, campaign, overrides):
-        return {}
 
     # The campaign's settings: what sparetime buys and the hit points.
     create_template = "rolls/systems/pool/_create_fields.html"
@@ -292,15 +278,9 @@ class Pool:
     def create_fields(self):
         return _settings_fields({f: PoolSettings._meta.get_field(f).default for f in SETTINGS})
 
-    def clean_create(self, form, cleaned):
-        pass
-
     def settings_fields(self, campaign):
         row = settings_of(campaign)
         return _settings_fields({f: getattr(row, f) for f in SETTINGS})
-
-    def clean_settings(self, form, cleaned):
-        pass
 
     # What it adds to the room's session panel and to a session's summary: the sparetime
     # award once a session ended, and what was awarded for it.

@@ -2,9 +2,10 @@
 ``target`` heads. It proves that a third system needs nothing outside its package (issue 25,
 item 2). The fixture ``coin_system`` (tests/systems/conftest.py) names this package in the setting
 ``ROLL_SYSTEMS`` and registers it from there; tests/systems/test_coins.py and test_coins_room.py
-play a campaign of it. Its key has four letters: ``Campaign.system`` holds at most four. Its
-templates are in ``templates/`` here (``rolls/systems/coin/``), as Pool's and Mana's are in
-theirs; not being an installed app, the fixture adds it to the template directories."""
+play a campaign of it. It subclasses ``rolls.systems.RuleSystem`` and writes only what differs
+from its defaults. Its templates are in ``templates/`` here (``rolls/systems/coin/``), as Pool's
+and Mana's are in theirs; not being an installed app, the fixture adds it to the template
+directories."""
 
 from collections import Counter
 from fractions import Fraction
@@ -17,6 +18,7 @@ from core.writes import Refused
 from rolls import services as shared
 from rolls.forms import INTENT_MAX, contribution_field, first_error, suggestion_field
 from rolls.models import Check, LogEntry
+from rolls.systems import RuleSystem
 from rules import odds
 
 #: The most coins one flip may use.
@@ -71,44 +73,17 @@ class CoinRollForm(forms.Form):
     contribution = contribution_field()
 
 
-class Sheet:
-    """A coin character has nothing but its name: no rows, no party columns."""
+class Coins(RuleSystem):
+    """Only what differs from ``RuleSystem``'s defaults: no rows of its own on a check, a
+    campaign or a character, no settings, no shifts, no URLs, no calculator, nothing on the
+    sheet, the party, the campaign page or the GM panel; no ``drawn``/``replay`` (its draws
+    alone are checked), no ``rolled`` (nothing kept with the entry)."""
 
-    @staticmethod
-    def character_fill(character):
-        pass
-
-    @staticmethod
-    def party_characters(campaign, characters):
-        return characters
-
-    @staticmethod
-    def party_row(campaign, character, private):
-        return {}
-
-    @staticmethod
-    def section_context(campaign, character, section, *, private):
-        return {}
-
-
-class Coins:
     key = "coin"
     name = "Coins"
     summary = "a coin per die, heads a success"
     number = "heads needed"
     any_choice = "any number of coins"
-    about_field = "suggestion"
-    check_related = ()
-    card_related = ()
-    open_check_note = ""
-    #: Nothing of its own in the room's session panel or a session's summary.
-    session_template = ""
-    summary_template = ""
-    sheet = Sheet
-    #: No URLs of its own.
-    urls = None
-    #: No odds calculator on the rules page.
-    calculator = None
     distribution_caption = "Heads per number of coins"
 
     def rolled_groups(self, rolls):
@@ -122,15 +97,9 @@ class Coins:
         chances = [(k, Fraction(comb(coins, k), 2**coins)) for k in range(last)]
         return f"{coins} coins", "heads", chances, last, chance(coins, last)
 
-    def export_about(self, data):
-        return ""
-
     def export_rolled(self, data):
         faces = " ".join(map(str, data["faces"]))
         return f"{data['coins']} coins", faces, f"{data['heads']} heads"
-
-    def suggestions(self):
-        return ()
 
     def roll_form(self, check, data):
         return CoinRollForm(data, auto_id=f"roll-{check.pk}-%s")
@@ -153,12 +122,6 @@ class Coins:
     def about_form_field(self, campaign):
         return suggestion_field("What for")
 
-    def check_fill(self, check, *, suggestion=""):
-        pass
-
-    def npc_asked(self, data):
-        return {}
-
     def roll(self, check, *, by, data):
         contribution = data.get("contribution", "")
         intent = data.get("intent", "")
@@ -166,56 +129,8 @@ class Coins:
             check=check, by=by, coins=data["coins"], intent=intent, contribution=contribution
         )
 
-    roll_npc = roll
-    roll_facts = None
-
     def asked(self, check):
         return check.suggestion
-
-    #: No shifts: nothing for the GM to answer.
-    answer_shift = None
-
-    def proposal(self, check):
-        return None
-
-    def closed_by_gm(self, check, last_roll):
-        return last_roll is None
-
-    # Nothing of its own in the party or on the campaign page.
-    party_head = party_cells = ""
-    campaign_sections = ()
-
-    # Nothing of its own on the sheet or the GM panel.
-    sheet_sections = ()
-    sheet_pieces = ()
-    panel_cards = ()
-    panel_sections = ()
-
-    def panel_context(self, request, campaign, overrides):
-        return {}
-
-    # No settings of its own: the campaign forms have only the name for it.
-    settings_keys = ()
-    campaign_related = ()
-    character_related = ()
-
-    def campaign_fill(self, campaign):
-        pass
-
-    def settings_update(self, campaign):
-        pass
-
-    def create_fields(self):
-        return {}
-
-    def clean_create(self, form, cleaned):
-        pass
-
-    def settings_fields(self, campaign):
-        return {}
-
-    def clean_settings(self, form, cleaned):
-        pass
 
 
 SYSTEM = Coins()
