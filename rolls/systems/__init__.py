@@ -32,20 +32,118 @@ A system's templates are in its package, ``templates/rolls/systems/<key>/`` (an 
 templates: the engine's ``APP_DIRS``).
 """
 
+import re
 from importlib import import_module
+
+from django.core.exceptions import ImproperlyConfigured
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
 
 from campaigns.systems import SYSTEMS, system_of
 
 from .base import RuleSystem, Sheet
 
-__all__ = ["SYSTEMS", "RuleSystem", "Sheet", "register", "register_all", "system_of"]
+__all__ = [
+    "SYSTEMS",
+    "RuleSystem",
+    "Sheet",
+    "refusals",
+    "register",
+    "register_all",
+    "system_of",
+]
+
+
+#: What a key must look like: a readable slug, also the folder of its templates.
+KEY = re.compile(r"[a-z][a-z0-9_-]*")
 
 
 def register(path):
-    """Register the system of the package at ``path`` (its ``SYSTEM``) under its key."""
+    """Register the system of the package at ``path`` (its ``SYSTEM``) under its key, once
+    ``refusals`` finds nothing wrong with it; else ImproperlyConfigured, at start-up (``rolls``
+    registers them at its ``ready()``), saying what is wrong, rather than a 500 on the first
+    page that needs what it lacks."""
     system = import_module(path).SYSTEM
+    wrong = refusals(system)
+    if wrong:
+        key = getattr(system, "key", None)
+        raise ImproperlyConfigured(
+            f"The rule system {key!r} of {path} cannot be registered: {'; '.join(wrong)}."
+        )
     SYSTEMS[system.key] = system
     return system
+
+
+def refusals(system):
+    """What is wrong with ``system``, in sentences ([]: nothing): not a ``RuleSystem``; its key
+    not a readable slug the column ``Campaign.system`` holds, or another system's; a member it
+    must give (``RuleSystem.REQUIRED``, its sheet's ``Sheet.MEMBERS``) left out; a template it
+    names, or one the pages include by its key (``RuleSystem.FIXED_TEMPLATES``), missing."""
+    from campaigns.models import Campaign
+
+    if not isinstance(system, RuleSystem):
+        return [f"its SYSTEM is a {type(system).__name__}, not a rolls.systems.RuleSystem"]
+    wrong = []
+    key, longest = system.key, Campaign._meta.get_field("system").max_length
+    if not isinstance(key, str) or not KEY.fullmatch(key):
+        wrong.append(f"its key {key!r} is not a slug of lowercase letters, digits, - and _")
+    elif len(key) > longest:
+        wrong.append(f"its key is {len(key)} characters, Campaign.system holds {longest}")
+    elif SYSTEMS.get(key, system) is not system:
+        wrong.append(f"another system is registered under the key {key!r}")
+    missing = [name for name in RuleSystem.REQUIRED if _left_out(system, name)]
+    missing += [f"sheet.{m}" for m in Sheet.MEMBERS if not callable(getattr(system.sheet, m, 0))]
+    if type(system).rolled_groups is not RuleSystem.rolled_groups:
+        if type(system).exact_distribution is RuleSystem.exact_distribution:
+            missing.append("exact_distribution (its rolled_groups gives distributions)")
+    if system.calculator is not None and not system.calculator_template:
+        missing.append("calculator_template (it has a calculator)")
+    if missing:
+        wrong.append(f"it gives no {', '.join(missing)}")
+    if not wrong:
+        absent = [name for name in templates(system) if not _found(name)]
+        if absent:
+            wrong.append(f"its templates {', '.join(absent)} are not there")
+    return wrong
+
+
+def templates(system):
+    """Every template ``system`` names, and those the pages include by its key."""
+    folder = f"rolls/systems/{system.key}/"
+    fixed = [*system.FIXED_TEMPLATES, *(["_shift.html"] if system.answer_shift else [])]
+    named = [
+        system.open_check_note,
+        system.session_template,
+        system.summary_template,
+        system.create_template,
+        system.settings_template,
+        system.calculator_template,
+        system.party_head,
+        system.party_cells,
+        *system.campaign_sections,
+        *(
+            t
+            for in_order in (system.sheet_sections, system.panel_cards, system.panel_sections)
+            for _name, t in in_order
+        ),
+    ]
+    return [folder + name for name in fixed] + [name for name in named if name]
+
+
+def _left_out(system, name):
+    """Whether ``system`` leaves ``name`` as the base has it: None, "" or its method."""
+    value = getattr(system, name, None)
+    method = getattr(value, "__func__", None)
+    inherited = method is not None and method is getattr(RuleSystem, name)
+    return value is None or value == "" or inherited
+
+
+def _found(name):
+    try:
+        get_template(name)
+    except TemplateDoesNotExist:
+        return False
+    return True
 
 
 def register_all():

@@ -30,14 +30,16 @@ def coin_system(settings):
     """The coin system, registered for the test: ``ROLL_SYSTEMS`` names its package and the
     registry is filled again from the setting (``rolls.systems.register_all``, as ``rolls``
     does at its ``ready()``); its templates (``templates/`` in its package, as Pool's and
-    Mana's are in theirs) are a template directory, since it is no installed app. Afterwards
+    Mana's are in theirs) are a template directory, since it is no installed app, made one
+    before it is registered (registration refuses a system whose templates are not there).
+    Afterwards
     the registry holds what it held before: no other test sees the coin."""
     before = dict(SYSTEMS)
-    settings.ROLL_SYSTEMS = [*settings.ROLL_SYSTEMS, COINS]
-    register_all()
     engine = copy.deepcopy(settings.TEMPLATES[0])
     engine["DIRS"] = [*engine["DIRS"], Path(coins.__file__).parent / "templates"]
-    settings.TEMPLATES = [engine]
+    settings.TEMPLATES = [engine]  # first: registration finds the templates the coin names
+    settings.ROLL_SYSTEMS = [*settings.ROLL_SYSTEMS, COINS]
+    register_all()
     yield SYSTEMS[coins.SYSTEM.key]
     SYSTEMS.clear()
     SYSTEMS.update(before)
