@@ -2,7 +2,7 @@
 above fill, so that campaigns and sheets ask the campaign's system what it adds without
 importing rolls (pyproject.toml's contracts). ``rolls`` fills it at its ``ready()`` from the
 setting ``ROLL_SYSTEMS`` (``rolls.systems.register``); what a system object offers is written
-in ``rolls/systems/__init__.py``."""
+in ``rolls/systems/base.py`` (``RuleSystem``)."""
 
 #: The systems played, by key.
 SYSTEMS = {}

@@ -76,7 +76,7 @@ CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
 
-# The rule systems a campaign may play: each a package with its SYSTEM (rolls/systems/__init__.py),
+# The rule systems a campaign may play: each a package with its SYSTEM (rolls/systems/base.py),
 # registered by rolls at its ready(), and a Django app of its own (its models, e.g. Mana's:
 # named once here, they join INSTALLED_APPS after rolls). Pool plays with its sparetime ledger,
 # an app of its package (its pages are Pool's URLs).
