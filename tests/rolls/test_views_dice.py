@@ -17,17 +17,23 @@ def dice(html):
     return [(classes.split(), said, shown) for classes, said, shown in found]
 
 
-def test_a_pool_roll_names_each_kind_of_die_and_marks_the_deciding_one(pool_table, as_user, player):
-    check = ask(pool_table, pool_table.ilse, target=8)
-    # d6 4, 6 → 3 = 9, 1; d10 2, 5: the exploded d6 decides.
+def pool_roll_html(pool_table, as_user, player, *faces):
+    """The room's entry, as ``player`` sees it, of their Strength + Jump roll for Ilse at TN 8
+    whose dice come out as ``faces``."""
     entry = pool_services.check_roll_pool(
-        check=check,
+        check=ask(pool_table, pool_table.ilse, target=8),
         by=player,
         attribute=pool_table.strength,
         skill=pool_table.jump,
-        rng=ScriptedRng(4, 6, 3, 1, 2, 5),
+        rng=ScriptedRng(*faces),
     )
-    html = entry_html(as_user(player).get(url("room", pool_table)).content.decode(), entry.seq)
+    room = as_user(player).get(url("room", pool_table)).content.decode()
+    return entry_html(room, entry.seq)
+
+
+def test_a_pool_roll_names_each_kind_of_die_and_marks_the_deciding_one(pool_table, as_user, player):
+    # d6 4, 6 → 3 = 9, 1; d10 2, 5: the exploded d6 decides.
+    html = pool_roll_html(pool_table, as_user, player, 4, 6, 3, 1, 2, 5)
 
     d6 = html[html.index('<span class="dice-set d6">') : html.index('<span class="dice-set d10">')]
     d10 = html[html.index('<span class="dice-set d10">') :]
@@ -46,16 +52,8 @@ def test_a_pool_roll_names_each_kind_of_die_and_marks_the_deciding_one(pool_tabl
 def test_the_deciding_die_of_a_pool_roll_can_be_a_d10_and_is_marked_once(
     pool_table, as_user, player
 ):
-    check = ask(pool_table, pool_table.ilse, target=8)
     # d6 2, 3, 1; d10 7, 7: the first 7 decides, the second is a plain die.
-    entry = pool_services.check_roll_pool(
-        check=check,
-        by=player,
-        attribute=pool_table.strength,
-        skill=pool_table.jump,
-        rng=ScriptedRng(2, 3, 1, 7, 7),
-    )
-    html = entry_html(as_user(player).get(url("room", pool_table)).content.decode(), entry.seq)
+    html = pool_roll_html(pool_table, as_user, player, 2, 3, 1, 7, 7)
     assert dice(html) == [
         (["d6"], "", "2"),
         (["d6"], "", "3"),
@@ -67,16 +65,8 @@ def test_the_deciding_die_of_a_pool_roll_can_be_a_d10_and_is_marked_once(
 
 
 def test_an_exploded_d10_of_a_pool_roll_shows_its_10_as_10(pool_table, as_user, player):
-    check = ask(pool_table, pool_table.ilse, target=8)
     # d6 2, 3, 1; d10 10 → 3 = 13, 4: a "0 → 3 = 13" would read as a face adding nothing.
-    entry = pool_services.check_roll_pool(
-        check=check,
-        by=player,
-        attribute=pool_table.strength,
-        skill=pool_table.jump,
-        rng=ScriptedRng(2, 3, 1, 10, 3, 4),
-    )
-    html = entry_html(as_user(player).get(url("room", pool_table)).content.decode(), entry.seq)
+    html = pool_roll_html(pool_table, as_user, player, 2, 3, 1, 10, 3, 4)
     assert [shown for classes, _said, shown in dice(html) if "d10" in classes] == [
         "10 → 3 = 13",
         "4",
