@@ -275,7 +275,8 @@ class RoomConsumer(PushConsumer):
         # it was not shown missing by any push: its own may still be on its way (a loaded
         # server), and it is dropped as sent when it comes; counting it would log a miss that
         # was none.
-        self.count_gap(sum(1 for place in read if place < max(held) and place not in held))
+        last_held = max(held)
+        self.count_gap(sum(1 for place in read if place < last_held and place not in held))
 
     def count_gap(self, missed):
         self.missed_pushes += missed
