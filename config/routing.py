@@ -9,7 +9,7 @@ from channels.sessions import CookieMiddleware
 from django.conf import settings
 from django.urls import path, re_path
 
-from rolls.consumers import FactsConsumer, NoRouteConsumer, RoomConsumer
+from room.consumers import FactsConsumer, NoRouteConsumer, RoomConsumer
 
 from . import websocket_server
 

@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "sheets",
     "rolls",
     *ROLL_SYSTEMS,
+    "room",
     *SYSTEM_APPS,
     "insights",
     "bench",  # its commands: bench_rolls, seed_demo

@@ -8,7 +8,7 @@ with ``SocketFactory`` instead of its own factory.
   big) and autobahn's reason. Daphne's own limit is 1 MiB and autobahn, by default, drops the
   TCP connection without a close frame (the client sees 1006, as for a network failure). Smaller
   frames reach the consumer, which refuses what it does not expect with a code of its own
-  (``rolls.consumers``).
+  (``room.consumers``).
 - A consumer's close reason (the ``reason`` of ASGI's ``websocket.close``) reaches the client:
   daphne passes on only the code.
 - A text frame is framed once for every socket it goes to: a push reaches each socket of its

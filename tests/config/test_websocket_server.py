@@ -26,8 +26,8 @@ from websockets.exceptions import ConnectionClosed
 
 from config import websocket_server
 from config.websocket_server import MAX_FRAME, PREPARED_KEPT, SocketFactory, write_now
-from rolls.consumers import BINARY, MALFORMED, MAX_CLIENT_FRAME, TOO_BIG
 from rolls.models import PUBLIC
+from room.consumers import BINARY, MALFORMED, MAX_CLIENT_FRAME, TOO_BIG
 from tests.browser import FreshDaphne
 from tests.conftest import make_campaign, make_user
 from tests.helpers import fresh_python

@@ -17,12 +17,12 @@ import sys
 import pytest
 from django.conf import settings
 
-from rolls import views
+from room import views
 from tests.rolls.room_setup import ask, fill, mana_params, script_dice, url
 
 ROOT = str(settings.BASE_DIR) + "/"
 #: The project's packages (the floors of ``pyproject.toml``'s contract).
-PROJECT = {"bench", "config", "insights", "rolls", "sheets", "campaigns", "core"}
+PROJECT = {"bench", "config", "insights", "room", "rolls", "sheets", "campaigns", "core"}
 
 
 def project_module(frame):
@@ -97,7 +97,7 @@ def reentries(path):
 
 
 def roll_path(client, target, data):
-    """The path of one roll's htmx POST to ``target``, from ``rolls.views.check_roll`` to its
+    """The path of one roll's htmx POST to ``target``, from ``room.views.check_roll`` to its
     pushes."""
     response, entered = modules_entered(
         inspect.unwrap(views.check_roll).__code__,
@@ -108,7 +108,7 @@ def roll_path(client, target, data):
 
 
 def pool_roll_path(pool_table, client):
-    """The path of one Pool roll's htmx POST, from ``rolls.views.check_roll`` to its pushes."""
+    """The path of one Pool roll's htmx POST, from ``room.views.check_roll`` to its pushes."""
     check = ask(pool_table, pool_table.ilse)
     target = url("check_roll", pool_table, check.id)
     data = {"attribute": pool_table.strength.id, "skill": pool_table.jump.id}
@@ -117,7 +117,7 @@ def pool_roll_path(pool_table, client):
 
 def mana_roll_path(mana_table, client):
     """The path of one Mana roll's htmx POST (1 blue and 1 white mana spent), from
-    ``rolls.views.check_roll`` to its pushes."""
+    ``room.views.check_roll`` to its pushes."""
     fill(mana_table.mira, blue=3, white=2)
     check = ask(mana_table, mana_table.mira)
     target = url("check_roll", mana_table, check.id)
@@ -126,11 +126,11 @@ def mana_roll_path(mana_table, client):
 
 #: The path of one Pool roll (docs/architecture.md walks it): 12 modules, each entered once, then
 #: the layer's (12 before ``rolls.forms``'s counts went to the systems' roll forms and
-#: ``rolls.cards`` into ``rolls.push``).
-#: (Before issue 25's item 4: 21 entries of 14 modules, 7 of them again, ``rolls.views`` three
+#: ``rolls.cards`` into ``room.push``).
+#: (Before issue 25's item 4: 21 entries of 14 modules, 7 of them again, ``room.views`` three
 #: times; the first roll of a process entered ``config.forms`` too, 22 of 15.)
 POOL_ROLL_PATH = [
-    "rolls.views",  # check_roll
+    "room.views",  # check_roll
     "rolls.access",  # check_for: the check (then system_of, the registry: a leaf)
     "campaigns.access",  # campaign_for: the viewer's membership
     "rolls.systems.pool.system",  # Pool.roll_form: bound and validated (its ShiftFields)
@@ -141,7 +141,7 @@ POOL_ROLL_PATH = [
     "rolls.systems.pool.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash
     "core.push",  # send_rendered, once committed
-    "rolls.push",  # write_messages: the check's cards and the entry's variants
+    "room.push",  # write_messages: the check's cards and the entry's variants
 ]
 
 #: The path of one Mana roll: its pushes carry the pools' facts push (``Mana.roll_facts``), and a
@@ -150,7 +150,7 @@ POOL_ROLL_PATH = [
 #: roll's card asked the system what the check asks after the commit; the roll form was
 #: validated in the view.)
 MANA_ROLL_PATH = [
-    "rolls.views",  # check_roll
+    "room.views",  # check_roll
     "rolls.access",  # check_for
     "campaigns.access",  # campaign_for
     "rolls.systems.mana.system",  # Mana.roll_form: bound and validated (its SpendFields)
@@ -161,7 +161,7 @@ MANA_ROLL_PATH = [
     "rolls.systems.mana.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash
     "core.push",  # send_rendered, once committed: the facts push, then the messages
-    "rolls.push",  # write_messages: the check's cards (a failed roll's live) and the entry
+    "room.push",  # write_messages: the check's cards (a failed roll's live) and the entry
 ]
 
 #: Then the channel layer's group_send_blocking, by layer (settings.CHANNEL_LAYERS): in one

@@ -18,9 +18,9 @@ from campaigns.access import membership_of
 from campaigns.models import Campaign
 from core import push as core_push
 from core.consumers import consume
+from rolls.models import LogEntry, Presence, after_place, with_recipients
 
 from . import push
-from .models import LogEntry, Presence, after_place, with_recipients
 
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
