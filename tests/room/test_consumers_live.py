@@ -15,8 +15,8 @@ from django.conf import settings
 from django.urls import reverse
 from websockets.exceptions import ConnectionClosed
 
-from room.consumers import BINARY, MALFORMED, MAX_CLIENT_FRAME, TOO_BIG
 from rolls.models import PUBLIC
+from room.consumers import BINARY, MALFORMED, MAX_CLIENT_FRAME, TOO_BIG
 from tests.browser import FreshDaphne
 from tests.conftest import make_campaign, make_user
 from tests.rolls.sockets import build_harbor_table
