@@ -78,10 +78,8 @@ CSRF_TRUSTED_ORIGINS = [
 
 # The rule systems a campaign may play: each a package with its SYSTEM (rolls/systems/base.py),
 # registered by rolls at its ready(), and a Django app of its own (its models, e.g. Mana's:
-# named once here, they join INSTALLED_APPS after rolls). Pool plays with its sparetime ledger,
-# an app of its package (its pages are Pool's URLs).
+# named once here, they join INSTALLED_APPS after rolls).
 ROLL_SYSTEMS = ["rolls.systems.mana", "rolls.systems.pool"]
-SYSTEM_APPS = ["rolls.systems.pool.sparetime"]
 
 INSTALLED_APPS = [
     "daphne",
@@ -100,8 +98,8 @@ INSTALLED_APPS = [
     "sheets",
     "rolls",
     *ROLL_SYSTEMS,
+    "sparetime",  # the Pool system's progression, above rolls: Pool's pages need it
     "room",
-    *SYSTEM_APPS,
     "insights",
     "bench",  # its commands: bench_rolls, seed_demo
 ]

@@ -26,6 +26,7 @@ urlpatterns = [
     path("", include("campaigns.urls")),
     path("", include("sheets.urls")),
     *system_urls(),
+    path("", include("sparetime.urls")),  # open in Pool campaigns only (sparetime/urls.py)
     path("", include("room.urls")),
     path("", include("insights.urls")),
 ]

@@ -10,8 +10,7 @@ A system is a package, ``rolls/systems/<key>/`` (``pool``, ``mana``), whose ``SY
 object: ``system.py`` (the object, its roll form and odds), ``calculator.py`` and ``report.py``
 (what the insight pages ask of it), ``urls.py`` (its pages' URLs; their views in its
 ``views.py``: its sheet section's writes, answered with ``sheets.sections``' API, and its GM
-panel sections; Pool's include the pages of its sparetime ledger, ``sparetime/``, an app of
-its package, label ``sparetime``, which ``SYSTEM_APPS`` installs, routed only there),
+panel sections; Pool's sparetime ledger is the ``sparetime`` app above rolls, with its own),
 ``forms.py`` (its views' forms), ``apps.py`` (the package is a Django app too, which
 ``ROLL_SYSTEMS`` puts in ``INSTALLED_APPS``; its ``SYSTEM`` is imported when first asked for),
 and where it has models of its own, ``models.py``, ``admin.py`` and ``migrations/`` (Mana's

@@ -13,9 +13,9 @@ from rolls.models import Check, LogEntry
 from rolls.services import log_verify, open_session
 from rolls.systems.mana.models import ManaPool, ManaSkill, palette_of, traits_of
 from rolls.systems.pool.models import Rating
-from rolls.systems.pool.sparetime.models import SparetimeEntry
-from rolls.systems.pool.sparetime.services import free_sparetime
 from sheets.models import Character
+from sparetime.models import SparetimeEntry
+from sparetime.services import free_sparetime
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 from campaigns.models import Campaign, GameSession, Membership
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from rolls.systems.pool.models import Rating
-from rolls.systems.pool.sparetime.models import SparetimeEntry
 from sheets.models import Character
+from sparetime.models import SparetimeEntry
 
 MODELS = [Campaign, Membership, ManaSkill, GameSession, Character, Rating, ManaPool, SparetimeEntry]
 

@@ -6,9 +6,9 @@ from django.urls import reverse
 
 from campaigns.models import Membership
 from rolls.systems.pool.models import PoolSheet, Rating, settings_of
-from rolls.systems.pool.sparetime.services import free_sparetime, sparetime_grant, sparetime_spend
 from rules.sheet import ENDURANCE
 from sheets.services import character_create
+from sparetime.services import free_sparetime, sparetime_grant, sparetime_spend
 from tests.conftest import make_campaign, make_user
 
 

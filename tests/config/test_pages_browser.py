@@ -9,9 +9,9 @@ from rolls import services as rolls
 from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool import services as pool_services
-from rolls.systems.pool.sparetime.services import sparetime_grant, sparetime_spend
 from rules.notation import parse
 from sheets.services import character_create
+from sparetime.services import sparetime_grant, sparetime_spend
 from tests.browser import BROWSER, BrowserTestCase, confirm, settled
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import fill, rate

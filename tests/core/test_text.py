@@ -13,9 +13,9 @@ from core import text
 from rolls import services as rolls
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool import services as pool_services
-from rolls.systems.pool.sparetime.services import sparetime_delegate, sparetime_grant
 from sheets.models import Character
 from sheets.services import character_create
+from sparetime.services import sparetime_delegate, sparetime_grant
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import build_pool_table, fill, rate
 from tests.rules.scripted_rng import ScriptedRng

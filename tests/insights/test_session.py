@@ -11,8 +11,8 @@ from campaigns.models import GameSession
 from insights import reports as insights
 from rolls import services
 from rolls.systems.pool import services as pool_services
-from rolls.systems.pool.sparetime.services import sparetime_award, sparetime_reverse
 from rules import luck
+from sparetime.services import sparetime_award, sparetime_reverse
 from tests.insights.insight_setup import add_rolls, build_known_log
 from tests.rolls.room_setup import ask
 from tests.rules.scripted_rng import ScriptedRng

@@ -9,8 +9,8 @@ from django.urls import reverse
 from rolls import services
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from rolls.systems.pool.models import Rating
-from rolls.systems.pool.sparetime.services import sparetime_grant
 from sheets.services import character_create
+from sparetime.services import sparetime_grant
 from tests.browser import BROWSER, BrowserTestCase, settled
 from tests.conftest import make_campaign, make_user
 

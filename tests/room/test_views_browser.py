@@ -218,7 +218,7 @@ class TestSwapsInTheBrowser(BrowserTestCase):
     fails the test on a violation)."""
 
     def setUp(self):
-        from rolls.systems.pool.sparetime.services import sparetime_grant
+        from sparetime.services import sparetime_grant
         from tests.rolls.room_setup import rate
 
         self.gm, self.ana = make_user("gm"), make_user("ana")

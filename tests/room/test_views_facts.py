@@ -15,8 +15,8 @@ from campaigns.models import Membership
 from rolls.models import Presence
 from rolls.systems.mana.models import palette_of
 from rolls.systems.pool.models import Rating
-from rolls.systems.pool.sparetime import services as sparetime_services
 from rules.sheet import ENDURANCE
+from sparetime import services as sparetime_services
 from tests.conftest import make_user
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask

@@ -7,8 +7,8 @@ from django.urls import reverse
 from rolls import services
 from rolls.models import LogEntry
 from rolls.systems.pool import services as pool_services
-from rolls.systems.pool.sparetime.models import SparetimeEntry
 from sheets.services import character_create
+from sparetime.models import SparetimeEntry
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot
 from tests.rolls.room_setup import ask, refused, url

@@ -9,9 +9,9 @@ from django.urls import reverse
 
 from rolls.systems.mana.models import ManaPool
 from rolls.systems.pool.models import PoolSheet, Rating, settings_of
-from rolls.systems.pool.sparetime.services import sparetime_grant
 from rules.sheet import ENDURANCE
 from sheets.services import character_create
+from sparetime.services import sparetime_grant
 from tests.helpers import HTMX
 
 

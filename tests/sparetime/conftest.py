@@ -3,7 +3,7 @@ delegation."""
 
 import pytest
 
-from rolls.systems.pool.sparetime.services import sparetime_delegate
+from sparetime.services import sparetime_delegate
 from tests.sparetime.helpers import character_with_ratings
 
 

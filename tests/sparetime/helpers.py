@@ -1,13 +1,13 @@
 """Helpers for the sparetime tests (fixtures are in conftest.py)."""
 
 from rolls.systems.pool.models import Rating
-from rolls.systems.pool.sparetime.models import SparetimeEntry
-from rolls.systems.pool.sparetime.services import (
+from sheets.models import Character
+from sparetime.models import SparetimeEntry
+from sparetime.services import (
     delegation_left,
     earmarked_sparetime,
     free_sparetime,
 )
-from sheets.models import Character
 
 #: The ratings of a sparetime test character (character_with_ratings): (attribute, skill, value).
 SHEET = [("Strength", "", 2), ("Strength", "Climb", 2), ("Agility", "", 1), ("Agility", "Dodge", 0)]

@@ -5,8 +5,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from rolls.systems.pool.sparetime.models import SparetimeEntry
-from rolls.systems.pool.sparetime.services import earmarked_sparetime, free_sparetime
+from sparetime.models import SparetimeEntry
+from sparetime.services import earmarked_sparetime, free_sparetime
 
 #: Before the move: the sheets app as it was, every other app of ours as it is (their
 #: migrations do not depend on the move, and their tables are as the current models expect).

@@ -7,8 +7,10 @@ from campaigns.models import GameSession
 from core.writes import Refused
 from rolls.systems.pool.models import PoolSettings, Rating, hp_max_of, sheet_of
 from rolls.systems.pool.services import hp_set
-from rolls.systems.pool.sparetime.models import SparetimeEntry
-from rolls.systems.pool.sparetime.services import (
+from sheets.models import Character
+from sheets.services import character_create
+from sparetime.models import SparetimeEntry
+from sparetime.services import (
     delegation_left,
     earmarked_sparetime,
     free_sparetime,
@@ -23,8 +25,6 @@ from rolls.systems.pool.sparetime.services import (
     sparetime_spend,
     sparetime_undo,
 )
-from sheets.models import Character
-from sheets.services import character_create
 from tests.conftest import make_campaign, make_user
 from tests.helpers import db_snapshot, race, raises_refused, unchanged
 from tests.sparetime.helpers import assert_ledger_matches_balances, character_with_ratings, rating

@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from campaigns.models import GameSession
 from rolls.systems.pool.models import PoolSettings, Rating
-from rolls.systems.pool.sparetime.models import SparetimeEntry
-from rolls.systems.pool.sparetime.services import (
+from sheets.models import Character
+from sparetime.models import SparetimeEntry
+from sparetime.services import (
     delegation_left,
     earmarked_sparetime,
     free_sparetime,
@@ -19,7 +20,6 @@ from rolls.systems.pool.sparetime.services import (
     sparetime_grant,
     sparetime_handout,
 )
-from sheets.models import Character
 from tests.conftest import make_campaign
 from tests.helpers import HTMX, db_snapshot, race
 from tests.rolls.room_setup import refused
@@ -1080,7 +1080,7 @@ def test_concurrent_reversal_requests_reverse_once(client_factory, gm, player, p
 
 
 def sparetime_spend_for(character, by):
-    from rolls.systems.pool.sparetime.services import sparetime_spend
+    from sparetime.services import sparetime_spend
 
     return sparetime_spend(character=character, rating=rating(character, "Climb"), by=by)
 

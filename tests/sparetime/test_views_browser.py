@@ -5,13 +5,13 @@ maximum without a reload, the last raise is undone, and the GM reverses a ledger
 from rolls import services as rolls
 from rolls.systems.pool import services as pool_services
 from rolls.systems.pool.models import PoolSettings, Rating, rating_of
-from rolls.systems.pool.sparetime.models import SparetimeEntry
-from rolls.systems.pool.sparetime.services import (
+from sheets.services import character_create
+from sparetime.models import SparetimeEntry
+from sparetime.services import (
     free_sparetime,
     sparetime_build,
     sparetime_grant,
 )
-from sheets.services import character_create
 from tests.browser import BROWSER, BrowserTestCase, confirm, settled, wait_until
 from tests.conftest import make_campaign, make_user
 

@@ -18,9 +18,9 @@ from rolls import services
 from rolls.models import Check, LogEntry
 from rolls.systems.mana.models import ManaCheck
 from rolls.systems.pool.models import PoolCheck
-from rolls.systems.pool.sparetime.services import sparetime_grant
 from sheets.party import party_rows
 from sheets.services import character_create
+from sparetime.services import sparetime_grant
 from tests.helpers import HTMX, raises_refused
 from tests.systems import coins
 from tests.systems.conftest import COINS

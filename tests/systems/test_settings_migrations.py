@@ -35,8 +35,8 @@ from rolls.systems.pool.models import (
 )
 from rolls.systems.pool.models import check_of as pool_check_of
 from rolls.systems.pool.services import check_answer_shift, hp_set, rating_set
-from rolls.systems.pool.sparetime.models import SparetimeEntry
 from sheets.models import Character
+from sparetime.models import SparetimeEntry
 from tests.systems.test_mana_migrations import migrate
 
 #: Before the move: the settings columns of the campaign.

@@ -1,13 +1,14 @@
 """A system's own URLs (``system.urls``, included by config/urls.py with ``system=<key>``): each
 of them answers 404 to the GM of a campaign of another system, whatever the method it takes
-(405 for the other one), and the coin, which has none, adds no route."""
+(405 for the other one), and the coin, which has none, adds no route. The sparetime app's pages,
+open in Pool campaigns only: tests/sparetime/test_urls.py."""
 
 import re
 from importlib import import_module
 
 import pytest
 from django.test import Client
-from django.urls import URLResolver, get_resolver, reverse
+from django.urls import URLResolver, reverse
 
 from campaigns.systems import SYSTEMS
 from tests.conftest import make_campaign
@@ -50,13 +51,6 @@ def test_a_systems_urls_are_404_in_a_campaign_of_another(gm, key, other):
         if answers not in ({404}, {404, 405}):
             wrong.append(f"{route}: {sorted(answers)}")
     assert not wrong, "\n".join(wrong)
-
-
-def test_the_sparetime_pages_come_in_through_the_pool_system_once():
-    names = [name for _route, name in named_routes(get_resolver().url_patterns)]
-    pool_names = [name for _route, name in system_routes("pool")]
-    assert "gm_sparetime" in pool_names
-    assert names.count("gm_sparetime") == 1
 
 
 def test_the_coin_has_no_urls():

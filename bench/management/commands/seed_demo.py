@@ -26,13 +26,13 @@ from rolls.services import (
 from rolls.systems.mana.services import check_roll_mana, mana_refill, mana_set_maxima, traits_set
 from rolls.systems.pool.models import hp_max_of, rating_of
 from rolls.systems.pool.services import check_roll_pool, hp_set, rating_set
-from rolls.systems.pool.sparetime.services import (
+from rules import notation
+from sheets.services import character_create
+from sparetime.services import (
     sparetime_delegate,
     sparetime_grant,
     sparetime_handout,
 )
-from rules import notation
-from sheets.services import character_create
 
 PASSWORD = "rollroom"
 WAITING = [Check.REQUESTED, Check.OPEN, Check.SHIFT]

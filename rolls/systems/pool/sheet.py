@@ -8,7 +8,7 @@ from django.db.models import IntegerField, OuterRef, Subquery
 from rules import sheet as pool_sheet
 
 from .models import PoolSheet, Rating, hp_max_of, settings_of, sheet_of
-from .sparetime.services import party_free_sparetime
+from .progression import party_free_sparetime
 
 
 def character_fill(character):

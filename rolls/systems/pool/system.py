@@ -20,7 +20,7 @@ from ...forms import (
 )
 from ...services import MAX_SPEND
 from ..base import RuleSystem
-from . import report, services, sheet, views
+from . import progression, report, services, sheet, views
 from .calculator import PoolCalculatorForm
 from .models import (
     BONUS_MAX,
@@ -33,7 +33,6 @@ from .models import (
     check_of,
     settings_of,
 )
-from .sparetime import views as sparetime_views
 
 
 class RowField(forms.Field):
@@ -96,8 +95,8 @@ class Pool(RuleSystem):
     )
     #: What it adds to a character's sheet and the party (``sheet.py``).
     sheet = sheet
-    #: Its URLs, the sparetime ledger's among them (``config/urls.py`` includes them, gated to
-    #: its campaigns).
+    #: Its URLs (``config/urls.py`` includes them, gated to its campaigns; the sparetime
+    #: ledger's are the ``sparetime`` app's).
     urls = "rolls.systems.pool.urls"
     number = "TN"
     any_choice = "any attribute"
@@ -283,11 +282,12 @@ class Pool(RuleSystem):
         return _settings_fields({f: getattr(row, f) for f in SETTINGS})
 
     # What it adds to the room's session panel and to a session's summary: the sparetime
-    # award once a session ended, and what was awarded for it.
+    # award once a session ended, and what was awarded for it (the ledger's answers:
+    # ``progression.py``).
     session_template = "rolls/systems/pool/_session_award.html"
-    session_context = staticmethod(sparetime_views.session_award_context)
+    session_context = staticmethod(progression.session_context)
     summary_template = "rolls/systems/pool/_summary_awards.html"
-    summary_context = staticmethod(sparetime_views.summary_awards_context)
+    summary_context = staticmethod(progression.summary_context)
 
 
 def _settings_fields(initial):

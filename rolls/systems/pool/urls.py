@@ -1,9 +1,9 @@
-"""The Pool system's URLs: a character's HP, ratings and skills, the GM's custom-skill approvals,
-and the sparetime ledger's pages (the ``sparetime`` app's URLs, included here only).
-``config/urls.py`` includes them giving every view ``system="pool"``, which it passes to
-``campaign_for``: 404 in a campaign of another system."""
+"""The Pool system's URLs: a character's HP, ratings and skills, the GM's custom-skill approvals
+(the sparetime ledger's pages are the ``sparetime`` app's own). ``config/urls.py`` includes them
+giving every view ``system="pool"``, which it passes to ``campaign_for``: 404 in a campaign of
+another system."""
 
-from django.urls import include, path
+from django.urls import path
 
 from . import views
 
@@ -19,5 +19,4 @@ urlpatterns = [
     path(GM + "approvals/", views.gm_approvals, name="gm_approvals"),
     path(GM + "approvals/<id:rating_id>/approve/", views.skill_approve, name="skill_approve"),
     path(GM + "approvals/<id:rating_id>/decline/", views.skill_decline, name="skill_decline"),
-    path("", include("rolls.systems.pool.sparetime.urls")),
 ]

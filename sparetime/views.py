@@ -1,7 +1,7 @@
 """Sparetime views: a character's balances and raises, the GM's grants, awards and delegations,
-and a player's hand-outs. Sparetime is the Pool system's: its URLs (``urls.py``) are included
-by the Pool system's (``rolls/systems/pool/urls.py``), which give every view ``system``, passed
-to the access check: 404 in a campaign of another system.
+and a player's hand-outs. Sparetime is the Pool system's progression: its URLs (``urls.py``)
+give every view ``system``, Pool's key, passed to the access check: 404 in a campaign of another
+system.
 
 A GET answers htmx with its fragment and a browser without htmx with the page around it
 (``sparetime/page.html``). A write is answered by ``core.writes.answer``: htmx gets its
@@ -55,12 +55,12 @@ from .models import SparetimeEntry
 
 #: The ledger tables show at most this many rows (latest first), with the total count.
 LEDGER_CAP = 200
-PAGE = "rolls/systems/pool/sparetime/page.html"
-CHARACTER_PARTIAL = "rolls/systems/pool/sparetime/_character.html"
-GM_PARTIAL = "rolls/systems/pool/sparetime/_gm.html"
-DELEGATION_PARTIAL = "rolls/systems/pool/sparetime/_delegation.html"
-RAISE_PARTIAL = "rolls/systems/pool/sparetime/_raise.html"
-REVERSAL_PARTIAL = "rolls/systems/pool/sparetime/_reversal.html"
+PAGE = "sparetime/page.html"
+CHARACTER_PARTIAL = "sparetime/_character.html"
+GM_PARTIAL = "sparetime/_gm.html"
+DELEGATION_PARTIAL = "sparetime/_delegation.html"
+RAISE_PARTIAL = "sparetime/_raise.html"
+REVERSAL_PARTIAL = "sparetime/_reversal.html"
 #: What the room's session panel (Pool's part of it: ``_session_award.html``) posts as ``from``
 #: with its award, to be answered with that panel (``room.views.session_answer``).
 FROM_ROOM = "room"

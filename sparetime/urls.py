@@ -1,8 +1,14 @@
-from django.urls import path
+"""Sparetime's pages, which ``config/urls.py`` includes. They are a Pool campaign's only: every
+view is given ``system``, Pool's key, which it passes to ``campaign_for`` (404 in a campaign of
+another system)."""
+
+from django.urls import include, path
+
+from rolls.systems.pool.models import KEY
 
 from . import views
 
-urlpatterns = [
+pages = [
     path(
         "campaigns/<id:campaign_id>/characters/<id:character_id>/sparetime/",
         views.character_sparetime,
@@ -65,3 +71,5 @@ urlpatterns = [
         name="sparetime_handout",
     ),
 ]
+
+urlpatterns = [path("", include(pages), {"system": KEY})]
