@@ -1,21 +1,20 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels.
-
-Django's HTTP handler and the server process are tuned by ``config/tuning.py``. A socket that
-meets an unreachable database (PostgreSQL restarting) is closed cleanly, see ``SocketGuard``;
-an HTTP request that does is answered 503 by ``config.views.server_error``.
+"""ASGI entry point: HTTP through Django's own ASGI handler, websockets through Channels (as in
+Channels' tutorial). A socket that meets an unreachable database (PostgreSQL restarting) is
+closed cleanly, see ``SocketGuard``; an HTTP request that does is answered 503 by
+``config.views.server_error``.
 """
 
+import gc
 import logging
 import os
 
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
-
-from config import tuning
+from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set Django up before importing code that imports models.
-django_asgi_app = tuning.get_asgi_application()
+django_asgi_app = get_asgi_application()
 
 from config.routing import no_route, socket_auth, websocket_urlpatterns
 from config.views import DATABASE_UNAVAILABLE, TRY_AGAIN_LATER
@@ -57,4 +56,9 @@ application = ProtocolTypeRouter(
     }
 )
 
-tuning.tune_process()
+# Everything loaded so far lives as long as the process. Without this, each full collection of
+# the garbage collector walks all of it (Django, the URLs, the templates, the models) while it
+# holds the GIL, and every request and every socket of the process waits until it is done (the
+# slowest rolls, bench/README.md, "What made a roll cheaper"). Frozen, it is left out of
+# collections; what is made later is collected as before.
+gc.freeze()

@@ -181,10 +181,15 @@ def sqlite_database(name, options=None):
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": name,
-        # Requests run in one thread (config/tuning.py), which keeps its connection.
-        "CONN_MAX_AGE": None,
+        # Every request runs in a thread of its own (Django's ASGI handler) and closes its
+        # connection when it finishes (Django's default CONN_MAX_AGE, 0, as its docs ask under
+        # ASGI): a connection kept would stay open, unused, after its thread ended.
+        "CONN_MAX_AGE": 0,
         "OPTIONS": {
-            # A write takes the lock when its transaction starts, and waits up to 20 s for it.
+            # Requests write side by side, each on its own connection. A write takes the lock
+            # when its transaction starts and waits up to 20 s for it: a transaction that read
+            # first and then wrote (SQLite's default, DEFERRED) would fail at once with
+            # "database is locked" when another wrote in between, without waiting.
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,
             # Readers and the writer do not block each other (WAL); a commit survives a crash
@@ -216,7 +221,7 @@ if os.environ.get("DATABASE_URL"):
     if database["ENGINE"] == "django.db.backends.sqlite3":
         database = sqlite_database(database["NAME"], database.get("OPTIONS"))
     elif database["ENGINE"] == "django.db.backends.postgresql":
-        # Requests run side by side, a thread each (config/tuning.py), and hand their
+        # Requests run side by side, a thread each (Django's ASGI handler), and hand their
         # connection back to a pool as they finish: a connection is held only while a request
         # runs, however many threads the server has started.
         #
@@ -245,12 +250,6 @@ else:
     database = sqlite_database(os.environ.get("SQLITE_PATH") or str(BASE_DIR / "db.sqlite3"))
 DATABASES = {"default": database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# How requests run (config/tuning.py): on SQLite one after another in one thread, which keeps
-# its connection (SQLite writes one at a time anyway); otherwise a thread each, as Django does,
-# except that a finished request's thread waits for the next request instead of ending: as
-# many idle threads are kept as the pool has connections.
-REQUESTS_IN_ONE_THREAD = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
-REQUEST_THREADS_KEPT = DATABASE_POOL_SIZE
 
 # Channel layer: in-memory (one process) unless REDIS_URL is set. A socket that falls behind
 # in a burst keeps up to CAPACITY pushes queued (Channels' default: 100); beyond, a push is

@@ -315,10 +315,11 @@ async def test_floor_consumer_and_view_broadcast_to_the_room():
         await communicator.disconnect()
 
 
-def test_the_benchmark_server_is_tuned_as_the_apps():
-    """bench.asgi opts into config.tuning as config.asgi does (outside pytest)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "DATABASE_URL")}
-    code = "import bench.asgi, gc, sys; print(sys.getswitchinterval(), gc.get_freeze_count() > 0)"
+def test_the_benchmark_server_freezes_what_it_loaded_as_the_apps_does():
+    """bench.asgi ends as config.asgi does, with ``gc.freeze()``: the benchmark measures the
+    app's server."""
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    code = "import bench.asgi, gc; print(gc.get_freeze_count() > 0)"
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=settings.BASE_DIR,
@@ -328,7 +329,7 @@ def test_the_benchmark_server_is_tuned_as_the_apps():
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["0.0005", "True"]
+    assert done.stdout.split() == ["True"]
 
 
 # One small real run ----------------------------------------------------------------------------
