@@ -92,11 +92,16 @@ def refusals(system):
         wrong.append(f"another system is registered under the key {key!r}")
     missing = [name for name in RuleSystem.REQUIRED if _left_out(system, name)]
     missing += [f"sheet.{m}" for m in Sheet.MEMBERS if not callable(getattr(system.sheet, m, 0))]
-    if type(system).rolled_groups is not RuleSystem.rolled_groups:
-        if type(system).exact_distribution is RuleSystem.exact_distribution:
+    own = type(system)
+    if system.rolled is not None or own.rolled_groups is not RuleSystem.rolled_groups:
+        if own.exact_distribution is RuleSystem.exact_distribution:
             missing.append("exact_distribution (its rolled_groups gives distributions)")
     if system.calculator is not None and not system.calculator_template:
         missing.append("calculator_template (it has a calculator)")
+    for fields, template in (("create_fields", "create"), ("settings_fields", "settings")):
+        if getattr(own, fields) is not getattr(RuleSystem, fields):
+            if not getattr(system, f"{template}_template"):
+                missing.append(f"{template}_template (it has {fields})")
     if missing:
         wrong.append(f"it gives no {', '.join(missing)}")
     if not wrong:
@@ -107,9 +112,8 @@ def refusals(system):
 
 
 def templates(system):
-    """Every template ``system`` names, and those the pages include by its key."""
-    folder = f"rolls/systems/{system.key}/"
-    fixed = [*system.FIXED_TEMPLATES, *(["_shift.html"] if system.answer_shift else [])]
+    """Every template ``system`` names, and those the pages include by its key
+    (``RuleSystem.fixed_templates``)."""
     named = [
         system.open_check_note,
         system.session_template,
@@ -125,8 +129,9 @@ def templates(system):
             for in_order in (system.sheet_sections, system.panel_cards, system.panel_sections)
             for _name, t in in_order
         ),
+        *(piece.template for piece in (*system.sheet_pieces, *system.gm_pieces)),
     ]
-    return [folder + name for name in fixed] + [name for name in named if name]
+    return system.fixed_templates() + list(dict.fromkeys(name for name in named if name))
 
 
 def _left_out(system, name):

@@ -38,16 +38,16 @@ class Sheet:
 class RuleSystem:
     """A rule system a campaign plays (``Campaign.system`` is its ``key``).
 
-    Its templates are under ``rolls/systems/<key>/`` (in its package,
-    ``templates/rolls/systems/<key>/``); those the pages include by that name are
-    ``FIXED_TEMPLATES`` (and ``_shift.html``, the card of a check awaiting the GM's answer to a
-    shift, when it has shifts: ``answer_shift``); the others are named by its members
-    (``*_template``, ``sheet_sections``, ``panel_cards``, ``panel_sections``,
-    ``campaign_sections``, ``party_head``, ``party_cells``, ``open_check_note``). By
-    convention: ``_calculator.html`` (its odds calculator), ``_create_fields.html`` and
-    ``_settings_fields.html`` (its campaign settings), ``_panel_*.html``, ``_sheet_*.html`` and
-    ``_campaign_*.html`` (its GM panel, sheet and campaign page sections), ``_gm_*.html`` (the
-    GM panel sections that load on their own, e.g. Pool's approvals, Mana's pools),
+    Its templates are in its folder, ``rolls/systems/<key>/`` (in its package,
+    ``templates/rolls/systems/<key>/``), which ``template(name)`` names. The pages include
+    ``FIXED_TEMPLATES`` from it by its key (``shift_templates`` too, when it has shifts); every
+    other is named by its members (``*_template``, ``sheet_sections``, ``sheet_pieces``,
+    ``panel_cards``, ``panel_sections``, ``gm_pieces``, ``campaign_sections``, ``party_head``,
+    ``party_cells``, ``open_check_note``), and ``rolls.systems.templates`` lists them all for
+    registration to check. Their names, by custom: ``_calculator.html`` (its odds calculator),
+    ``_create_fields.html`` and ``_settings_fields.html`` (its campaign settings),
+    ``_panel_*.html``, ``_sheet_*.html`` and ``_campaign_*.html`` (its GM panel, sheet and
+    campaign page sections), ``_gm_*.html`` (the GM panel sections that load on their own),
     ``_party_head.html`` and ``_party_cells.html``.
 
     A member whose default is None or raises NotImplementedError and that is named in
@@ -69,6 +69,10 @@ class RuleSystem:
         "_entry.html",
         "_summary_outcome.html",
     )
+
+    #: Those the pages include by its key when it has shifts (``answer_shift``):
+    #: ``_shift.html``, the card of a check awaiting the GM's answer (given ``proposal``).
+    SHIFT_TEMPLATES = ("_shift.html",)
 
     #: What every system must give (attributes left None here, methods raising
     #: NotImplementedError); ``rolls.systems.register`` refuses a system missing one.
@@ -100,6 +104,18 @@ class RuleSystem:
     #: What an open choice is called (e.g. "any attribute").
     any_choice = None
 
+    def template(self, name):
+        """The template ``name`` of its folder, ``rolls/systems/<key>/<name>``: where the pages
+        include ``FIXED_TEMPLATES`` from (``"rolls/systems/"|add:key|add:"/<name>"``, the key
+        of the system or of a roll's data)."""
+        return f"rolls/systems/{self.key}/{name}"
+
+    def fixed_templates(self):
+        """The templates the pages include by its key: ``FIXED_TEMPLATES``, and
+        ``SHIFT_TEMPLATES`` when it has shifts, each in its folder."""
+        shift = self.SHIFT_TEMPLATES if self.answer_shift else ()
+        return [self.template(name) for name in (*self.FIXED_TEMPLATES, *shift)]
+
     # -- A check ----------------------------------------------------------------------------
 
     #: The name of the field of the ask and request forms that says what a check is about
@@ -120,7 +136,7 @@ class RuleSystem:
     roll_facts = None
     #: The GM's answer to a shift awaiting it, the write, ``answer_shift(check=, approve=,
     #: reason=)`` (None: no shifts). With shifts, the card of a check awaiting the answer is
-    #: its ``_shift.html`` (given ``proposal``).
+    #: its ``_shift.html`` (``SHIFT_TEMPLATES``, given ``proposal``).
     answer_shift = None
 
     def about_form_field(self, campaign):
@@ -279,6 +295,11 @@ class RuleSystem:
     panel_cards = ()
     #: Those below the panel's own, as ``panel_cards`` (``()``: none).
     panel_sections = ()
+    #: Its GM panel sections that load on their own (``core.writes.Piece``\ s: Pool's
+    #: approvals, Mana's pools; ``scaffold.gm_piece``), each included by ``panel_sections``'
+    #: template of it and answering its own URL and its writes; registration checks their
+    #: templates (``()``: none).
+    gm_pieces = ()
 
     def panel_context(self, request, campaign, overrides):
         """What its sections need of the panel's context (``overrides``: a write's answer's,
@@ -308,14 +329,33 @@ class RuleSystem:
     #: are not replayed; the draws alone are checked.
     replay = None
 
+    def rolled_pool(self, text):
+        """The key of ``rolled_groups`` of a pool as ``rolled`` kept it (its text): what
+        ``exact_distribution`` is given (Pool's ``(d6, d10)``, Mana's number of dice). Default:
+        the text."""
+        return text
+
     def rolled_groups(self, rolls):
-        """``{pool: Counter of what the roll entries showed}``, from what ``rolled`` kept.
-        Default: ``{}``, no distributions on the luck page."""
-        return {}
+        """``{pool: Counter of what the roll entries showed}`` over ``rolls`` (roll entries),
+        counted by the database from what ``rolled`` kept of each (``LogEntry.pool`` and
+        ``shown``), each pool keyed by ``rolled_pool``. Default: so, with a ``rolled``;
+        without one, ``{}``: no distributions on the luck page."""
+        if self.rolled is None:
+            return {}
+        from collections import Counter
+
+        from django.db.models import Count
+
+        groups = {}
+        counted = rolls.exclude(pool="").values_list("pool", "shown").annotate(n=Count("id"))
+        for pool, shown, n in counted.order_by():
+            groups.setdefault(self.rolled_pool(pool), Counter())[shown] += n
+        return groups
 
     def exact_distribution(self, pool, counts, *, max_bins, tail):
         """``(title, what, [(value, exact chance)], last, chance of last or more)`` of a pool
-        of ``rolled_groups``. Required when ``rolled_groups`` gives any."""
+        of ``rolled_groups``. Required when ``rolled_groups`` gives any (a system with a
+        ``rolled``, or its own ``rolled_groups``)."""
         raise NotImplementedError(f"{type(self).__name__} gives no exact_distribution")
 
     def export_about(self, data):

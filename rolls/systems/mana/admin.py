@@ -3,29 +3,31 @@ from django.contrib import admin
 from campaigns.models import Campaign
 from sheets.models import Character
 
+from ..admin import OwnRowInline, inline_on
 from .models import ManaPool, ManaSettings, ManaSheet, ManaSkill
 
 
-class ManaSettingsInline(admin.StackedInline):
+class ManaSettingsInline(OwnRowInline):
     """A Mana campaign's palette, on its campaign's page (where the column was)."""
 
     model = ManaSettings
-    max_num = 1
-    can_delete = False
 
 
-_CampaignAdmin = type(admin.site.get_model_admin(Campaign))
+class ManaSheetInline(OwnRowInline):
+    """A Mana character's traits, on its character's page (where the column was)."""
+
+    model = ManaSheet
 
 
-class ManaCampaignAdmin(_CampaignAdmin):
-    """The campaign's admin (as registered: another system may have added its own) with its
-    Mana settings below."""
-
-    inlines = [*_CampaignAdmin.inlines, ManaSettingsInline]
+class ManaPoolInline(admin.TabularInline):
+    model = ManaPool
+    extra = 0
 
 
-admin.site.unregister(Campaign)
-admin.site.register(Campaign, ManaCampaignAdmin)
+# The campaign's admin with its Mana settings below; the character's with its traits and mana
+# pools below (another system's ratings among its own).
+inline_on(Campaign, ManaSettingsInline)
+inline_on(Character, ManaSheetInline, ManaPoolInline)
 
 
 @admin.register(ManaSkill)
@@ -34,33 +36,6 @@ class ManaSkillAdmin(admin.ModelAdmin):
     list_select_related = ["campaign"]
     search_fields = ["name", "campaign__name"]
     autocomplete_fields = ["campaign"]
-
-
-class ManaPoolInline(admin.TabularInline):
-    model = ManaPool
-    extra = 0
-
-
-class ManaSheetInline(admin.StackedInline):
-    """A Mana character's traits, on its character's page (where the column was)."""
-
-    model = ManaSheet
-    max_num = 1
-    can_delete = False
-
-
-_CharacterAdmin = type(admin.site.get_model_admin(Character))
-
-
-class ManaCharacterAdmin(_CharacterAdmin):
-    """The character's admin (as registered: another system may have added its own) with its
-    traits and mana pools below its ratings."""
-
-    inlines = [*_CharacterAdmin.inlines, ManaSheetInline, ManaPoolInline]
-
-
-admin.site.unregister(Character)
-admin.site.register(Character, ManaCharacterAdmin)
 
 
 @admin.register(ManaPool)

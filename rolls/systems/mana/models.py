@@ -11,6 +11,7 @@ from campaigns.models import Campaign
 from sheets.models import Character
 
 from ...models import Check
+from ..scaffold import own_row
 
 #: The color every pool has besides the palette's; two of it count as one colored mana.
 COLORLESS = "colorless"
@@ -42,10 +43,7 @@ def settings_of(campaign):
     """``campaign``'s Mana settings: read along with it (``campaign_related``, which
     ``campaigns.access`` joins), else read once; a campaign without a row (made without
     ``campaign_fill``) has the defaults, unsaved."""
-    try:
-        return campaign.mana_settings
-    except ManaSettings.DoesNotExist:
-        return ManaSettings(campaign=campaign)
+    return own_row(ManaSettings, campaign)
 
 
 def palette_of(campaign):
@@ -117,10 +115,7 @@ class ManaSheet(models.Model):
 def sheet_of(character):
     """``character``'s Mana sheet: read along with it (``character_related``), else read once;
     a character without a row (no traits set yet) has none, unsaved."""
-    try:
-        return character.mana_sheet
-    except ManaSheet.DoesNotExist:
-        return ManaSheet(character=character)
+    return own_row(ManaSheet, character)
 
 
 def traits_of(character):
@@ -151,7 +146,4 @@ class ManaCheck(models.Model):
 def check_of(check):
     """``check``'s Mana row: read along with it (``check_related``), else read once; a check
     without one (made without ``check_fill``) is for any skill, unsaved."""
-    try:
-        return check.mana_check
-    except ManaCheck.DoesNotExist:
-        return ManaCheck(check_ref=check)
+    return own_row(ManaCheck, check)

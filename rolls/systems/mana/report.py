@@ -1,21 +1,7 @@
 """What the insight pages (``insights``) read of a Mana roll: the distribution of its
 successes, and a roll as the log export writes it."""
 
-from collections import Counter
-
-from django.db.models import Count
-
 from rules import distribution, mana
-
-
-def rolled_groups(rolls):
-    """{number of dice: Counter of the successes shown} over ``rolls`` (roll entries), counted
-    by the database from what ``services.rolled`` kept of each (``LogEntry.pool`` and ``shown``)."""
-    groups = {}
-    counted = rolls.exclude(pool="").values_list("pool", "shown").annotate(n=Count("id"))
-    for dice, shown, n in counted.order_by():
-        groups.setdefault(int(dice), Counter())[shown] += n
-    return groups
 
 
 def exact_distribution(dice, counts, *, max_bins, tail):

@@ -108,17 +108,18 @@ class Mana(RuleSystem):
     #: What the luck page's distributions of the dice show (``rolled_groups``).
     distribution_caption = "Successes per number of dice"
 
-    # The luck page's distributions and the export's words: this system's ``report``.
+    # The luck page's distributions (of what ``rolled`` keeps, the number of dice) and the
+    # export's words: this system's ``report``.
     rolled = staticmethod(services.rolled)
-    rolled_groups = staticmethod(report.rolled_groups)
     exact_distribution = staticmethod(report.exact_distribution)
     export_about = staticmethod(report.export_about)
     export_rolled = staticmethod(report.export_rolled)
     drawn = staticmethod(report.drawn)
     replay = staticmethod(report.replay)
 
-    def suggestions(self):
-        return ()
+    def rolled_pool(self, text):
+        """A pool's number of dice, from what ``rolled`` kept."""
+        return int(text)
 
     def skills(self, check):
         """The skills the check may be rolled with: the check's own if it has one (the skill
@@ -176,9 +177,8 @@ class Mana(RuleSystem):
         return self.roll_context(check, form=form)["odds"]
 
     #: The roll (``services.roll``, called straight from the view's write), the GM's for an NPC
-    #: too.
+    #: too (``roll_npc``'s default).
     roll = staticmethod(services.roll)
-    roll_npc = roll
     #: A roll spends its character's mana pools, private facts: its pushes tell their pages.
     roll_facts = "private"
 
@@ -222,6 +222,7 @@ class Mana(RuleSystem):
     # on its own).
     panel_cards = ((views.SKILLS.name, views.SKILLS.template),)
     panel_sections = (("mana", "rolls/systems/mana/_panel_mana.html"),)
+    gm_pieces = (views.GM_MANA,)
 
     def panel_context(self, request, campaign, overrides):
         """The skills' rows and the new skill's form; ``overrides["edit_form"]`` is the refused

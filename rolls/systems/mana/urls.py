@@ -4,11 +4,8 @@
 
 from django.urls import path
 
+from ..scaffold import GM, SHEET
 from . import views
-
-CAMPAIGN = "campaigns/<id:campaign_id>/"
-SHEET = CAMPAIGN + "characters/<id:character_id>/"
-GM = CAMPAIGN + "gm/"
 
 urlpatterns = [
     path(GM + "skills/", views.mana_skill_add, name="mana_skill_add"),

@@ -15,13 +15,14 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_POST
 
 from campaigns.access import campaign_for
-from campaigns.views import panel_section, panel_with
+from campaigns.views import panel_section
 from core.push import with_facts
 from core.text import isolated
-from core.writes import Piece, attempt
+from core.writes import attempt
 from sheets.access import character_for
 from sheets.sections import refusal, section, section_write
 
+from ..scaffold import gm_piece
 from . import services
 from .forms import ManaMaximaForm, ManaSkillForm, TraitsForm
 from .models import ManaSkill, palette_of
@@ -104,11 +105,6 @@ def character_traits(request, campaign_id, character_id, system):
 # GM: mana pools -------------------------------------------------------------------------------
 
 
-def _gm_access(request, campaign_id, system):
-    """The mana card's ``found``: its system's URLs give ``system`` (``config/urls.py``)."""
-    return (campaign_for(request, campaign_id, gm=True, system=system),)
-
-
 def _maxima_form(character, pools, data=None):
     """The GM's form for ``character``'s maxima, one field per pool color."""
     return ManaMaximaForm(
@@ -131,15 +127,8 @@ def _mana_context(request, campaign, *, error=None, bound=None):
     return {"campaign": campaign, "rows": rows, "mana_error": error}
 
 
-GM_MANA = Piece(
-    name="mana",
-    template="rolls/systems/mana/_gm_mana.html",
-    context=_mana_context,
-    page=panel_with,
-    url="gm_panel",
-    access=_gm_access,
-    fragment_only=True,
-)
+#: The GM panel's mana pools, loading on their own (``Mana.gm_pieces``).
+GM_MANA = gm_piece("mana", "rolls/systems/mana/_gm_mana.html", _mana_context)
 gm_mana = GM_MANA.view()
 
 

@@ -10,6 +10,7 @@ from rules.sheet import ATTRIBUTES, ENDURANCE
 from sheets.models import Character
 
 from ...models import Check
+from ..scaffold import own_row
 
 #: Pool's key (``Campaign.system``).
 KEY = "pool"
@@ -103,10 +104,7 @@ def settings_of(campaign):
     """``campaign``'s Pool settings: read along with it (``campaign_related``, which
     ``campaigns.access`` joins), else read once; a campaign without a row (made without
     ``campaign_fill``) has the defaults, unsaved."""
-    try:
-        return campaign.pool_settings
-    except PoolSettings.DoesNotExist:
-        return PoolSettings(campaign=campaign)
+    return own_row(PoolSettings, campaign)
 
 
 class PoolSheet(models.Model):
@@ -137,10 +135,7 @@ def hp_max_of(character):
 def sheet_of(character):
     """``character``'s Pool sheet: read along with it (``character_related``), else read once;
     a character without a row (made without ``character_fill``) has 0 HP, unsaved."""
-    try:
-        return character.pool_sheet
-    except PoolSheet.DoesNotExist:
-        return PoolSheet(character=character)
+    return own_row(PoolSheet, character)
 
 
 class PoolCheck(models.Model):
@@ -183,7 +178,4 @@ DECLINE_REASON_MAX = PoolCheck._meta.get_field("decline_reason").max_length
 def check_of(check):
     """``check``'s Pool row: read along with it (``check_related``), else read once; a check
     without one (made without ``check_fill``) binds nothing and proposes nothing, unsaved."""
-    try:
-        return check.pool_check
-    except PoolCheck.DoesNotExist:
-        return PoolCheck(check_ref=check)
+    return own_row(PoolCheck, check)

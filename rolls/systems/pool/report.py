@@ -1,22 +1,7 @@
 """What the insight pages (``insights``) read of a Pool roll: the distribution of its highest
 total, and a roll as the log export writes it."""
 
-from collections import Counter
-
-from django.db.models import Count
-
 from rules import distribution, pool
-
-
-def rolled_groups(rolls):
-    """{(d6, d10): Counter of the highest totals shown} over ``rolls`` (roll entries), counted
-    by the database from what ``services.rolled`` kept of each (``LogEntry.pool`` and ``shown``)."""
-    groups = {}
-    counted = rolls.exclude(pool="").values_list("pool", "shown").annotate(n=Count("id"))
-    for dice, shown, n in counted.order_by():
-        d6, d10 = dice.split("+")
-        groups.setdefault((int(d6), int(d10)), Counter())[shown] += n
-    return groups
 
 
 def _dice(d6, d10):

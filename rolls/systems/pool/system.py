@@ -113,14 +113,19 @@ class Pool(RuleSystem):
     #: What the luck page's distributions of the dice show (``rolled_groups``).
     distribution_caption = "The highest total per pool"
 
-    # The luck page's distributions and the export's words: this system's ``report``.
+    # The luck page's distributions (of what ``rolled`` keeps, the pool's "<d6>+<d10>") and
+    # the export's words: this system's ``report``.
     rolled = staticmethod(services.rolled)
-    rolled_groups = staticmethod(report.rolled_groups)
     exact_distribution = staticmethod(report.exact_distribution)
     export_about = staticmethod(report.export_about)
     export_rolled = staticmethod(report.export_rolled)
     drawn = staticmethod(report.drawn)
     replay = staticmethod(report.replay)
+
+    def rolled_pool(self, text):
+        """A pool's ``(d6, d10)``, from the "<d6>+<d10>" ``rolled`` kept."""
+        d6, d10 = text.split("+")
+        return int(d6), int(d10)
 
     def suggestions(self):
         """Every attribute and listed skill of the sheet, offered while typing a suggestion."""
@@ -255,6 +260,7 @@ class Pool(RuleSystem):
         ("approvals", "rolls/systems/pool/_panel_approvals.html"),
         ("gm-sparetime", "rolls/systems/pool/_panel_sparetime.html"),
     )
+    gm_pieces = (views.APPROVALS,)
 
     # The campaign's settings: what sparetime buys and the hit points.
     create_template = "rolls/systems/pool/_create_fields.html"

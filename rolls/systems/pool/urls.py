@@ -5,11 +5,8 @@ another system."""
 
 from django.urls import path
 
+from ..scaffold import GM, SHEET
 from . import views
-
-CAMPAIGN = "campaigns/<id:campaign_id>/"
-SHEET = CAMPAIGN + "characters/<id:character_id>/"
-GM = CAMPAIGN + "gm/"
 
 urlpatterns = [
     path(SHEET + "hp/", views.character_hp, name="character_hp"),

@@ -14,12 +14,12 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_POST
 
 from campaigns.access import campaign_for
-from campaigns.views import panel_with
 from core.push import with_facts
-from core.writes import Piece, attempt
+from core.writes import attempt
 from sheets.access import character_for
 from sheets.sections import section, section_write
 
+from ..scaffold import gm_piece
 from . import services
 from .forms import HpForm, RatingForm, SkillProposalForm, TemplateSkillForm
 from .models import Rating, hp_max_of
@@ -100,11 +100,6 @@ def skill_propose(request, campaign_id, character_id, system):
 # GM: custom-skill approvals -------------------------------------------------------------------
 
 
-def _gm_access(request, campaign_id, system):
-    """The approvals' ``found``: its system's URLs give ``system`` (``config/urls.py``)."""
-    return (campaign_for(request, campaign_id, gm=True, system=system),)
-
-
 def _approvals_context(request, campaign, error=None):
     pending = (
         Rating.objects.filter(character__campaign=campaign, custom=True, status=Rating.PENDING)
@@ -114,15 +109,8 @@ def _approvals_context(request, campaign, error=None):
     return {"campaign": campaign, "pending": pending, "approvals_error": error}
 
 
-APPROVALS = Piece(
-    name="approvals",
-    template="rolls/systems/pool/_gm_approvals.html",
-    context=_approvals_context,
-    page=panel_with,
-    url="gm_panel",
-    access=_gm_access,
-    fragment_only=True,
-)
+#: The GM panel's custom-skill approvals, loading on their own (``Pool.gm_pieces``).
+APPROVALS = gm_piece("approvals", "rolls/systems/pool/_gm_approvals.html", _approvals_context)
 gm_approvals = APPROVALS.view()
 
 
