@@ -1,6 +1,7 @@
-"""Fixtures of the systems tests: the toy third system, coins (tests/systems/coins/), registered
-as the real systems are, through the setting ``ROLL_SYSTEMS``, for the tests that ask for it
-alone; and the sheet tests' characters (tests/sheets/conftest.py), for the tests of a system's
+"""Fixtures of the systems tests: the toy third system, coins (tests/systems/coins/), and the
+fourth, Fate-style (tests/systems/fate/, an app with models of its own), registered as the real
+systems are, through the setting ``ROLL_SYSTEMS``, for the tests that ask for them alone; and
+the sheet tests' characters (tests/sheets/conftest.py), for the tests of a system's
 own views (its sheet section's writes, its GM panel sections)."""
 
 import copy
@@ -23,6 +24,8 @@ from tests.systems import coins
 
 #: The coin package, as the setting ``ROLL_SYSTEMS`` names it.
 COINS = "tests.systems.coins"
+#: The Fate-style package, as the settings name it (tests/settings.py installs it as an app).
+FATE = "tests.systems.fate"
 
 
 @pytest.fixture
@@ -48,3 +51,19 @@ def coin_system(settings):
 @pytest.fixture
 def coin_campaign(coin_system, gm, player):
     return make_campaign(gm, system=coin_system.key, name="Heads or tails", players=[player])
+
+
+@pytest.fixture
+def fate_system(settings):
+    """The Fate-style system, registered for the test as the coin is: ``ROLL_SYSTEMS`` names its
+    package and the registry is filled again from the setting. Its templates and tables are an
+    installed app's (tests/settings.py), nothing more. Afterwards the registry holds what it
+    held before."""
+    from tests.systems import fate
+
+    before = dict(SYSTEMS)
+    settings.ROLL_SYSTEMS = [*settings.ROLL_SYSTEMS, FATE]
+    register_all()
+    yield SYSTEMS[fate.SYSTEM.key]
+    SYSTEMS.clear()
+    SYSTEMS.update(before)
