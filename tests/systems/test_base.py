@@ -48,3 +48,16 @@ def test_a_system_that_keeps_nothing_of_its_dice_keeps_no_pool(bare):
 def test_a_required_member_left_out_says_so():
     with pytest.raises(NotImplementedError, match="Bare gives no roll"):
         Bare().roll(None, by=None, data={})
+
+
+def test_a_system_s_templates_are_named_in_its_folder():
+    assert Bare().template("_entry.html") == "rolls/systems/bare/_entry.html"
+    fixed = Bare().fixed_templates()
+    assert fixed == [f"rolls/systems/bare/{name}" for name in RuleSystem.FIXED_TEMPLATES]
+
+
+def test_a_system_with_shifts_has_its_shift_card_among_its_fixed_templates():
+    class Shifting(Bare):
+        answer_shift = staticmethod(lambda **kwargs: None)
+
+    assert Shifting().fixed_templates()[-1] == "rolls/systems/bare/_shift.html"

@@ -129,3 +129,24 @@ def test_a_template_a_system_names_missing_is_refused(monkeypatch, coin_system):
 
 def test_an_object_that_is_no_rule_system_is_refused(monkeypatch):
     refused(monkeypatch, object(), "its SYSTEM is a object, not a rolls.systems.RuleSystem")
+
+
+def test_a_gm_section_whose_template_is_missing_is_refused(monkeypatch, coin_system):
+    from rolls.systems.scaffold import gm_piece
+
+    class Panelled(type(coins.SYSTEM)):
+        key = "panelled"
+        gm_pieces = (gm_piece("dice", "rolls/systems/panelled/_gm_dice.html", dict),)
+
+    sentence = refused(monkeypatch, Panelled(), "are not there")
+    assert "rolls/systems/panelled/_gm_dice.html" in sentence
+
+
+@pytest.mark.parametrize("form", ["create", "settings"])
+def test_settings_fields_without_their_template_are_refused(monkeypatch, form):
+    class Settled(Fudge):
+        pass
+
+    setattr(Settled, f"{form}_fields", lambda self, *campaign: {"size": None})
+    sentence = refused(monkeypatch, Settled(), f"{form}_template \\(it has {form}_fields\\)")
+    assert sentence.startswith("The rule system 'fudge'")
