@@ -31,9 +31,10 @@ A system's templates are in its package, ``templates/rolls/systems/<key>/`` (an 
 templates: the engine's ``APP_DIRS``), its folder ``RuleSystem.template`` names.
 
 What every system's package is built of besides its ``RuleSystem`` is written once beside it:
-``scaffold.py`` (its package's ``SYSTEM`` imported when first asked for, its own rows read along
-or defaulted, its URLs' prefixes, its GM panel sections that load on their own) and
-``admin.py`` (its rows as inlines of the campaign's and the character's admin pages); a
+``scaffold.py`` (its package's ``SYSTEM`` imported when first asked for, its URLs' prefixes,
+its GM panel sections that load on their own), ``models.py`` (its own rows read along or
+defaulted) and ``admin.py`` (its rows as inlines of the campaign's and the character's admin
+pages); a
 system's own files hold only what differs. A fourth system, Fate-style, lives in the tests
 (tests/systems/fate/) with nothing outside its package but the setting that installs it.
 """

@@ -1,9 +1,9 @@
 """What a system's package is built of besides its ``RuleSystem`` (``base.py``), written once
 for every system: its package's ``SYSTEM`` imported when first asked for (``lazy_system``), its
-own row of a campaign, a character or a check read along or defaulted (``own_row``), its URLs'
-prefixes (``CAMPAIGN``, ``SHEET``, ``GM``) and its GM panel sections that load on their own
-(``gm_piece``, their templates named in the system's ``gm_pieces``). Pool's and Mana's
-packages use them (their admin's part: ``rolls.systems.admin``)."""
+URLs' prefixes (``CAMPAIGN``, ``SHEET``, ``GM``) and its GM panel sections that load on their
+own (``gm_piece``, their templates named in the system's ``gm_pieces``). Pool's and Mana's
+packages use them (their admin's part: ``rolls.systems.admin``; their models':
+``rolls.systems.models``)."""
 
 from importlib import import_module
 
@@ -26,19 +26,6 @@ def lazy_system(package):
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     return __getattr__
-
-
-def own_row(model, owner):
-    """``owner``'s row of ``model`` (a system's own row of a campaign, a character or a check:
-    a model whose primary key is a ``OneToOneField`` to ``owner``'s), read along with it
-    (the system's ``campaign_related``, ``character_related``, ``check_related``), else read
-    once; an owner without one (made without the system's ``*_fill``) has the model's
-    defaults, unsaved."""
-    field = model._meta.pk
-    try:
-        return getattr(owner, field.remote_field.get_accessor_name())
-    except model.DoesNotExist:
-        return model(**{field.name: owner})
 
 
 def gm_access(request, campaign_id, system):

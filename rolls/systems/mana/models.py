@@ -11,7 +11,7 @@ from campaigns.models import Campaign
 from sheets.models import Character
 
 from ...models import Check
-from ..scaffold import own_row
+from ..models import own_row
 
 #: The color every pool has besides the palette's; two of it count as one colored mana.
 COLORLESS = "colorless"

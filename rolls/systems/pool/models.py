@@ -10,7 +10,7 @@ from rules.sheet import ATTRIBUTES, ENDURANCE
 from sheets.models import Character
 
 from ...models import Check
-from ..scaffold import own_row
+from ..models import own_row
 
 #: Pool's key (``Campaign.system``).
 KEY = "pool"
