@@ -1,7 +1,9 @@
 """Registering a rule system (``rolls.systems.register``): every system the setting
-``ROLL_SYSTEMS`` names is one ``RuleSystem`` registered as it is; one with a key the column
-cannot hold, a member it must give left out or a template it needs missing is refused at
-start-up with a sentence naming it and what is wrong, and nothing is registered."""
+``ROLL_SYSTEMS`` names is one ``RuleSystem`` registered as it is (the tests' coin and Fate-style
+too, once their fixtures name them); one with a key the column cannot hold, a member it must
+give left out or a template it needs missing (one the pages include by its key, or one it names:
+its sections', its GM panel pieces', its settings forms') is refused at start-up with a
+sentence naming it and what is wrong, and nothing is registered."""
 
 import sys
 import types
@@ -45,6 +47,13 @@ def test_every_registered_system_has_its_templates(key):
     system = SYSTEMS[key]
     assert f"rolls/systems/{key}/_roll_fields.html" in templates(system)
     assert refusals(system) == []
+
+
+def test_the_tests_systems_are_registered_whole_with_the_others(coin_system, fate_system):
+    named = [import_module(path).SYSTEM.key for path in settings.ROLL_SYSTEMS]
+    assert list(SYSTEMS) == named and {coin_system.key, fate_system.key} <= set(named)
+    for system in SYSTEMS.values():
+        assert refusals(system) == [] and system.template("_entry.html") in templates(system)
 
 
 def test_the_coin_is_registered_with_its_templates(coin_system):
