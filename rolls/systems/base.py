@@ -4,6 +4,10 @@ what it adds to a character (its ``sheet``), with theirs. A system subclasses it
 what differs; ``rolls.systems.register`` refuses, at start-up, one that misses what it must give
 (``REQUIRED``), names a template that is not there, or whose key the column cannot hold."""
 
+from collections import Counter
+
+from django.db.models import Count
+
 
 class Sheet:
     """What a system adds to a character (a system's ``sheet``: Pool's and Mana's are their
@@ -40,7 +44,7 @@ class RuleSystem:
 
     Its templates are in its folder, ``rolls/systems/<key>/`` (in its package,
     ``templates/rolls/systems/<key>/``), which ``template(name)`` names. The pages include
-    ``FIXED_TEMPLATES`` from it by its key (``shift_templates`` too, when it has shifts); every
+    ``FIXED_TEMPLATES`` from it by its key (``SHIFT_TEMPLATES`` too, when it has shifts); every
     other is named by its members (``*_template``, ``sheet_sections``, ``sheet_pieces``,
     ``panel_cards``, ``panel_sections``, ``gm_pieces``, ``campaign_sections``, ``party_head``,
     ``party_cells``, ``open_check_note``), and ``rolls.systems.templates`` lists them all for
@@ -295,10 +299,10 @@ class RuleSystem:
     panel_cards = ()
     #: Those below the panel's own, as ``panel_cards`` (``()``: none).
     panel_sections = ()
-    #: Its GM panel sections that load on their own (``core.writes.Piece``\ s: Pool's
-    #: approvals, Mana's pools; ``scaffold.gm_piece``), each included by ``panel_sections``'
-    #: template of it and answering its own URL and its writes; registration checks their
-    #: templates (``()``: none).
+    #: Its GM panel sections that load on their own (``core.writes.Piece`` objects made by
+    #: ``scaffold.gm_piece``: Pool's approvals, Mana's pools), each loaded by its
+    #: ``panel_sections``' template and answering its own URL and writes; registration checks
+    #: their templates as those it names (``()``: none).
     gm_pieces = ()
 
     def panel_context(self, request, campaign, overrides):
@@ -342,10 +346,6 @@ class RuleSystem:
         without one, ``{}``: no distributions on the luck page."""
         if self.rolled is None:
             return {}
-        from collections import Counter
-
-        from django.db.models import Count
-
         groups = {}
         counted = rolls.exclude(pool="").values_list("pool", "shown").annotate(n=Count("id"))
         for pool, shown, n in counted.order_by():
