@@ -22,7 +22,17 @@ from tests.rolls.room_setup import ask, fill, mana_params, script_dice, url
 
 ROOT = str(settings.BASE_DIR) + "/"
 #: The project's packages (the floors of ``pyproject.toml``'s contract).
-PROJECT = {"bench", "config", "insights", "sparetime", "room", "rolls", "sheets", "campaigns", "core"}
+PROJECT = {
+    "bench",
+    "config",
+    "insights",
+    "sparetime",
+    "room",
+    "rolls",
+    "sheets",
+    "campaigns",
+    "core",
+}
 
 
 def project_module(frame):
