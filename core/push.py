@@ -126,19 +126,11 @@ def send_on_commit(campaign_id, messages):
     transaction.on_commit(partial(send_rendered, campaign_id, messages))
 
 
-def send_rendered(campaign_id, messages, facts=None):
-    """Render ``messages()`` and send them (:func:`send`), after the facts push of ``facts``,
-    ``(campaign, characters, private)`` (:func:`facts_message`; first, as a facts push the write
-    registered itself would be), in the same send; a failure is logged as :func:`on_commit`'s.
-    What :func:`send_on_commit` runs after the commit, and ``core.writes.attempt`` with its
-    ``pushes``: the messages' module is entered once, from here, and sends nothing itself."""
+def send_rendered(campaign_id, messages):
+    """Render ``messages()`` and send them (:func:`send`); a failure is logged as
+    :func:`on_commit`'s. What :func:`send_on_commit` runs after the commit."""
     try:
-        rendered = []
-        if facts is not None:
-            campaign, characters, private = facts
-            message = facts_message(characters, gm_id=campaign.gm_id(), private=private)
-            rendered += [message] if message else []
-        send(campaign_id, *rendered, *messages())
+        send(campaign_id, *messages())
     except Exception:
         _failed(campaign_id)
 
