@@ -71,10 +71,11 @@ def send(campaign_id, *messages):
     nothing else).
 
     A message without ``all`` that follows one with it (a check's cards after its roll's
-    entry) travels inside it, as one of its ``also`` parts: one group send instead of three,
-    and with Redis one message to receive per process instead of three. Each socket forwards
-    its variant of every part after the entry (``RoomConsumer.room_push``); a socket with no
-    variant in a part gets nothing of it, as before."""
+    entry) travels inside it, as one of its ``also`` parts: without that, a roll would be
+    three sends from the request (the entry to the room, a card to the GM, one to the player),
+    each a trip to Redis and a message for every process to receive. Each socket forwards its
+    variant of every part after the entry (``RoomConsumer.room_push``); a socket with no
+    variant in a part gets nothing of it."""
     sends = []
     room = None  # the last message to the whole room, which carries the next ones
     for message in messages:
