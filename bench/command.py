@@ -2,9 +2,10 @@
 reach every player's websocket, against three floors. See bench/README.md.
 
 Without ``--url`` it starts its own daphne server (``bench.asgi``, ``bench.settings``: the app's
-production settings with the floors routed; DEBUG off, plain HTTP on loopback) on a temporary
-SQLite database, or on DATABASE_URL / REDIS_URL when they are set; to share that server's
-settings the command first re-runs itself in that environment. With ``--url`` it uses running
+production settings with the floors routed; DEBUG off, plain HTTP on loopback, the websocket
+limits ``manage.py host`` gives daphne) on a temporary SQLite database, or on DATABASE_URL /
+REDIS_URL when they are set; to share that server's settings the command first re-runs itself
+in that environment. With ``--url`` it uses running
 servers: the environment must then name their database and DJANGO_SECRET_KEY (the benchmark
 logs its players in by writing sessions), and they route the floors only when they run
 ``bench.asgi:application`` with ``DJANGO_SETTINGS_MODULE=bench.settings`` (or pass
@@ -24,6 +25,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+
+from rolls.management.commands.host import daphne_limits
 
 from . import meters, report
 from . import server as procs
@@ -179,7 +182,7 @@ class Command(BaseCommand):
         port = procs.free_port()
         core = None if cpu is None else (cpu + k) % os.cpu_count()
         if module == "daphne":
-            args = ["-b", "127.0.0.1", "-p", port, APPLICATION]
+            args = ["-b", "127.0.0.1", "-p", port, *daphne_limits(), APPLICATION]
         else:
             args = [port]
         process = procs.Process(

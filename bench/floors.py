@@ -15,7 +15,7 @@ from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from rolls.consumers import PushConsumer
+from room.consumers import PushConsumer
 
 
 def group_name(room):

@@ -1,6 +1,7 @@
-"""The websocket routes and what reads a socket's user (``socket_auth``). Every ASGI
-application of the project (``config/asgi.py``, ``bench/asgi.py``) imports them: here daphne
-is told how to serve them (``config/websocket_server.py``), whichever way it is started."""
+"""The websocket routes and what reads a socket's user (``socket_auth``), which every ASGI
+application of the project (``config/asgi.py``, ``bench/asgi.py``) imports. Daphne serves them
+as released; its limits on a client's frames are settings (``DAPHNE_WEBSOCKET_MAX_*``,
+config/settings.py)."""
 
 from importlib import import_module
 
@@ -9,11 +10,7 @@ from channels.sessions import CookieMiddleware
 from django.conf import settings
 from django.urls import path, re_path
 
-from rolls.consumers import FactsConsumer, NoRouteConsumer, RoomConsumer
-
-from . import websocket_server
-
-websocket_server.install()
+from room.consumers import FactsConsumer, NoRouteConsumer, RoomConsumer
 
 websocket_urlpatterns = [
     path("ws/campaigns/<id:campaign_id>/", RoomConsumer.as_asgi()),

@@ -100,6 +100,7 @@ INSTALLED_APPS = [
     "sheets",
     "rolls",
     *ROLL_SYSTEMS,
+    "room",
     *SYSTEM_APPS,
     "insights",
     "bench",  # its commands: bench_rolls, seed_demo
@@ -142,6 +143,18 @@ MIDDLEWARE.insert(0, "django.middleware.gzip.GZipMiddleware")
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
 WSGI_APPLICATION = None
+# The largest websocket frame and message (bytes) daphne reads from a client; the room's socket
+# only listens (its consumer refuses a frame over rolls.consumers.MAX_CLIENT_FRAME). Over it,
+# daphne (autobahn) fails the connection as soon as the frame's header gives its length, before
+# reading it into memory; without these, daphne's default (1 MiB since 4.2.2, CVE-2026-44545)
+# lets a client make a socket hold that much. Daphne's runserver reads these settings by these
+# names (4.2.3, django/daphne#580); `manage.py host` gives them to daphne's command line
+# (rolls/management/commands/host.py, daphne_limits), the tests' live servers to daphne's
+# Server (tests/browser.py); a daphne started by hand needs `--websocket-max-message-size 65536
+# --websocket-max-frame-size 65536`. The client then gets no close frame (1006, not 1009):
+# daphne has no option for autobahn's failByDrop, which drops the connection instead.
+DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = 64 * 1024
+DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 64 * 1024
 
 TEMPLATES = [
     {

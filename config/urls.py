@@ -26,7 +26,7 @@ urlpatterns = [
     path("", include("campaigns.urls")),
     path("", include("sheets.urls")),
     *system_urls(),
-    path("", include("rolls.urls")),
+    path("", include("room.urls")),
     path("", include("insights.urls")),
 ]
 

@@ -1,5 +1,5 @@
 """What the site pushes over websockets, and to whom: the ground floor's part, which knows no
-app's models (the log's entries are pushed by ``rolls.push``).
+app's models (the log's entries are pushed by ``room.push``).
 
 A push carries HTML variants rendered once: ``all`` for everyone, ``gm`` for the GM, ``users``
 for named users (by id). A push with ``all`` goes to the campaign's group and each socket picks
@@ -24,7 +24,7 @@ itself again for its viewer, through the view that renders it on the page (``sta
 A write that changes a player's delegation (the sparetime the GM gave them to hand out; see
 :func:`push_delegation`) tells that player's pages and the GM's alone, with a facts push saying
 ``delegation``. A view declares both with the write it runs (:func:`with_facts`). Pages outside
-the room hear these pushes alone (``rolls.consumers.FactsConsumer``).
+the room hear these pushes alone (``room.consumers.FactsConsumer``).
 """
 
 import logging

@@ -4,7 +4,7 @@ Refuse: a service raises :class:`Refused` with a sentence for the person who ask
 changes (the write's transaction rolls back, and the pushes it registered with it).
 
 Run: a view runs the write with :func:`attempt`, one transaction. A write registers its own
-pushes inside it (``core.push.push_facts``, ``rolls.push.push_check`` and the like:
+pushes inside it (``core.push.push_facts``, ``room.push.push_check`` and the like:
 ``transaction.on_commit``), so a socket only hears of what was committed. A form whose double
 submit must not write twice (a GM's grant, an ask) carries a one-time token in a hidden
 :class:`OnceField` named ``once``; ``attempt(..., once_by=request.user)`` writes for the first

@@ -24,7 +24,7 @@ SUGGESTION_MAX = Check._meta.get_field("suggestion").max_length
 
 
 #: The ids of a roll form's fields, given its check's id: ``roll-<check id>-<field>``; in the GM's
-#: NPC roll, whose check is not saved yet, ``roll-npc-<field>`` (``rolls.views.NPC_PROBE``):
+#: NPC roll, whose check is not saved yet, ``roll-npc-<field>`` (``room.views.NPC_PROBE``):
 #: ``ROLL_AUTO_ID.format(check.pk or "npc")``.
 ROLL_AUTO_ID = "roll-{}-%s"
 

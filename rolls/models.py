@@ -21,7 +21,7 @@ VISIBILITIES = [
 ]
 #: A whisper of table talk: its sender and its one recipient (``LogEntry.recipient``) alone,
 #: not even the GM unless the GM is one of them. Nobody else learns of it at all: no stub in a
-#: page, no socket frame, no export row, no count (``rolls.push``, ``insights.reports``).
+#: page, no socket frame, no export row, no count (``room.push``, ``insights.reports``).
 WHISPER = "whisper"
 
 
@@ -430,7 +430,7 @@ class DiceSeed(models.Model):
 class Presence(models.Model):
     """An open websocket of a member in a campaign's room (one row per socket). Its socket
     refreshes ``seen_at`` while it is open; a row not seen for a while is a socket gone without
-    saying so (its process died) and no longer counts (rolls.consumers)."""
+    saying so (its process died) and no longer counts (room.consumers)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="presence")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

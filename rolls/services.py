@@ -65,7 +65,7 @@ def log_append(
     rest of its outcome (``models.outcome_fields``; by default the system is asked).
     ``recipient``: a whisper's (``WHISPER``), which takes no number of its own but the next
     ``sub`` of the last one. The entry's ``prev_place`` (not stored) is the place of the entry
-    before it, which its push names (``rolls.push``). ``head`` and ``dice``: a roll's, as
+    before it, which its push names (``room.push``). ``head`` and ``dice``: a roll's, as
     ``roll_dice`` took them already in this transaction (a roll takes its number before its dice
     are drawn); the data keeps the dice's record (``fair``: ``rolls.dice`` checks it).
 
@@ -254,7 +254,7 @@ class LogCheck:
 
 def log_check(campaign):
     """The one check of a campaign's log, which ``manage.py verify_rolls`` and the GM's page
-    (``rolls.views.verify_log``) both run, so that they agree: its chain (``log_verify``), then,
+    (``room.views.verify_log``) both run, so that they agree: its chain (``log_verify``), then,
     when it holds, the dice of every roll whose seed is revealed (``rolls.dice.dice_verify``:
     each draw, the dice shown, and the roll rolled again from what it asked): a
     :class:`LogCheck`."""

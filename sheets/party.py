@@ -3,7 +3,7 @@ as the campaign's system says (its ``sheet``: ``party_characters`` reads what it
 ``party_row`` gives them; e.g. HP for everyone, mana pools or free sparetime for those who see
 the character's private side, ``campaigns.access.sees_private``: its player and the GM). One
 context (:func:`party_context`) and one template (``sheets/_party.html``), on the campaign page
-and in the room; the template fetches itself again when a facts push arrives (``rolls.push``)."""
+and in the room; the template fetches itself again when a facts push arrives (``room.push``)."""
 
 from campaigns.access import sees_private
 from campaigns.systems import system_of

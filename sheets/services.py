@@ -60,7 +60,7 @@ def character_hand_over(*, campaign, character, to):
             raise Refused("Choose a player of this campaign.")
         # The party shows whose it is (and now to its player): its pages fetch it again.
         push_facts(campaign, [character])
-        # Its live checks go with it, or refuse (rolls.push.checks_follow_character).
+        # Its live checks go with it, or refuse (room.push.checks_follow_character).
         for follow in HAND_OVER_FOLLOWERS:
             follow(campaign=campaign, character=character, to=to)
         Character.objects.filter(pk=character.pk).update(owner=to)

@@ -24,6 +24,7 @@ from channels.layers import channel_layers
 from channels.testing import ChannelsLiveServerTestCase
 from channels.testing.live import make_application
 from daphne.testing import DaphneProcess
+from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.db import connections
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresWrapper
@@ -137,10 +138,16 @@ class FreshDaphne(DaphneProcess):
     """The live server, forked from this test process: it starts with asgiref's sync thread
     and the channel layer of its own (the parent's, after async tests, would hang it). It keeps
     the test database settings it inherits: channels' own setup would prefix ``test_`` to the
-    already prefixed PostgreSQL name."""
+    already prefixed PostgreSQL name. Its daphne has the settings' websocket limits
+    (config/settings.py), as ``manage.py host`` gives them to daphne's command line."""
 
     def __init__(self, host, get_application, **kwargs):
         kwargs["setup"] = None
+        kwargs["kwargs"] = {
+            "websocket_max_message_size": settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE,
+            "websocket_max_frame_size": settings.DAPHNE_WEBSOCKET_MAX_FRAME_SIZE,
+            **(kwargs.get("kwargs") or {}),
+        }
         super().__init__(host, get_application, **kwargs)
 
     def start(self):

@@ -43,7 +43,7 @@ LONGEST_FIRST = {
     "tests/config/test_database_outage.py": 1,
     "tests/config/test_redis_down.py": 1,
     "tests/config/test_scaleout.py": 1,
-    "tests/config/test_websocket_server.py": 1,
+    "tests/room/test_consumers_live.py": 1,
     "tests/rolls/test_host.py": 1,
     "tests/bench/test_bench.py": 1,
     "tests/test_browser.py": 1,

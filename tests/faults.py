@@ -26,6 +26,7 @@ import redis
 from django.conf import settings
 from django.db import connection
 
+from rolls.management.commands.host import daphne_limits
 from tests.browser import in_ci
 from tests.helpers import free_port, stop
 
@@ -111,11 +112,12 @@ def daphne_log(port):
 
 def start_daphne(port, **env):
     """A daphne process on ``port``, on the test database, with ``env`` over this process's
-    environment (e.g. ``REDIS_URL``); its output in :func:`daphne_log`."""
+    environment (e.g. ``REDIS_URL``) and the websocket limits ``manage.py host`` gives it; its
+    output in :func:`daphne_log`."""
     env = {**os.environ, **database_env(), "DJANGO_DEBUG": "1", **env}
     process = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-        + ["config.asgi:application"],
+        + [*daphne_limits(), "config.asgi:application"],
         cwd=settings.BASE_DIR,
         env=env,
         stdout=subprocess.DEVNULL,

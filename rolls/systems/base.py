@@ -242,7 +242,7 @@ class RuleSystem:
 
     def session_context(self, campaign, last, **overrides):
         """The context of ``session_template`` (``last`` the latest session; ``overrides`` a
-        write's answer's, ``rolls.views.session_answer``): Pool's sparetime award once a
+        write's answer's, ``room.views.session_answer``): Pool's sparetime award once a
         session ended. Read only when there is a template. Default: ``{}``."""
         return {}
 

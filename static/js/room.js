@@ -294,7 +294,7 @@
   scrollDown();
 })();
 
-// Being asked: the checks asked of this player (cards marked data-asks-me, rolls/push.py)
+// Being asked: the checks asked of this player (cards marked data-asks-me, room/push.py)
 // are counted in the tab title, "(1) Room · …", as pushes and resyncs bring cards in and out;
 // a new one plays a short chime when the player opted in (the checkbox, kept in localStorage).
 (function () {

@@ -223,7 +223,7 @@ def post_roll(port, campaign_id, check_id, agility_id, session_id):
 
 # Leaving: removed or logged out on one process, closed on both --------------------------------
 
-LEFT = 4403  # rolls.consumers.LEFT
+LEFT = 4403  # room.consumers.LEFT
 
 
 async def room_sockets(ports, campaign_id, cookie):

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import pytest
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
 from django.urls import reverse
 from django.utils.module_loading import import_string
 
@@ -170,6 +171,21 @@ def test_allowed_hosts_default_to_this_computer():
 
 def test_daphne_is_first_app():
     assert settings.INSTALLED_APPS[0] == "daphne"
+
+
+def test_runserver_gives_daphne_the_websocket_limits(monkeypatch, settings):
+    """Daphne's runserver (first app: it replaces Django's) reads the limits from the settings
+    by their names; the server it would start gets them."""
+    from daphne.management.commands.runserver import Command
+
+    settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = 3000
+    settings.DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 2000
+    ran = []
+    monkeypatch.setattr(Command, "run", lambda command, **options: ran.append(command))
+    call_command("runserver", "127.0.0.1:8123", use_reloader=False, skip_checks=True)
+    [command] = ran
+    assert isinstance(command, Command)
+    assert (command.websocket_max_message_size, command.websocket_max_frame_size) == (3000, 2000)
 
 
 def test_asgi_application_routes_http_and_websocket():

@@ -9,10 +9,10 @@ from django.contrib.staticfiles import finders
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from rolls import push
 from rolls.dice import seed_open
 from rolls.models import LogEntry
 from rolls.systems.pool import services as pool_services
+from room import push
 from tests.helpers import SESSION_READ
 from tests.rolls.room_setup import ask, url
 from tests.rules.scripted_rng import ScriptedRng

@@ -13,6 +13,7 @@ import urllib.request
 from io import StringIO
 
 import pytest
+from daphne.cli import CommandLineInterface
 from django.conf import settings
 from django.core.management import CommandError
 
@@ -107,6 +108,27 @@ def test_the_greeting_gives_friends_the_address_once_allowed(monkeypatch, settin
 
 def test_the_greeting_on_loopback_says_only_this_computer_reaches_it(monkeypatch):
     assert "Only this computer reaches it" in greeting("127.0.0.1", monkeypatch)
+
+
+def test_daphne_gets_the_settings_websocket_limits(monkeypatch, settings):
+    """The command replaces itself with daphne, whose own command line reads the settings'
+    limits from its arguments (without them daphne reads frames of up to 1 MiB)."""
+    settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = 3000
+    settings.DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 2000
+    executed = []
+    monkeypatch.setattr(host, "call_command", lambda *args, **kwargs: None)
+    monkeypatch.setattr(host, "network_address", lambda: None)
+    monkeypatch.setattr(host.os, "execv", lambda path, argv: executed.append(argv))
+    host.Command(stdout=StringIO()).handle(addrport="127.0.0.1:8123")
+    [argv] = executed
+    assert argv[:3] == [sys.executable, "-m", "daphne"]
+    args = CommandLineInterface().parser.parse_args(argv[3:])
+    assert (args.host, args.port, args.application) == (
+        "127.0.0.1",
+        8123,
+        "config.asgi:application",
+    )
+    assert (args.websocket_max_message_size, args.websocket_max_frame_size) == (3000, 2000)
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):

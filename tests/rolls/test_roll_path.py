@@ -18,12 +18,12 @@ import sys
 import pytest
 from django.conf import settings
 
-from rolls import views
+from room import views
 from tests.rolls.room_setup import ask, fill, mana_params, script_dice, url
 
 ROOT = str(settings.BASE_DIR) + "/"
 #: The project's packages (the floors of ``pyproject.toml``'s contract).
-PROJECT = {"bench", "config", "insights", "rolls", "sheets", "campaigns", "core"}
+PROJECT = {"bench", "config", "insights", "room", "rolls", "sheets", "campaigns", "core"}
 
 
 def project_module(frame):
@@ -93,7 +93,7 @@ def path_of(entered):
 
 
 def roll_path(client, target, data):
-    """The path of one roll's htmx POST to ``target``, from ``rolls.views.check_roll`` to its
+    """The path of one roll's htmx POST to ``target``, from ``room.views.check_roll`` to its
     pushes."""
     response, entered = modules_entered(
         inspect.unwrap(views.check_roll).__code__,
@@ -104,7 +104,7 @@ def roll_path(client, target, data):
 
 
 def pool_roll_path(pool_table, client):
-    """The path of one Pool roll's htmx POST, from ``rolls.views.check_roll`` to its pushes."""
+    """The path of one Pool roll's htmx POST, from ``room.views.check_roll`` to its pushes."""
     check = ask(pool_table, pool_table.ilse)
     target = url("check_roll", pool_table, check.id)
     data = {"attribute": pool_table.strength.id, "skill": pool_table.jump.id}
@@ -113,7 +113,7 @@ def pool_roll_path(pool_table, client):
 
 def mana_roll_path(mana_table, client):
     """The path of one Mana roll's htmx POST (1 blue and 1 white mana spent), from
-    ``rolls.views.check_roll`` to its pushes."""
+    ``room.views.check_roll`` to its pushes."""
     fill(mana_table.mira, blue=3, white=2)
     check = ask(mana_table, mana_table.mira)
     target = url("check_roll", mana_table, check.id)
@@ -122,43 +122,43 @@ def mana_roll_path(mana_table, client):
 
 #: The path of one Pool roll (docs/architecture.md walks it), then the layer's.
 POOL_ROLL_PATH = [
-    "rolls.views",  # check_roll
+    "room.views",  # check_roll
     "rolls.access",  # check_for: the check (then system_of, the registry: a leaf)
     "campaigns.access",  # campaign_for: the viewer's membership
     "rolls.systems.pool.system",  # Pool.roll_form: bound and validated (its ShiftFields)
     "core.writes",  # attempt: the transaction
-    "rolls.views",  # _check_write's write: the roll, then its pushes registered
+    "room.views",  # _check_write's write: the roll, then its pushes registered
     "rolls.systems.pool.services",  # roll, check_roll_pool
     "rolls.services",  # check_claim, roll_dice (the head, the open seed), log_append
     "rolls.export",  # the entry's cells in the CSV export (cells_text)
     "rolls.systems.pool.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash
-    "rolls.push",  # push_check: the check's pushes registered
+    "room.push",  # push_check: the check's pushes registered
     "core.push",  # send_on_commit; once committed, send_rendered
-    "rolls.push",  # check_messages: the check's cards and the entry's variants
+    "room.push",  # check_messages: the check's cards and the entry's variants
 ]
 
 #: The path of one Mana roll: its pushes start with the pools' facts push (``Mana.roll_facts``,
 #: registered before the card's: ``core.push.push_facts``), and a failed roll's card stays live.
 MANA_ROLL_PATH = [
-    "rolls.views",  # check_roll
+    "room.views",  # check_roll
     "rolls.access",  # check_for
     "campaigns.access",  # campaign_for
     "rolls.systems.mana.system",  # Mana.roll_form: bound and validated (its SpendFields)
     "core.writes",  # attempt: the transaction
-    "rolls.views",  # _check_write's write: the roll, then its pushes registered
+    "room.views",  # _check_write's write: the roll, then its pushes registered
     "rolls.systems.mana.services",  # roll, check_roll_mana: the pools spent, the dice
     "rolls.services",  # check_locked, roll_dice, log_append
     "rolls.export",  # the entry's cells in the CSV export (cells_text)
     "rolls.systems.mana.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash
     "core.push",  # push_facts: the facts push registered
-    "rolls.push",  # push_check: the check's pushes registered
+    "room.push",  # push_check: the check's pushes registered
     "core.push",  # send_on_commit; once committed, the facts push sent
 ]
 
 #: Once committed, the Mana roll's check pushes: rendered, then sent.
-MANA_CHECK_PUSHES = ["core.push", "rolls.push"]
+MANA_CHECK_PUSHES = ["core.push", "room.push"]
 
 #: Then the channel layer's group_send_blocking, by layer (settings.CHANNEL_LAYERS): in one
 #: process, the in-memory one; on Redis, its layer and the shared client it sends through.

@@ -1,14 +1,15 @@
 """Provable GM-secret rolls: a commitment every player sees at once (rolls.chain.seal), the GM's
-reveal (rolls.services.roll_reveal, rolls.views.roll_reveal) and its check by log_verify."""
+reveal (rolls.services.roll_reveal, room.views.roll_reveal) and its check by log_verify."""
 
 import hashlib
 import re
 
 import pytest
 
-from rolls import chain, push, services
+from rolls import chain, services
 from rolls.models import PUBLIC, SECRET, LogEntry
 from rolls.systems.pool import services as pool_services
+from room import push
 from tests.helpers import HTMX, raises_refused
 from tests.rolls.room_setup import ask, entry_html, roll_mana, url
 from tests.rules.scripted_rng import ScriptedRng

@@ -1,4 +1,4 @@
-"""Verifying roll logs: ``manage.py verify_rolls`` and the GM's page (rolls.views.verify_log),
+"""Verifying roll logs: ``manage.py verify_rolls`` and the GM's page (room.views.verify_log),
 both through rolls.services.log_check (the chain, rolls.services.log_verify, then the dice of
 every roll whose seed is revealed, rolls.dice.dice_verify): every kind of roll verifies once its
 seed is revealed, and both say so, or both name the same roll."""

@@ -205,7 +205,7 @@ class TestSheetInTheBrowser(RaiseCase):
 
 
 class TestReversalInTheBrowser(BrowserTestCase):
-    """On a server of its own (one per class, as tests/rolls/test_views_browser.py says: a second
+    """On a server of its own (one per class, as tests/room/test_views_browser.py says: a second
     test on the server of the class above finds its pages sent to the login page)."""
 
     setUp = TestSheetInTheBrowser.setUp

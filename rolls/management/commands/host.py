@@ -2,8 +2,9 @@
 
 Brings the database up to date (``migrate``), gathers the static files that whitenoise serves
 (``collectstatic``), then replaces itself with daphne listening on ADDRESS:PORT (every network
-interface, port 8000, by default). Everything else comes from the settings' defaults: DEBUG off
-unless DJANGO_DEBUG=1, the secret key made on first run, the host names of DJANGO_ALLOWED_HOSTS.
+interface, port 8000, by default) with the settings' websocket limits (``daphne_limits``).
+Everything else comes from the settings' defaults: DEBUG off unless DJANGO_DEBUG=1, the secret
+key made on first run, the host names of DJANGO_ALLOWED_HOSTS.
 
 It serves plain HTTP, as a table at home reaches the host by its network address; behind a
 proxy that terminates HTTPS, DJANGO_SECURE=1 turns the HTTPS hardening on.
@@ -44,6 +45,18 @@ def network_address():
             return None
 
 
+def daphne_limits():
+    """Daphne's command-line options for the settings' websocket limits
+    (``DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE`` and ``_FRAME_SIZE``, config/settings.py): without
+    them daphne reads frames of up to its own default, 1 MiB."""
+    return [
+        "--websocket-max-message-size",
+        str(settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE),
+        "--websocket-max-frame-size",
+        str(settings.DAPHNE_WEBSOCKET_MAX_FRAME_SIZE),
+    ]
+
+
 def command_line(argv=None):
     """The command that is running (``argv``: ``sys.argv``), as a line to paste into a shell:
     the Python that runs it (``sys.executable``: a bare ``python`` may be another one, without
@@ -76,7 +89,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         self.greet(address, port, command_line())
-        argv = [sys.executable, "-m", "daphne", "-b", address, "-p", str(port)]
+        argv = [sys.executable, "-m", "daphne", "-b", address, "-p", str(port), *daphne_limits()]
         argv.append("config.asgi:application")
         sys.stdout.flush()
         sys.stderr.flush()

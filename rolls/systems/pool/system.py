@@ -219,7 +219,7 @@ class Pool(RuleSystem):
     def asked(self, check):
         return services.pool_asked(check)
 
-    #: The GM's answer to a shift (``rolls.views.check_answer_shift``).
+    #: The GM's answer to a shift (``room.views.check_answer_shift``).
     answer_shift = staticmethod(services.check_answer_shift)
 
     def proposal(self, check):

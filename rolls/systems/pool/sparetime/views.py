@@ -36,7 +36,7 @@ from core.text import isolated
 from core.writes import Piece, attempt
 from rolls.services import session_participants
 from rolls.systems.pool.models import Rating
-from rolls.views import session_answer
+from room.views import session_answer
 from sheets.access import character_for
 
 from . import services
@@ -62,7 +62,7 @@ DELEGATION_PARTIAL = "rolls/systems/pool/sparetime/_delegation.html"
 RAISE_PARTIAL = "rolls/systems/pool/sparetime/_raise.html"
 REVERSAL_PARTIAL = "rolls/systems/pool/sparetime/_reversal.html"
 #: What the room's session panel (Pool's part of it: ``_session_award.html``) posts as ``from``
-#: with its award, to be answered with that panel (``rolls.views.session_answer``).
+#: with its award, to be answered with that panel (``room.views.session_answer``).
 FROM_ROOM = "room"
 
 

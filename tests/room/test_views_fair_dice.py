@@ -1,4 +1,4 @@
-"""The fair-dice page (rolls.views.dice_page) and the GM's early reveal (dice_reveal): what each
+"""The fair-dice page (room.views.dice_page) and the GM's early reveal (dice_reveal): what each
 member sees of the seeds and the rolls, what stays hidden, and what every room hears."""
 
 from django.urls import reverse
@@ -105,7 +105,7 @@ def test_a_player_may_not_reveal_and_nothing_changes(pool_table, as_user, player
 
 
 def test_a_session_start_pushes_its_new_commitment_with_its_entry(pool_table, gm):
-    from rolls.push import entry_message
+    from room.push import entry_message
 
     _session, entry = services.session_start(campaign=pool_table.campaign, by=gm)
     message = entry_message(entry)

@@ -1,7 +1,7 @@
 """Facts pushed by the views, heard through real sockets (config.asgi, the in-memory channel
 layer): a character's HP and ratings reach every member, its mana pool and sparetime only its
 player and the GM; a closed check's card leaves the GM's and its player's live checks; pages
-outside the room (``rolls.consumers.FactsConsumer``) hear facts pushes alone; a refused write
+outside the room (``room.consumers.FactsConsumer``) hear facts pushes alone; a refused write
 pushes nothing."""
 
 from contextlib import AsyncExitStack

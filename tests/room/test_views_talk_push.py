@@ -107,7 +107,7 @@ async def test_a_replay_counts_only_what_the_viewer_may_learn_of(table, monkeypa
     """The replay's limit counts the viewer's entries, not others' whispers: the GM, back after
     #1, five whispers between players, #2 and #3, gets all three numbers at once, and the next
     push follows without a wait."""
-    from rolls import consumers
+    from room import consumers
 
     monkeypatch.setattr(consumers, "REPLAY_LIMIT", 3)
     monkeypatch.setattr(consumers, "REORDER_WAIT", 30)  # never reached here
@@ -132,7 +132,8 @@ async def test_pushes_around_a_whisper_out_of_order_are_put_back_in_order(table,
     reads nothing from the log."""
     from channels.db import database_sync_to_async
 
-    from rolls import consumers, push, services
+    from rolls import services
+    from room import consumers, push
 
     monkeypatch.setattr(consumers, "REORDER_WAIT", 30)  # never reached here
     async with AsyncExitStack() as stack:
@@ -172,7 +173,8 @@ async def test_a_gap_replayed_after_anothers_whisper_follows_what_the_page_has(t
     does not reconnect for nothing."""
     from channels.db import database_sync_to_async
 
-    from rolls import push, services
+    from rolls import services
+    from room import push
 
     async with AsyncExitStack() as stack:
         gm, ana, ben = await sockets(stack, table)

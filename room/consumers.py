@@ -18,9 +18,9 @@ from campaigns.access import membership_of
 from campaigns.models import Campaign
 from core import push as core_push
 from core.consumers import consume
+from rolls.models import LogEntry, Presence, after_place, with_recipients
 
 from . import push
-from .models import LogEntry, Presence, after_place, with_recipients
 
 #: At most this many entries are replayed to one reconnecting socket (older ones: scroll).
 REPLAY_LIMIT = 500
@@ -54,9 +54,10 @@ MAX_CLIENT_FRAME = 1024
 # The codes a consumer closes its socket with: the app's own reasons are 4xxx (after HTTP's
 # statuses); daphne (autobahn) refuses any code but 1000 and 3000-4999. The browser's ws
 # extension reconnects only after 1006, 1011, 1012 and 1013, so a socket closed with a 4xxx code
-# stays closed (but for config.views.TRY_AGAIN_LATER, which static/js/site.js reopens). (A
-# frame far over the limit never reaches the consumer: daphne closes its socket with 1009,
-# config/websocket_server.py.)
+# stays closed (but for config.views.TRY_AGAIN_LATER, which static/js/site.js reopens). A close
+# gives a reason too, which daphne does not pass on (only the code reaches the client,
+# django/daphne#374); nothing in the pages reads it. (A frame far over the limit never reaches
+# the consumer: daphne drops its connection, DAPHNE_WEBSOCKET_MAX_* in config/settings.py.)
 #: A socket whose user was removed from the campaign or logged out.
 LEFT = 4403
 #: A client's frame over MAX_CLIENT_FRAME.

@@ -1,4 +1,4 @@
-"""Rolling a check through the room (rolls.views.check_roll): Mana and Pool, refusals."""
+"""Rolling a check through the room (room.views.check_roll): Mana and Pool, refusals."""
 
 import re
 from fractions import Fraction

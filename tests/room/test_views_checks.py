@@ -1,5 +1,5 @@
 """Asking for checks and the GM's answers: check_ask, check_request, check_set_target,
-check_cancel, check_allow_reattempt, check_answer_shift (rolls.views)."""
+check_cancel, check_allow_reattempt, check_answer_shift (room.views)."""
 
 import re
 
@@ -304,7 +304,7 @@ def test_gm_sets_the_number(
         in (message["gm"])
     )
     owner_html = message["users"][str(player.id)]
-    # Now it waits for the player: marked for the room's tab title (rolls.push.asks).
+    # Now it waits for the player: marked for the room's tab title (room.push.asks).
     assert (
         f'<article id="check-{requested.id}" class="check open" data-asks-me '
         'hx-swap-oob="outerHTML">' in owner_html

@@ -21,10 +21,9 @@ from django.utils.html import format_html
 from core import push as core_push
 from core.text import isolated
 from core.writes import Refused
-
-from .forms import TargetForm
-from .models import PRIVATE, PUBLIC, SECRET, WHISPER, Check, LogEntry
-from .systems import system_of
+from rolls.forms import TargetForm
+from rolls.models import PRIVATE, PUBLIC, SECRET, WHISPER, Check, LogEntry
+from rolls.systems import system_of
 
 # The log's entries ----------------------------------------------------------------------------
 
@@ -73,7 +72,7 @@ def entry_message(entry):
     its recipient alone: every other socket sends nothing. The message names the entry's place
     (``seq``, ``sub``) and the place of the one before it (``prev_seq``, ``prev_sub``:
     ``log_append``'s ``prev_place``), each sub only when it is one: each socket sends the
-    entries in the log's order (``rolls.consumers``)."""
+    entries in the log's order (``room.consumers``)."""
     fingerprint = render_fingerprint(entry)
     revealable = {entry.seq} if entry.visibility == SECRET and entry.commitment else ()
     full = render_entry(entry, hidden=False, oob=True, revealable=revealable) + fingerprint

@@ -1,5 +1,5 @@
 """Being asked: the checks asked of a player (open, their character's) are marked on their
-cards (``data-asks-me``, rolls.push.asks), counted in the room's tab title and shown first;
+cards (``data-asks-me``, room.push.asks), counted in the room's tab title and shown first;
 the marks travel with the pushed cards, so static/js/room.js keeps the count live."""
 
 import re

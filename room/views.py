@@ -2,8 +2,8 @@
 
 Every write runs in one transaction (``core.writes.attempt``) and registers its pushes with
 ``transaction.on_commit``, so a socket only ever hears of what was committed: a new log entry
-goes to the whole room (``rolls.push`` hides what a viewer may not see); a check's card goes to
-the GM and to the character's player (``rolls.push`` too). A page's log and cards change through
+goes to the whole room (``room.push`` hides what a viewer may not see); a check's card goes to
+the GM and to the character's player (``room.push`` too). A page's log and cards change through
 its socket only: an htmx write that succeeded answers 204 (or with the form it came from, reset),
 one that was refused answers 422 with the refusal in place (nothing changed, nothing pushed); a
 plain form post is redirected to the room, or gets the room with the refusal in place.
@@ -25,14 +25,9 @@ from campaigns.access import campaign_for
 from core.ids import parse_id
 from core.push import push_facts
 from core.writes import Piece, Refused, attempt
-from rules import notation
-from sheets.access import character_for
-from sheets.party import party_context
-
-from . import dice, push, services, talk
-from .access import check_for
-from .consumers import online
-from .forms import (
+from rolls import dice, services, talk
+from rolls.access import check_for
+from rolls.forms import (
     CONTRIBUTION,
     NOTE_MAX,
     AskForm,
@@ -43,7 +38,7 @@ from .forms import (
     chosen,
     first_error,
 )
-from .models import (
+from rolls.models import (
     VISIBILITIES,
     Check,
     DiceSeed,
@@ -51,8 +46,14 @@ from .models import (
     known_to,
     with_recipients,
 )
+from rolls.systems import system_of
+from rules import notation
+from sheets.access import character_for
+from sheets.party import party_context
+
+from . import push
+from .consumers import online
 from .push import Viewer, asks, check_context, push_check
-from .systems import system_of
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
 LOG_PAGE = 50
@@ -78,7 +79,7 @@ def _room_piece(name, template, context, **options):
 
 
 def _check_context(request, campaign, check, **options):
-    """A check's card for the viewer: ``rolls.push.check_context`` (``options``: a refused form
+    """A check's card for the viewer: ``room.push.check_context`` (``options``: a refused form
     and the refusal)."""
     return check_context(check, Viewer.of(campaign), **options)
 
@@ -587,7 +588,7 @@ def check_request(request, campaign_id, character_id):
 def _check_write(request, check, write, *, form=None, refused_form=None, facts=None):
     """Run ``write()`` (which returns the new log entry, if any) on ``check`` and, once it has
     committed, push the card to the GM and the character's player, with the new entry to the
-    room (``rolls.push.push_check``): every page learns of the change through its socket, the
+    room (``room.push.push_check``): every page learns of the change through its socket, the
     writer's too, so htmx gets 204. Refused: 422 with the card showing the refusal
     (``refused_form``: "roll_form" or "target_form", the form to show again). ``facts``:
     ``(campaign, characters, private)``, the characters' facts the write changes
@@ -734,7 +735,7 @@ TALK = _room_piece("talk", "rolls/_talk.html", _talk_context)
 @require_POST
 def talk_say(request, campaign_id):
     """A member says something, whispers or rolls dice from the room's box: its entry arrives
-    on the sockets of those it is for (``rolls.push``). Refused (nothing logged, nothing
+    on the sockets of those it is for (``room.push``). Refused (nothing logged, nothing
     pushed): an empty or too long text, unreadable or too many dice, an unknown name."""
     campaign = campaign_for(request, campaign_id)
     form = TalkForm(request.POST, campaign=campaign, user=request.user)

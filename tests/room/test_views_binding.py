@@ -1,4 +1,4 @@
-"""What a check asks for binds its roll (rolls.views.check_roll, rolls.services): the Mana skill,
+"""What a check asks for binds its roll (room.views.check_roll, rolls.services): the Mana skill,
 the Pool attribute (and skill) its suggestion names, fixed in the player's form and refused
 otherwise; "any" leaves the choice to the player. The log (page, push, export) and the finished
 card say what was asked and what was rolled."""
@@ -9,12 +9,13 @@ import io
 import pytest
 from django.urls import reverse
 
-from rolls import push, services
+from rolls import services
 from rolls.models import Check
-from rolls.push import Viewer, render_check
 from rolls.systems.pool import models as pool_models
 from rolls.systems.pool import services as pool_services
 from rolls.systems.pool.models import Rating
+from room import push
+from room.push import Viewer, render_check
 from tests.helpers import HTMX
 from tests.rolls.room_setup import (
     ask,

@@ -1,4 +1,4 @@
-"""The room's websocket (rolls.consumers) through the real ASGI stack: origin check, session
+"""The room's websocket (room.consumers) through the real ASGI stack: origin check, session
 auth, per-viewer pushes, replay after a reconnect, gaps and presence (and its expiry), leaving
 on a removal or a logout, and what a client may send."""
 
@@ -22,8 +22,10 @@ from django.utils import timezone
 
 from core import push as core_push
 from core.layers import RoomChannelLayer
-from rolls import consumers, push, services
-from rolls.consumers import (
+from rolls import services
+from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
+from room import consumers, push
+from room.consumers import (
     BINARY,
     CLOSE_CODES,
     LEFT,
@@ -32,7 +34,6 @@ from rolls.consumers import (
     PRESENCE_TTL,
     TOO_BIG,
 )
-from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
 from tests.conftest import make_campaign
 from tests.rolls.room_setup import roll_mana
 from tests.rolls.sockets import (
@@ -295,7 +296,7 @@ def short_wait(monkeypatch):
 
 
 def gap_warnings(caplog):
-    return [r for r in caplog.records if r.name == "rolls.consumers"]
+    return [r for r in caplog.records if r.name == "room.consumers"]
 
 
 async def test_a_gap_is_filled_from_the_log_in_order(table, short_wait, caplog):
@@ -658,7 +659,7 @@ async def test_every_close_code_is_one_daphne_sends():
 
 
 async def test_every_close_in_the_consumers_names_one_of_the_close_codes():
-    """Each ``close(...)`` and ``refuse(...)`` in rolls/consumers.py gives no code (1000), or
+    """Each ``close(...)`` and ``refuse(...)`` in room/consumers.py gives no code (1000), or
     one of CLOSE_CODES by name; ``refuse`` passes on its own argument."""
     names = {name for name in dir(consumers) if getattr(consumers, name) in CLOSE_CODES}
     names = {name for name in names if name.isupper() and name != "CLOSE_CODES"}
@@ -726,7 +727,7 @@ async def test_a_push_to_a_closing_socket_is_dropped_logged_at_debug_only(
         # A quiet window: a mark to the closing socket would be dropped too.
         assert await ana.receive_nothing()
     assert await presence_rows() == 0
-    logged = [r.levelno for r in caplog.records if r.name == "rolls.consumers"]
+    logged = [r.levelno for r in caplog.records if r.name == "room.consumers"]
     assert logged == [logging.DEBUG] * len(dropped)
     assert not [r for r in caplog.records if r.levelno > logging.DEBUG], caplog.records
 

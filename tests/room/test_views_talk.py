@@ -1,4 +1,4 @@
-"""Table talk and free rolls in the room (rolls.views.talk_say, talk_odds): what each member
+"""Table talk and free rolls in the room (room.views.talk_say, talk_odds): what each member
 may say and roll, where it shows and where it must not, refusals that change and push nothing,
 and the log's proofs over them."""
 
@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, WHISPER, LogEntry
-from rolls.push import entry_message
+from room.push import entry_message
 from rules import notation
 from tests.helpers import HTMX, db_snapshot
 from tests.rolls.room_setup import refused, script_dice

@@ -1,5 +1,5 @@
 """The mana advisor in the Mana roll form and the cost of a held-back die in the Pool odds
-(rolls.systems.mana / pool through rolls.views.check_odds and check_form)."""
+(rolls.systems.mana / pool through room.views.check_odds and check_form)."""
 
 import re
 from fractions import Fraction

@@ -1,4 +1,4 @@
-"""The GM's hand through real sockets (rolls.consumers): a group check reaches each player with
+"""The GM's hand through real sockets (room.consumers): a group check reaches each player with
 their own card only, an NPC's hidden roll reaches the players as a stub, and an NPC handed over
 brings its live check to its new player."""
 

@@ -1,4 +1,4 @@
-"""What the room pushes and to whom (rolls.push), and a write whose push fails."""
+"""What the room pushes and to whom (room.push), and a write whose push fails."""
 
 import logging
 from types import SimpleNamespace
@@ -9,11 +9,12 @@ from channels.layers import get_channel_layer
 from django.urls import reverse
 
 from core import push as core_push
-from rolls import push, services
+from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from rolls.systems.pool import services as pool_services
 from rolls.systems.pool.models import rating_of
+from room import push
 from sheets.services import character_create
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, roll_mana, url

@@ -1,4 +1,4 @@
-"""The room page (rolls.views.room), its log pages and the live checks' resync."""
+"""The room page (room.views.room), its log pages and the live checks' resync."""
 
 import re
 
