@@ -4,8 +4,9 @@ message handled in turn.
 
 Channels' ``AsyncConsumer.__call__`` (channels 4.3.2, pinned in requirements.txt) waits with
 ``channels.utils.await_many_dispatch``: for every message it starts a new task to read the
-next one and sets up ``asyncio.wait`` over both sources again, so that a push to a room of 100
-sockets woke 300 tasks and made 100 (most of the CPU a push cost past the request itself).
+next one and sets up ``asyncio.wait`` over both sources again: every push to a room woke three
+tasks per socket and started one more, and in a full room that bookkeeping, not the sending,
+was most of the server's work for a push.
 ``consume`` reads each source in one task that lives as long as the consumer: a message wakes
 only that task, which handles it. Handling stays as Channels has it: one message at a time, in
 the order each source gave them (a lock, fair, between the two sources), the next message of a

@@ -71,10 +71,11 @@ def send(campaign_id, *messages):
     nothing else).
 
     A message without ``all`` that follows one with it (a check's cards after its roll's
-    entry) travels inside it, as one of its ``also`` parts: one group send instead of three,
-    and with Redis one message to receive per process instead of three. Each socket forwards
-    its variant of every part after the entry (``RoomConsumer.room_push``); a socket with no
-    variant in a part gets nothing of it, as before."""
+    entry) travels inside it, as one of its ``also`` parts: without that, a roll would be
+    three sends from the request (the entry to the room, a card to the GM, one to the player),
+    each a trip to Redis and a message for every process to receive. Each socket forwards its
+    variant of every part after the entry (``RoomConsumer.room_push``); a socket with no
+    variant in a part gets nothing of it."""
     sends = []
     room = None  # the last message to the whole room, which carries the next ones
     for message in messages:
@@ -126,19 +127,11 @@ def send_on_commit(campaign_id, messages):
     transaction.on_commit(partial(send_rendered, campaign_id, messages))
 
 
-def send_rendered(campaign_id, messages, facts=None):
-    """Render ``messages()`` and send them (:func:`send`), after the facts push of ``facts``,
-    ``(campaign, characters, private)`` (:func:`facts_message`; first, as a facts push the write
-    registered itself would be), in the same send; a failure is logged as :func:`on_commit`'s.
-    What :func:`send_on_commit` runs after the commit, and ``core.writes.attempt`` with its
-    ``pushes``: the messages' module is entered once, from here, and sends nothing itself."""
+def send_rendered(campaign_id, messages):
+    """Render ``messages()`` and send them (:func:`send`); a failure is logged as
+    :func:`on_commit`'s. What :func:`send_on_commit` runs after the commit."""
     try:
-        rendered = []
-        if facts is not None:
-            campaign, characters, private = facts
-            message = facts_message(characters, gm_id=campaign.gm_id(), private=private)
-            rendered += [message] if message else []
-        send(campaign_id, *rendered, *messages())
+        send(campaign_id, *messages())
     except Exception:
         _failed(campaign_id)
 

@@ -1,30 +1,25 @@
-"""How every app refuses and answers a write, and the page pieces it answers with.
+"""How every app refuses, runs and answers a write.
 
-A service refuses with :class:`Refused` (nothing changed: the write's transaction rolls back, and
-the pushes registered in it with it). A view runs the write with :func:`attempt` and answers with
-:func:`answer`, through the piece it answers with (:meth:`Piece.answer`): htmx gets the changed
-fragment (422 when refused); a plain form post is redirected, or gets the whole page with the
-refused fragment in place. A piece whose changes every page learns through its socket (a check's
-card) answers a write that succeeded with nothing (:meth:`Piece.respond`: htmx 204).
+Refuse: a service raises :class:`Refused` with a sentence for the person who asked; nothing
+changes (the write's transaction rolls back, and the pushes it registered with it).
 
-A page piece is declared once (:class:`Piece`): its template, its context, the page it sits in,
-the URL a plain post goes back to, and who may GET it. Its GET (what a facts push's ``hx-get``
-fetches), the page with it in place and a write's answer all come from that one declaration.
-``found`` is what a view found through its app's access module (``(campaign,)``,
-``(campaign, character)`` or ``(campaign, check)``): the context function takes it after the
-request, and the URL named ``url`` takes the ids of it. A write's view finds it with its own
-(stricter) access, runs the write with :func:`attempt` and answers with :meth:`Piece.answer`.
+Run: a view runs the write with :func:`attempt`, one transaction. A write registers its own
+pushes inside it (``core.push.push_facts``, ``room.push.push_check`` and the like:
+``transaction.on_commit``), so a socket only hears of what was committed. A form whose double
+submit must not write twice (a GM's grant, an ask) carries a one-time token in a hidden
+:class:`OnceField` named ``once``; ``attempt(..., once_by=request.user)`` writes for the first
+submit of that token only.
 
-A form whose double submit must not write twice (a GM's grant, an ask) carries a one-time token
-in a hidden :class:`OnceField` named ``once``; :func:`attempt` with ``once_by`` runs its write
-for the first submit of that token only.
+Answer: with the page piece the write changed (:class:`Piece`), or :func:`answer` for a form on
+a page of its own. htmx gets the changed fragment (422 when refused); a plain form post (no
+JavaScript) is redirected to its page, or gets that page again with the refused fragment in
+place.
 """
 
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import partial
 
 from django import forms
 from django.contrib import messages
@@ -36,8 +31,6 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
-
-from . import push
 
 #: How long a form's one-time token is remembered: far longer than any double submit takes.
 ONCE_KEPT = timedelta(days=1)
@@ -90,20 +83,13 @@ def _claim(user, token):
     _tokens.objects.filter(user=user, created_at__lt=timezone.now() - ONCE_KEPT).delete()
 
 
-def attempt(write, *, form=None, once_by=None, pushes=None, facts=None):
+def attempt(write, *, form=None, once_by=None):
     """Run ``write()`` in one transaction, when ``form`` (if given) is valid.
 
     Returns ``(True, what write returned)``, or ``(False, the refusal's sentence)``; the sentence
     is "" when the form holds the errors. ``once_by``: the user whose ``form`` carries a one-time
     token in its field ``once``; a second submit of that token writes nothing and returns
-    ``(True, None)``, so that the view answers it as it answered the first. ``pushes``:
-    ``(campaign_id, messages)``, what the write pushes: once it has committed,
-    ``messages(what write returned)`` renders them and ``core.push.send_rendered`` sends them
-    (registered here, inside the transaction, as ``core.push.send_on_commit`` would: the
-    messages' module is entered once, after the commit, and nothing calls back into the
-    caller's). ``facts``: ``(campaign, characters, private)``, the characters' facts the write
-    changed (``core.push.push_facts``'s), whose facts push leaves with ``pushes``' messages, in
-    the same send."""
+    ``(True, None)``, so that the view answers it as it answered the first."""
     if form is not None and not form.is_valid():
         return False, ""
     token = form.cleaned_data.get("once") if once_by is not None else None
@@ -111,13 +97,7 @@ def attempt(write, *, form=None, once_by=None, pushes=None, facts=None):
         with transaction.atomic():
             if token:
                 _claim(once_by, token)
-            result = write()
-            if pushes is not None:
-                campaign_id, render = pushes
-                rendered = partial(render, result)
-                send = partial(push.send_rendered, campaign_id, rendered, facts)
-                transaction.on_commit(send)
-            return True, result
+            return True, write()
     except Refused as refusal:
         return False, str(refusal)
     except _Repeated:
@@ -127,17 +107,14 @@ def attempt(write, *, form=None, once_by=None, pushes=None, facts=None):
 def answer(request, *, ok, fragment, page, url, notice=""):
     """The answer to a write.
 
-    ``fragment()`` renders the changed piece as HTML (or the refused form with its error), or
-    returns None when the page learns of the change through its socket; ``page()`` renders the
-    whole page with the refused piece in place; ``url`` is where a plain form post goes once the
-    write is done. htmx: the fragment, 200 (204 without one) or 422 when refused. Plain post: a
-    redirect to ``url``, or the page (200) when refused. ``notice``, a sentence saying what was
-    done, follows a plain post's redirect as a message (htmx shows it in the fragment)."""
+    ``fragment()`` renders the changed piece as HTML (or the refused form with its error);
+    ``page()`` renders the whole page with the refused piece in place; ``url`` is where a plain
+    form post goes once the write is done. htmx: the fragment, 200, or 422 when refused. Plain
+    post: a redirect to ``url``, or the page (200) when refused. ``notice``, a sentence saying
+    what was done, follows a plain post's redirect as a message (htmx shows it in the
+    fragment)."""
     if request.htmx:
-        html = fragment()
-        if html is None:
-            return HttpResponse(status=204)
-        return HttpResponse(html, status=200 if ok else 422)
+        return HttpResponse(fragment(), status=200 if ok else 422)
     if ok:
         if notice:
             messages.success(request, notice)
@@ -150,10 +127,33 @@ def answer(request, *, ok, fragment, page, url, notice=""):
 
 @dataclass(frozen=True)
 class Piece:
-    """A section of a page that htmx fetches or swaps on its own, declared once."""
+    """A section of a page that htmx fetches or swaps on its own (a GM panel section, a sheet
+    section, the room's forms, a check's card), declared once so that its GET and every write
+    that answers with it agree on how it looks, alone and inside its page.
 
-    #: Its key in the page's ``replace`` (and its element's id on the page); ``{}`` in it stands
-    #: for the id of the last of ``found`` (one piece of several of a kind: ``check-{}``).
+    Declare it with its ``template``, its ``context`` and its ``page``; then a write's view ends
+    with ``PIECE.answer(request, *found, ok=ok, **overrides)`` (``found``: what the view's access
+    check found, e.g. ``(campaign,)`` or ``(campaign, character)``; ``overrides``: what the
+    answer shows in the piece, e.g. the refused form and its error); a piece that has a URL of its
+    own gets its GET view from ``PIECE.view()``, or answers one with ``PIECE.get(request,
+    *found)``. Without htmx (no JavaScript) the piece is shown inside its whole page: a refused
+    plain post must show its error where the form was, and a success goes back to that page.
+
+    Example (``campaigns.views``, where ``panel_section`` declares the GM panel's sections)::
+
+        MEMBERS = Piece(name="members", template="campaigns/_members.html",
+                        context=_panel_context, page=panel_with, url="gm_panel")
+
+        def member_remove(request, campaign_id, user_id):
+            campaign = campaign_for(request, campaign_id, gm=True)
+            membership = get_object_or_404(Membership, campaign=campaign, user_id=user_id)
+            ok, refusal = attempt(lambda: services.membership_remove(membership=membership))
+            return MEMBERS.answer(request, campaign, ok=ok, member_error="" if ok else refusal)
+    """
+
+    #: Its key in its page's ``replace`` (which piece of the page a refused plain post shows in
+    #: its place); ``{}`` in it stands for the id of the last of ``found``, for one piece of
+    #: several of a kind (``check-{}``).
     name: str
     template: str
     #: ``context(request, *found, **overrides)``: the template's context; ``overrides`` (a
@@ -163,18 +163,14 @@ class Piece:
     #: (``{name: html}``) in place of the pieces it names; ``context`` is this piece's.
     page: Callable
     #: The URL name of the page a plain post goes back to; its arguments: the ids of ``found``
-    #: (the first ``url_ids`` of them: a check's card goes back to the room).
+    #: (the first ``url_ids`` of them, when it takes fewer: a check's card goes back to the room).
     url: str
-    #: ``access(request, **the URL's arguments)``: ``found``, for the piece's own GET (``view``);
-    #: None when the piece has no URL of its own.
+    url_ids: int | None = None
+    #: ``access(request, **the URL's arguments)`` -> ``found``: the access check of the piece's
+    #: own GET (``view``); None when it has no URL of its own.
     access: Callable | None = None
     #: Its GET answers the fragment alone even without htmx (a piece only htmx loads).
     fragment_only: bool = False
-    #: How many of ``found``'s ids ``url`` takes (None: all of them).
-    url_ids: int | None = None
-    #: Every page, its writer's too, learns of its changes through its socket (a check's card):
-    #: a write that succeeded answers htmx with nothing (204), a refused one with the piece.
-    pushed: bool = False
 
     def key(self, *found):
         """Its key in its page's ``replace``: ``name``, for ``found``."""
@@ -196,34 +192,25 @@ class Piece:
         return self._page(request, context, found)
 
     def answer(self, request, *found, ok, notice="", **overrides):
-        """A write's answer (:func:`answer`): htmx gets the piece (422 when refused; nothing,
-        204, when it succeeded and the piece is ``pushed``), a plain post a redirect to ``url``,
-        or the page with the refused piece. ``notice``, what was done, shows in the piece (its
-        context's ``notice``) and after the redirect."""
+        """A write's answer (:func:`answer`) with this piece: htmx gets it (422 when refused), a
+        plain post a redirect to ``url``, or the page with the refused piece in place.
+        ``notice``, what was done, shows in the piece (its context's ``notice``) and after the
+        redirect."""
         if notice:
             overrides["notice"] = notice
         ids = [thing.pk for thing in found][: self.url_ids]
         return answer(
             request,
             ok=ok,
-            fragment=lambda: (
-                None if ok and self.pushed else self.html(request, *found, **overrides)
-            ),
+            fragment=lambda: self.html(request, *found, **overrides),
             page=lambda: self._page(request, self.context(request, *found, **overrides), found),
             url=reverse(self.url, args=ids),
             notice=notice,
         )
 
-    def respond(self, request, *found, write, form=None, pushes=None, facts=None, **overrides):
-        """:func:`attempt` ``write`` (with ``form``, ``pushes`` and ``facts``, as it takes them)
-        and :meth:`answer` with this piece: refused, it shows the refusal as ``error``, with
-        ``overrides`` (a refused form). Nothing calls back into the caller's module unless the
-        write is refused (a ``pushed`` piece's success renders nothing)."""
-        ok, result = attempt(write, form=form, pushes=pushes, facts=facts)
-        return self.answer(request, *found, ok=ok, **({} if ok else {"error": result, **overrides}))
-
     def view(self):
-        """The piece's own GET view: ``access`` finds it, ``get`` answers."""
+        """The piece's own GET view (as Django's ``View.as_view()``): logged in, GET only;
+        ``access`` finds it (403/404 as the access check says), ``get`` answers."""
 
         @login_required
         @require_GET

@@ -13,7 +13,8 @@ def check_for(request, campaign_id, check_id, *, gm=False, owner=False, card=Tru
     campaign's check; 403 for a player when ``gm``, for anyone but the character's player when
     ``owner``. ``card=False``: with its character and player only, for a write that shows the
     card only when refused (a card shows the rest of its rows, the system's, by reading them
-    then); a roll's hot path, where the system's rows cost a fifth of the check's read."""
+    then): a roll sets those rows and its card then leaves the room, so reading them with the
+    check would read, on every roll, what nobody is shown."""
     campaign = campaign_for(request, campaign_id, gm=gm)
     checks = Check.objects.of(campaign, card=card)
     check = get_object_or_404(checks, pk=check_id)

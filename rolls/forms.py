@@ -25,8 +25,7 @@ SUGGESTION_MAX = Check._meta.get_field("suggestion").max_length
 
 #: The ids of a roll form's fields, given its check's id: ``roll-<check id>-<field>``; in the GM's
 #: NPC roll, whose check is not saved yet, ``roll-npc-<field>`` (``room.views.NPC_PROBE``):
-#: ``ROLL_AUTO_ID.format(check.pk or "npc")``. (A format, not a function: the roll's request
-#: enters this module nowhere else, tests/rolls/test_roll_path.py.)
+#: ``ROLL_AUTO_ID.format(check.pk or "npc")``.
 ROLL_AUTO_ID = "roll-{}-%s"
 
 

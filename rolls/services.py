@@ -149,8 +149,8 @@ def _next_place(campaign_id, *, whisper=False, opens=None):
 
 def _move_head(campaign_id, place, head_hash, *, closes=False):
     """Move the campaign's log head to the new entry (its place and hash); ``closes``: no
-    session is open once it is stored. One plain statement, as ``_next_place``: on the roll's
-    path, building it through the ORM costs twice what running it does."""
+    session is open once it is stored. One plain statement, as ``_next_place``: every roll runs
+    it, and the ORM would take longer to build it than the database takes to run it."""
     table = Campaign._meta.db_table
     head = Campaign._meta.get_field("head_hash").column
     session = Campaign._meta.get_field("log_session").column

@@ -6,9 +6,8 @@ to a refused write and the push alike) to the GM and to the character's player. 
 travel, to whom, and after which commit is ``core.push``'s.
 
 A page's cards change through its socket only: a write that changed a check pushes the card to
-the GM and to the character's player (:func:`push_check`, or the ``pushes`` of
-``core.writes.attempt``: :func:`write_messages`), each rendered for them, and answers the
-request without it; so whoever acted receives the card once, like everyone else. A check that
+the GM and to the character's player (:func:`push_check`), each rendered for them, and answers
+the request without it; so whoever acted receives the card once, like everyone else. A check that
 closed (done, or cancelled by the GM) leaves the live checks: its push removes the card (the log
 keeps the roll).
 """
@@ -204,13 +203,6 @@ def check_messages(check, entry=None, *, swap="update", owner_swap=None):
         options["swap"] = owner_swap or swap
         message["users"] = {str(owner_id): card(Viewer(owner_id, False))}
     return [entry_message(entry), message] if entry else [message]
-
-
-def write_messages(check, result):
-    """:func:`check_messages` after a write on ``check`` that returned ``result`` (its new log
-    entry, or something else when it logged nothing): the ``pushes`` a view gives
-    ``core.writes.attempt``, ``(check.campaign_id, partial(write_messages, check))``."""
-    return check_messages(check, result if isinstance(result, LogEntry) else None)
 
 
 def push_check(check, *, entry=None, swap="update", owner_swap=None):

@@ -53,7 +53,7 @@ from sheets.party import party_context
 
 from . import push
 from .consumers import online
-from .push import Viewer, asks, check_context, push_check, write_messages
+from .push import Viewer, asks, check_context, push_check
 
 #: Log entries per page: the room shows the latest, "load older" the ones before.
 LOG_PAGE = 50
@@ -85,8 +85,8 @@ def _check_context(request, campaign, check, **options):
 
 
 #: A check's card; every page learns of its changes through its socket (a write on the check
-#: answers htmx with nothing, or with the card showing the refusal).
-CHECK = _room_piece("check-{}", "rolls/_check.html", _check_context, pushed=True)
+#: answers htmx with nothing, or with the card showing the refusal: ``_check_write``).
+CHECK = _room_piece("check-{}", "rolls/_check.html", _check_context)
 
 
 # The room ---------------------------------------------------------------------------------------
@@ -586,24 +586,28 @@ def check_request(request, campaign_id, character_id):
 
 
 def _check_write(request, check, write, *, form=None, refused_form=None, facts=None):
-    """Run ``write()`` (which returns the new log entry, if any) on ``check`` and push what
-    changed (``room.push.write_messages``, once committed). htmx: 204, the card arrives on the
-    sockets; refused, 422 with the card showing the refusal (``refused_form``: "roll_form" or
-    "target_form", the form to show again). ``facts``: the character's facts the write
-    changes (``core.writes.attempt``'s), pushed with its card."""
-    shown = {refused_form: form} if refused_form else {}
-    return CHECK.respond(
-        request,
-        check.campaign,
-        check,
-        write=write,
-        form=form,
-        # ``check`` holds its new state then: the write read it again under its lock and
-        # changed it.
-        pushes=(check.campaign_id, partial(write_messages, check)),
-        facts=facts,
-        **shown,
-    )
+    """Run ``write()`` (which returns the new log entry, if any) on ``check`` and, once it has
+    committed, push the card to the GM and the character's player, with the new entry to the
+    room (``room.push.push_check``): every page learns of the change through its socket, the
+    writer's too, so htmx gets 204. Refused: 422 with the card showing the refusal
+    (``refused_form``: "roll_form" or "target_form", the form to show again). ``facts``:
+    ``(campaign, characters, private)``, the characters' facts the write changes
+    (``core.push.push_facts``), pushed before the card."""
+
+    def write_and_push():
+        result = write()
+        if facts is not None:
+            campaign, characters, private = facts
+            push_facts(campaign, characters, private=private)
+        # ``check`` holds its new state: the write read it again under its lock and changed it.
+        push_check(check, entry=result if isinstance(result, LogEntry) else None)
+        return result
+
+    ok, result = attempt(write_and_push, form=form)
+    if ok and request.htmx:
+        return HttpResponse(status=204)
+    refused = {} if ok else {"error": result, **({refused_form: form} if refused_form else {})}
+    return CHECK.answer(request, check.campaign, check, ok=ok, **refused)
 
 
 @login_required
@@ -675,7 +679,7 @@ def check_roll(request, campaign_id, check_id):
 
 def _roll_facts(system, campaign, character):
     """What a roll of ``character`` changes of its facts (``system.roll_facts``), as
-    ``core.writes.attempt``'s ``facts``: None when nothing."""
+    ``_check_write``'s ``facts``: None when nothing."""
     if system.roll_facts is None:
         return None
     return campaign, [character], system.roll_facts == "private"

@@ -139,16 +139,17 @@ MAX_EXPLOSIONS = 20
 #: Largest number written, and the bound on the lowest and highest possible total.
 MAX_TOTAL = 10_000_000
 
-#: Most work (in estimated steps, :func:`chance_cost`) the exact odds of a target may take. A step
-#: is ~150-260 ns of CPython 3.11 here: the worst accepted targets found by a random search over
-#: 300,000 notations (exploding counts like ``70d3!>=2 vs 167``) take ~75 ms on the development
-#: machine, so about 0.3 s on one four times slower.
+#: Most work (in estimated steps, :func:`chance_cost`) the exact odds of a target may take: a
+#: roll's request waits for them, so even the worst target accepted (found by a random search:
+#: exploding counts like ``70d3!>=2 vs 167``) must be answered well within a second on a slow
+#: server; a target that would take more is refused (:func:`parse`), and the player rolls
+#: without it or with fewer dice.
 MAX_CHANCE_COST = 300_000
 
 #: Most work (as :data:`MAX_CHANCE_COST`) the odds shown while a roll is typed may take, before
 #: it is sent: a player asks for one a keystroke, where a roll is asked for once. Above it the
-#: preview says so and the roll itself still gives its exact odds. The worst found below it
-#: (``26d6!>=2 vs 50``) takes ~13 ms on the development machine.
+#: preview says so and the roll itself still gives its exact odds. Below it, even the worst
+#: found (``26d6!>=2 vs 50``) is answered before the player types the next key.
 MAX_PREVIEW_COST = 30_000
 
 EXAMPLES = "write dice like 2d6+3, 4d6kh3, 3d6!, 6d10>=8 or d20+5 adv vs 15"

