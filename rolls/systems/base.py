@@ -136,7 +136,7 @@ class RuleSystem:
     open_check_note = ""
     #: What a roll changes of its character's facts (``"private"``: Mana's pools;
     #: ``"public"``; None: nothing), which the roll's pushes tell the pages showing them
-    #: (``core.writes.attempt``'s ``facts``).
+    #: (``room.views._check_write`` pushes them before the card).
     roll_facts = None
     #: The GM's answer to a shift awaiting it, the write, ``answer_shift(check=, approve=,
     #: reason=)`` (None: no shifts). With shifts, the card of a check awaiting the answer is
@@ -168,7 +168,7 @@ class RuleSystem:
 
     def roll_form(self, check, data):
         """The bound roll form (an ``intent`` field among its fields; validated already,
-        where its fields are: a roll's request enters the system's module once). Required."""
+        where its fields are, so that the view and the roll share its cleaned data). Required."""
         raise NotImplementedError(f"{type(self).__name__} gives no roll_form")
 
     def odds(self, check, form):

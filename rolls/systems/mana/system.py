@@ -132,7 +132,7 @@ class Mana(RuleSystem):
 
     def roll_form(self, check, data, *, skills=None):
         """The bound roll form, validated here, where its fields are (what it sent is read
-        once: its errors and cleaned data are kept): a roll's request enters this module once.
+        once: its errors and cleaned data are kept): the view and the roll share its cleaned data.
         It takes any of the campaign's skills (``skills``: those offered); the roll refuses one
         the check does not allow with the reason."""
         skills = check.campaign.mana_skills.all() if skills is None else skills

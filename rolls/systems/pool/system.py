@@ -133,7 +133,7 @@ class Pool(RuleSystem):
 
     def roll_form(self, check, data, *, ratings=None):
         """The bound form, validated here, where its fields are (what it sent is read once:
-        its errors and cleaned data are kept): a roll's request enters this module once."""
+        its errors and cleaned data are kept): the view and the roll share its cleaned data."""
         form = PoolRollForm(
             data,
             character=check.character,
