@@ -15,6 +15,8 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -142,7 +144,7 @@ ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
 WSGI_APPLICATION = None
 # The largest websocket frame and message (bytes) daphne reads from a client; the room's socket
-# only listens (its consumer refuses a frame over rolls.consumers.MAX_CLIENT_FRAME). Over it,
+# only listens (its consumer refuses a frame over room.consumers.MAX_CLIENT_FRAME). Over it,
 # daphne (autobahn) fails the connection as soon as the frame's header gives its length, before
 # reading it into memory; without these, daphne's default (1 MiB since 4.2.2, CVE-2026-44545)
 # lets a client make a socket hold that much. Daphne's runserver reads these settings by these
@@ -251,38 +253,52 @@ else:
 DATABASES = {"default": database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Channel layer: in-memory (one process) unless REDIS_URL is set. A socket that falls behind
-# in a burst keeps up to CAPACITY pushes queued (Channels' default: 100); beyond, a push is
-# dropped for it (a warning) and the socket reads the gap from the log on its next push.
+# Channel layer: Channels' in-memory one (one process) unless REDIS_URL is set, then
+# channels_redis's, both as released. A socket that falls behind in a burst keeps up to
+# CAPACITY pushes queued (Channels' default: 100); beyond, a push is dropped for it and the
+# socket reads the gap from the log on its next push (room.consumers, which logs the gap).
 CHANNEL_CAPACITY = 1000
-# How long a read from Redis may wait for its reply. A process's sockets receive their pushes
-# through one blocking pop at a time (channels_redis: BZPOPMIN, which Redis answers empty after
-# RedisChannelLayer.brpop_timeout, 5 s, and is then sent again). redis-py 8 gives up on any
-# reply after socket_timeout, 5 s unless set: on a quiet process the client could give up
-# first, and the error then killed the consumer waiting in that pop, closing its socket (1011)
-# without its disconnect(). So reads wait well past the pop, and past Redis answering it late
-# (by up to a server tick, 100 ms) or a busy event loop reading it late. This relies on
-# channels_redis handing the host's keys to redis-py's connection pool (and on its 5 s pop);
-# both are pinned in requirements.txt and tests/config/test_settings.py checks the margin. A
-# socket_timeout in REDIS_URL's query string would override this one.
-REDIS_SOCKET_TIMEOUT = 15
 # The Redis the processes share, if any; a request's own use of it (the write limits, its
-# pushes) fails open and backs off when Redis is away (core/shared_redis.py).
+# pushes) fails open and backs off when Redis is away (core/shared_redis.py, core/push.py).
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
+    # channels_redis hands each host's keys to redis-py's connection pool
+    # (channels_redis.utils.create_pool, 4.3.0 pinned in requirements.txt); a key in
+    # REDIS_URL's query string overrides the one here. tests/config/test_settings.py checks
+    # what the pool's connections get.
+    REDIS_LAYER_HOST = {
+        "address": REDIS_URL,
+        # A failed command tried once more on a new connection: after Redis restarted, the
+        # pool's idle connections are closed by the server it had, and without a retry the
+        # first command of each (a socket's group_add, the receive loop's pop) failed and
+        # closed its socket with 1011, once per connection left over (redis-py retries
+        # nothing unless told; channels_redis#20).
+        "retry": Retry(NoBackoff(), 1),
+        # No timeout on a reply. With one, redis-py (8.1) wraps each write in
+        # asyncio.wait_for, which in Python 3.11 swallows a cancellation that comes as the
+        # write completes (python/cpython#86296, fixed in 3.12 by wait_for on
+        # asyncio.timeout): a socket's receive cancelled as it took over the process's
+        # blocking pop went on waiting in the pop until a message came for the process,
+        # and its consumer (and an event loop closing) with it. Without a timeout a reply
+        # is read as long as the connection lives: Redis answers the pop empty after
+        # channels_redis's brpop_timeout (5 s), and redis-py's TCP keepalive (on by
+        # default) ends a connection to a Redis host that is gone. A request's pushes wait
+        # for Redis at most core.push.SEND_TIMEOUT.
+        "socket_timeout": None,
+        # A request's pushes give up quickly on a Redis that cannot be reached (the write
+        # answers as usual, core/push.py); redis-py's default waits 5 s per attempt.
+        "socket_connect_timeout": 1,
+    }
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "core.redis_layer.RoomRedisChannelLayer",
-            "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_SOCKET_TIMEOUT}],
-                "capacity": CHANNEL_CAPACITY,
-            },
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_LAYER_HOST], "capacity": CHANNEL_CAPACITY},
         }
     }
 else:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "core.layers.RoomChannelLayer",
+            "BACKEND": "channels.layers.InMemoryChannelLayer",
             "CONFIG": {"capacity": CHANNEL_CAPACITY},
         }
     }
@@ -451,6 +467,16 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     # A database outage logs its first 503 and then one a minute, not one per request.
     "filters": {"outage": {"()": "config.views.OutageLogged"}},
-    "loggers": {"django.request": {"filters": ["outage"]}},
+    "loggers": {
+        "django.request": {"filters": ["outage"]},
+        # channels_redis says at INFO that a group send skipped full queues (how many, and the
+        # group): a process that fell behind or stopped reading, which an operator must see.
+        # Its maintainers' answer is to set this logger's level (channels_redis#181); naming
+        # the channels would take a change upstream. Channels' in-memory layer and
+        # channels_redis's per-socket buffer drop silently (channels#1244,
+        # channels_redis#212): the socket that missed a push logs the gap when it reads it
+        # from the log (room.consumers).
+        "channels_redis.core": {"level": "INFO"},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }

@@ -27,13 +27,20 @@ A write that changes a player's delegation (the sparetime the GM gave them to ha
 the room hear these pushes alone (``room.consumers.FactsConsumer``).
 """
 
+import asyncio
 import logging
 from functools import partial
 
+from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from core.shared_redis import ERRORS, outage
+
 logger = logging.getLogger(__name__)
+
+#: Seconds a request's pushes may wait for Redis before they are dropped as in an outage.
+SEND_TIMEOUT = 5
 
 
 def group_name(campaign_id):
@@ -99,11 +106,37 @@ def send(campaign_id, *messages):
 
 def group_send_all(sends, kind="room.push"):
     """Send each (group, message) of ``sends``, in order, as messages of type ``kind``, from the
-    request's thread (the layer's ``group_send_blocking``: with Redis straight from this thread,
-    one round trip per group; in one process through one trip into the event loop)."""
-    get_channel_layer().group_send_blocking(
-        [(group, {"type": kind, **message}) for group, message in sends]
-    )
+    request's thread: one trip into the event loop for them all (:func:`send_each`).
+
+    When Redis cannot be reached the pushes are dropped and counted, and the write that made
+    them answers as usual (core/shared_redis.py: one warning per outage, and a back-off during
+    which nothing is tried); its sockets replay the log when they return."""
+    messages = [(group, {"type": kind, **message}) for group, message in sends]
+    if not outage.available():
+        outage.drop(len(messages))
+        return
+    sent, error = async_to_sync(send_each)(get_channel_layer(), messages)
+    if error is not None:
+        outage.failed(error)
+        outage.drop(len(messages) - sent)
+        return
+    outage.succeeded()
+
+
+async def send_each(layer, sends):
+    """Group-send each (group, message) of ``sends`` through ``layer``, in order, until Redis
+    fails: how many were sent, and the error (None: all). Without SEND_TIMEOUT a Redis that
+    takes the connection and never answers held the request's thread for as long (the
+    layer's connections wait for a reply without a timeout, config/settings.py)."""
+    sent = 0
+    try:
+        async with asyncio.timeout(SEND_TIMEOUT):
+            for group, message in sends:
+                await layer.group_send(group, message)
+                sent += 1
+    except ERRORS as error:  # the in-memory layer raises none of them
+        return sent, error
+    return sent, None
 
 
 def on_commit(campaign_id, callback):

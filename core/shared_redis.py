@@ -1,5 +1,6 @@
 """The Redis the processes share (REDIS_URL), as a request's thread uses it: for the write
-limits' counts (core/throttle.py) and the pushes of a write (core/redis_layer.py).
+limits' counts (core/throttle.py, through this module's client) and the pushes of a write
+(core/push.py, through the channel layer, which knows this module's ``outage`` alone).
 
 Nothing a request needs to answer lives in Redis (the sessions are in the database, see
 config/settings.py), so a request treats Redis as optional: when it cannot be reached the
@@ -10,8 +11,9 @@ starts, one that it is back (with the pushes dropped meanwhile) when it ends; no
 request.
 
 The clients give up quickly (``TIMEOUT``): a request waits at most that long for a Redis that
-does not answer, once per back-off. (The sockets' receive loop reads with a longer timeout on a
-client of its own, config/settings.py ``REDIS_SOCKET_TIMEOUT``.)
+does not answer, once per back-off. (The channel layer has connections of its own,
+config/settings.py ``CHANNEL_LAYERS``; a request's pushes wait for it at most
+``core.push.SEND_TIMEOUT``.)
 """
 
 import logging

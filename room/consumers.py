@@ -18,6 +18,7 @@ from campaigns.access import membership_of
 from campaigns.models import Campaign
 from core import push as core_push
 from core.consumers import consume
+from core.shared_redis import outage
 from rolls.models import LogEntry, Presence, after_place, with_recipients
 
 from . import push
@@ -145,6 +146,10 @@ class RoomConsumer(PushConsumer):
             self.groups_joined.append(core_push.gm_group_name(self.campaign_id))
         for group in self.groups_joined[1:]:
             await self.channel_layer.group_add(group, self.channel_name)
+        # Joined through the layer: if Redis was away, it is back, and the process's requests
+        # send their pushes again now, not after their back-off (a roll made as the room's
+        # sockets come back reaches them; core/shared_redis.py).
+        outage.succeeded()
         await self.accept()
         if not self.in_room:
             return

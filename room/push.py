@@ -76,8 +76,8 @@ def entry_message(entry):
     fingerprint = render_fingerprint(entry)
     revealable = {entry.seq} if entry.visibility == SECRET and entry.commitment else ()
     full = render_entry(entry, hidden=False, oob=True, revealable=revealable) + fingerprint
-    # Plain numbers, a sub only when there is one: every socket's copy of the message is
-    # made by walking it (core.layers.fresh).
+    # Plain numbers, a sub only when there is one: the message is copied for every socket
+    # (the in-memory layer's deepcopy) or serialized (Redis), each key and value of it.
     place = {"seq": entry.seq}
     if entry.sub:
         place["sub"] = entry.sub

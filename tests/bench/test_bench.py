@@ -445,7 +445,7 @@ def test_small_run_on_two_servers_measures_daphne_postgresql_and_redis():
     out = json.loads(done.stdout)
     assert out["config"]["servers"] == 2
     assert out["config"]["database"] == "postgresql"
-    assert out["config"]["layer"] == "RoomRedisChannelLayer"
+    assert out["config"]["layer"] == "RedisChannelLayer"
     app = out["app"]
     assert (app["sent"], app["lost"], app["duplicated"], app["misrouted"]) == (10, 0, 0, 0)
     assert len(app["cpu_s_by_server"]) == 2

@@ -1,4 +1,5 @@
 import ast
+import asyncio
 import contextlib
 import gzip
 import io
@@ -7,12 +8,15 @@ import re
 import runpy
 import subprocess
 import sys
+import threading
 import traceback
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import redis
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
@@ -20,6 +24,7 @@ from django.urls import reverse
 from django.utils.module_loading import import_string
 
 from config.settings import env_bool
+from tests.faults import redis_server  # noqa: F401
 
 SETTINGS_FILE = Path(settings.BASE_DIR) / "config" / "settings.py"
 
@@ -34,29 +39,43 @@ class Read:
     returncode: int
 
 
-def settings_read(env, expr):
-    """Print ``expr`` against config/settings.py read afresh with the environment ``env`` (the
-    test's own without Django's, the databases' and Redis's variables, plus ``env``), in this
-    process: the module is run again, as a new process would import it, and the environment
-    restored after (the settings are a module that reads its environment and nothing else)."""
+@contextlib.contextmanager
+def environment(env):
+    """The test's environment without Django's, the databases' and Redis's variables, plus
+    ``env``, restored after."""
     clean = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("DJANGO_", "DATABASE_", "REDIS_", "SQLITE_"))
     }
     saved = dict(os.environ)
-    out, err = io.StringIO(), ""
     try:
         os.environ.clear()
         os.environ.update({**clean, **env})
-        s = SimpleNamespace(**runpy.run_path(str(SETTINGS_FILE), run_name="config.settings"))
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def settings_of(env):
+    """config/settings.py read afresh with the environment ``env`` (see ``environment``), in
+    this process: the module is run again, as a new process would import it (the settings are
+    a module that reads its environment and nothing else)."""
+    with environment(env):
+        return SimpleNamespace(**runpy.run_path(str(SETTINGS_FILE), run_name="config.settings"))
+
+
+def settings_read(env, expr):
+    """Print ``expr`` against the settings read with the environment ``env``
+    (``settings_of``)."""
+    out, err = io.StringIO(), ""
+    try:
+        s = settings_of(env)
         with contextlib.redirect_stdout(out):
             exec(f"print({expr})", {"s": s})
     except Exception:
         err = traceback.format_exc()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
     return Read(out.getvalue(), err, 1 if err else 0)
 
 
@@ -65,7 +84,7 @@ def test_defaults_are_sqlite_and_in_memory_layer():
         {}, "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']"
     ).stdout
     assert "sqlite3" in out
-    assert "core.layers.RoomChannelLayer" in out
+    assert "channels.layers.InMemoryChannelLayer" in out
 
 
 def test_debug_is_off_unless_asked_for():
@@ -88,7 +107,7 @@ def test_environment_selects_postgres_and_redis():
         "s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND']",
     ).stdout
     assert "postgresql" in out
-    assert "core.redis_layer.RoomRedisChannelLayer" in out
+    assert "channels_redis.core.RedisChannelLayer" in out
 
 
 def test_a_secret_key_is_made_on_first_run_readable_by_its_user_only(tmp_path):
@@ -237,17 +256,183 @@ def test_a_socket_behind_in_a_burst_keeps_a_thousand_pushes(env):
     assert out.strip() == "1000"
 
 
-def test_redis_reads_wait_well_past_the_channel_layers_blocking_pop():
-    """A read that gives up before Redis answers the layer's blocking pop (empty, after
-    brpop_timeout) kills a consumer of a quiet process: the connections the layer makes must
-    wait longer, with seconds to spare."""
-    out = settings_read(
-        {"REDIS_URL": "redis://127.0.0.1:6379/0"}, "s.CHANNEL_LAYERS['default']"
-    ).stdout
-    config = ast.literal_eval(out)
-    layer = import_string(config["BACKEND"])(**config["CONFIG"])
-    connection = layer.create_pool(0).make_connection()  # made, not connected
-    assert connection.socket_timeout >= layer.brpop_timeout + 5
+# The channel layer on Redis, as the settings make it ------------------------------------------
+
+
+def layer_on(url, **config):
+    """The channel layer the settings make for REDIS_URL ``url``, ``config`` over its own."""
+    layers = settings_of({"REDIS_URL": url}).CHANNEL_LAYERS["default"]
+    return import_string(layers["BACKEND"])(**{**layers["CONFIG"], **config})
+
+
+def test_the_redis_layers_connections_retry_wait_for_replies_and_connect_quickly():
+    """What the settings hand redis-py through channels_redis (config/settings.py says why):
+    a failed command tried once more, no timeout on a reply (none around a write either), a
+    connection attempt given up as quickly as a request's own client gives up."""
+    from core.shared_redis import TIMEOUT
+
+    connection = layer_on("redis://127.0.0.1:6379/0").create_pool(0).make_connection()
+    assert connection.retry.get_retries() == 1
+    assert connection.socket_timeout is None
+    assert connection.socket_connect_timeout <= TIMEOUT
+
+
+async def blocked_in_redis(server, timeout=10):
+    """Wait until ``server`` holds a client blocked in a BZPOPMIN (``CLIENT LIST``: flag b)."""
+    client = redis.Redis(port=server.port)
+    try:
+        async with asyncio.timeout(timeout):
+            while not any(
+                "b" in c["flags"] and c["cmd"] == "bzpopmin"
+                for c in await asyncio.to_thread(client.client_list)
+            ):
+                await asyncio.sleep(0.01)  # polled: Redis tells no one when a client blocks
+    finally:
+        client.close()
+
+
+@pytest.mark.asyncio
+async def test_the_redis_layer_carries_on_after_redis_restarts(redis_server):  # noqa: F811
+    """A connection the restarted Redis's predecessor closed fails its next command: that
+    command is tried again on a new connection, and a socket joining its group after the
+    restart is not closed (1011) for it."""
+    layer = layer_on(redis_server.url())
+    channel = await layer.new_channel()
+    await layer.group_add("room", channel)  # its connection now idle in the pool
+    await asyncio.to_thread(redis_server.stop)
+    await asyncio.to_thread(redis_server.start)
+    await layer.group_add("room", channel)
+    await layer.group_send("room", {"type": "room.push", "n": 1})
+    assert await layer.receive(channel) == {"type": "room.push", "n": 1}
+    await layer.flush()
+
+
+@pytest.mark.asyncio
+async def test_a_group_send_that_skips_a_full_queue_is_logged(redis_server, caplog):  # noqa: F811
+    """channels_redis logs a group send's full queues at INFO (the group and how many):
+    the settings' LOGGING lets it out."""
+    prefix = f"rollroom-test-{uuid.uuid4().hex}"
+    behind, reading = (layer_on(redis_server.url(), prefix=prefix, capacity=1) for _ in "ab")
+    late, fine = await behind.new_channel(), await reading.new_channel()
+    await behind.group_add("room", late)
+    await behind.group_add("room", fine)
+    await behind.group_send("room", {"type": "room.push", "n": 1})
+    assert await reading.receive(fine) == {"type": "room.push", "n": 1}
+    caplog.clear()
+    await reading.group_send("room", {"type": "room.push", "n": 2})  # late's queue is full
+    [record] = [r for r in caplog.records if r.name == "channels_redis.core"]
+    assert record.getMessage() == "1 of 2 channels over capacity in group room"
+    assert await reading.receive(fine) == {"type": "room.push", "n": 2}
+    assert await behind.receive(late) == {"type": "room.push", "n": 1}
+
+
+@pytest.mark.asyncio
+async def test_a_socket_that_stops_reading_loses_its_oldest_push(redis_server):  # noqa: F811
+    """The process keeps each socket's pushes in a buffer of ``capacity``, which drops its
+    oldest to take one more (channels_redis#212): the socket reads the gap from the log."""
+    layer = layer_on(redis_server.url(), capacity=1)
+    reader, stalled = [await layer.new_channel() for _ in range(2)]
+    for channel in (reader, stalled):
+        await layer.group_add("room", channel)
+    await layer.group_send("room", {"type": "room.push", "n": 1})
+    assert await layer.receive(reader) == {"type": "room.push", "n": 1}  # and buffers stalled's
+    await layer.group_send("room", {"type": "room.push", "n": 2})
+    assert await layer.receive(reader) == {"type": "room.push", "n": 2}
+    assert await layer.receive(stalled) == {"type": "room.push", "n": 2}
+    await layer.flush()
+
+
+@pytest.mark.asyncio
+async def test_a_group_send_reaches_every_member_on_every_process(redis_server):  # noqa: F811
+    prefix = f"rollroom-test-{uuid.uuid4().hex}"
+    first, second = (layer_on(redis_server.url(), prefix=prefix) for _ in "ab")
+    channels = [await first.new_channel() for _ in range(2)] + [await second.new_channel()]
+    for channel in channels:
+        await first.group_add("room", channel)
+    message = {"type": "room.push", "html": "<p>é</p>", "n": [1, {"2": 3}]}
+    await first.group_send("room", message)
+    assert await first.receive(channels[0]) == message
+    assert await first.receive(channels[1]) == message
+    assert await second.receive(channels[2]) == message
+    await first.flush()
+
+
+@pytest.mark.asyncio
+async def test_a_receive_cut_short_loses_nothing(redis_server):  # noqa: F811
+    layer = layer_on(redis_server.url())
+    channel = await layer.new_channel()
+    await layer.group_add("room", channel)
+    waiting = asyncio.ensure_future(layer.receive(channel))
+    await blocked_in_redis(redis_server)  # in its blocking pop
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    await layer.group_send("room", {"type": "room.push", "n": 1})
+    assert await layer.receive(channel) == {"type": "room.push", "n": 1}
+    await layer.flush()
+
+
+#: How long a cancelled receive may take to end (a swallowed cancellation waits for a message).
+CANCEL_TIMEOUT = 10
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("turns", range(12))
+async def test_a_receive_cancelled_as_it_takes_over_the_blocking_pop_ends_at_once(
+    redis_server,  # noqa: F811
+    turns,
+):
+    """A process's sockets share one blocking pop: when the socket holding it leaves, the next
+    takes it over, and may leave too at any moment of that. Its receive ends when cancelled,
+    whatever the moment (``turns`` of the event loop after the first left). With a timeout on
+    the layer's replies, redis-py's wait_for around the pop's write swallowed a cancellation
+    that came as the write completed (Python 3.11), and the receive went on popping, here
+    until the end of the test (config/settings.py)."""
+    layer = layer_on(redis_server.url())
+    layer.brpop_timeout = 60  # an empty pop would hide a swallowed cancellation for longer
+    receives = [asyncio.ensure_future(layer.receive(await layer.new_channel())) for _ in range(3)]
+    await blocked_in_redis(redis_server)
+    for receive in receives:
+        receive.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(receive), CANCEL_TIMEOUT)
+        for _ in range(turns):
+            await asyncio.sleep(0)
+    channel = await layer.new_channel()
+    await layer.send(channel, {"type": "room.push", "n": 1})
+    assert await layer.receive(channel) == {"type": "room.push", "n": 1}
+    await layer.flush()
+
+
+@pytest.mark.parametrize("turns", range(12))
+def test_an_event_loop_closing_with_a_socket_just_gone_closes_at_once(
+    redis_server,  # noqa: F811
+    turns,
+):
+    """A socket that leaves as its receive's pop starts (``turns`` of the event loop later:
+    connecting, sending, or blocked in Redis), then the event loop ends (``asyncio.run``, each
+    test's own loop): it closes at once, not after a swallowed cancellation's pop."""
+    layer = layer_on(redis_server.url())
+    layer.brpop_timeout = 60
+
+    async def a_socket_comes_and_goes():
+        receive = asyncio.ensure_future(layer.receive(await layer.new_channel()))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        receive.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await receive
+
+    closed = threading.Event()
+
+    def run():
+        asyncio.run(a_socket_comes_and_goes())
+        closed.set()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert closed.wait(CANCEL_TIMEOUT), "the loop waited for the pop's reply"
+    thread.join(CANCEL_TIMEOUT)
 
 
 def test_a_sqlite_database_url_gets_the_same_settings_as_the_sqlite_file():

@@ -122,7 +122,7 @@ class Echo(AsyncWebsocketConsumer):
 # connections before each message: the test needs the database.
 @pytest.mark.django_db(transaction=True)
 async def test_a_consumer_on_it_talks_to_its_client_and_hears_its_groups(settings):
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "core.layers.RoomChannelLayer"}}
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     communicator = WebsocketCommunicator(Echo.as_asgi(), "/echo/")
     connected, _ = await communicator.connect()
     assert connected
