@@ -9,9 +9,10 @@ check) goes only to the groups of the GM's and the named users' sockets, so the 
 does no work for it.
 
 Every push of a write leaves through :func:`on_commit`: once the write has committed, a push
-that fails (the channel layer unreachable, a channel full, any error while rendering or sending)
-is logged as a warning naming the campaign and never turns the write's answer into an error;
-the sockets that missed it get it from the log when they reconnect.
+that fails (any error while rendering or sending) is logged as a warning naming the campaign
+and never turns the write's answer into an error; while Redis is away the pushes are dropped
+and counted instead, one warning per outage (:func:`group_send_all`). The sockets that missed
+a push get it from the log when they reconnect.
 
 A member who is removed from a campaign, or who logs out, must hear nothing more: :func:`leave`
 tells that user's sockets, in every process, to close (``room.leave``).
