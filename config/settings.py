@@ -256,7 +256,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Channel layer: Channels' in-memory one (one process) unless REDIS_URL is set, then
 # channels_redis's, both as released. A socket that falls behind in a burst keeps up to
 # CAPACITY pushes queued (Channels' default: 100); beyond, a push is dropped for it and the
-# socket reads the gap from the log on its next push (room.consumers, which logs the gap).
+# socket reads the gap from the log on its next push (room.consumers).
 CHANNEL_CAPACITY = 1000
 # The Redis the processes share, if any; a request's own use of it (the write limits, its
 # pushes) fails open and backs off when Redis is away (core/shared_redis.py, core/push.py).
@@ -474,8 +474,9 @@ LOGGING = {
         # Its maintainers' answer is to set this logger's level (channels_redis#181); naming
         # the channels would take a change upstream. Channels' in-memory layer and
         # channels_redis's per-socket buffer drop silently (channels#1244,
-        # channels_redis#212): the socket that missed a push logs the gap when it reads it
-        # from the log (room.consumers).
+        # channels_redis#212): a room socket that missed an entry logs the gap, naming its
+        # channel, when it reads it from the log (room.consumers); a missed card or facts
+        # push goes unlogged.
         "channels_redis.core": {"level": "INFO"},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
