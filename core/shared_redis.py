@@ -1,6 +1,7 @@
 """The Redis the processes share (REDIS_URL), as a request's thread uses it: for the write
 limits' counts (core/throttle.py, through this module's client) and the pushes of a write
-(core/push.py, through the channel layer, which knows this module's ``outage`` alone).
+(core/push.py, which sends through the channel layer's own connections and asks this module's
+``outage`` alone).
 
 Nothing a request needs to answer lives in Redis (the sessions are in the database, see
 config/settings.py), so a request treats Redis as optional: when it cannot be reached the

@@ -11,7 +11,8 @@
 * :mod:`rules.notation` - free rolls in dice notation: reading, rolling, the exact odds of a
   target.
 * :mod:`rules.fair` - dice nobody can choose: each die derived from a session's committed seed
-  and the roller's contribution, and its check (not yet used by the rolls: issue #31).
+  and the roller's contribution, and its check (every roll's dice: ``rolls.services.roll_dice``;
+  the check of a revealed seed's rolls: ``rolls.dice``).
 
 Each module's docstring states its rules, including every decision the source texts leave
 open; the /rules/ page tells the same to players.
