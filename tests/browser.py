@@ -57,6 +57,25 @@ document.addEventListener("securitypolicyviolation", function (event) {
 }, true);
 """
 
+#: Counts the swaps of the room's live checks (``window.rollroomChecksSettled``): the room
+#: fetches them again each time its socket opens (static/js/room.js), and a test that acts on a
+#: card before that fetch lands may see its work replaced by it (:func:`room_ready`).
+COUNT_CHECKS_SWAPS = """
+document.addEventListener("htmx:afterSettle", function (event) {
+  if (event.detail && event.detail.elt && event.detail.elt.id === "checks") {
+    window.rollroomChecksSettled = (window.rollroomChecksSettled || 0) + 1;
+  }
+});
+"""
+
+
+def room_ready(page):
+    """Wait until the room on ``page`` is live: its socket open and the live checks fetched
+    again on that opening (static/js/room.js), so that a card the test works on is the one the
+    page keeps (an inline confirmation opened before the fetch lands is swapped away)."""
+    page.wait_for_selector('#ws-status[data-state="ok"]')
+    page.wait_for_function("(window.rollroomChecksSettled || 0) >= 1")
+
 
 def in_ci(environ=os.environ):
     """Whether the tests run in CI (``CI=true``, as CI services set it; also ``1`` or ``yes``)."""
@@ -454,6 +473,7 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
         context.on("weberror", page_error)
         context.expose_binding(REPORT_VIOLATION, violation)
         context.add_init_script(WATCH_CSP)
+        context.add_init_script(COUNT_CHECKS_SWAPS)
         return context
 
     def take_console_errors(self):

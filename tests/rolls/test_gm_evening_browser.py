@@ -19,7 +19,7 @@ from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool.models import Rating, rating_of
 from rolls.systems.pool.services import check_roll_pool
 from sheets.services import character_create
-from tests.browser import BROWSER, BrowserTestCase, confirm, settled
+from tests.browser import BROWSER, BrowserTestCase, confirm, room_ready, settled
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import fill
 from tests.rules.scripted_rng import ScriptedRng
@@ -94,7 +94,7 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
         services.check_ask(campaign=self.campaign, character=ilse, by=self.gm, target=5)
         with self.browser() as browser:
             gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
-            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            room_ready(gm)
             dialogs = []
             gm.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
             close = gm.locator("#checks > .check").get_by_role("button", name="Close check")
