@@ -74,7 +74,7 @@ def room_ready(page):
     again on that opening (static/js/room.js), so that a card the test works on is the one the
     page keeps (an inline confirmation opened before the fetch lands is swapped away)."""
     page.wait_for_selector('#ws-status[data-state="ok"]')
-    page.wait_for_function("(window.rollroomChecksSettled || 0) >= 1")
+    page.wait_for_function("() => (window.rollroomChecksSettled || 0) >= 1")
 
 
 def in_ci(environ=os.environ):
