@@ -1,14 +1,21 @@
 """Helpers shared by every test package (fixtures are in tests/conftest.py and each package's
 conftest.py)."""
 
+import ipaddress
 import random
 import socket
 import subprocess
 import sys
 import threading
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from django.apps import apps
 from django.conf import settings
 from django.db import connection, transaction
@@ -154,3 +161,62 @@ def in_threads(*works):
         thread.join(timeout=60)
     if errors:
         raise errors[0]
+
+
+def make_certificate(folder, name="cert", *, valid_from=None, valid_until=None):
+    """A self-signed certificate for 127.0.0.1 and localhost, written to ``folder`` as
+    ``NAME.pem`` with its new private key as ``NAME.key`` (both PEM): (certificate path, key
+    path). ``valid_from`` and ``valid_until``: the validity, a day either side of now by
+    default. A client trusts it with ``ssl.create_default_context(cafile=certificate path)``."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    certificate = _signed(
+        "Rollroom test", key, ca=True, server=True, valid_from=valid_from, valid_until=valid_until
+    )
+    return _written(folder, name, [certificate], key)
+
+
+def make_chain(folder):
+    """A certificate for 127.0.0.1 and localhost issued by an intermediate authority that a
+    root authority issued, as a public one's are: (the root's certificate path, to trust; the
+    full chain file ``fullchain.pem``, the certificate then the intermediate's; its key
+    ``fullchain.key``)."""
+    root_key, middle_key, key = (ec.generate_private_key(ec.SECP256R1()) for _ in range(3))
+    root = _signed("Rollroom test root", root_key, ca=True)
+    middle = _signed("Rollroom test intermediate", middle_key, ca=True, issuer=(root, root_key))
+    leaf = _signed("Rollroom test", key, server=True, issuer=(middle, middle_key))
+    root_path, _ = _written(folder, "root", [root], root_key)
+    return (root_path, *_written(folder, "fullchain", [leaf, middle], key))
+
+
+def _signed(name, key, *, ca=False, server=False, issuer=None, valid_from=None, valid_until=None):
+    """A certificate of ``key`` for ``name``, signed by ``issuer`` (its certificate and key; by
+    ``key`` itself without): an authority's with ``ca``, a server's for 127.0.0.1 and localhost
+    with ``server`` (a self-signed one is both)."""
+    now = datetime.now(UTC)
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    issuer_certificate, issuer_key = issuer or (None, key)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer_certificate.subject if issuer_certificate else subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(valid_from or now - timedelta(days=1))
+        .not_valid_after(valid_until or now + timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
+    if server:
+        addresses = [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+        builder = builder.add_extension(x509.SubjectAlternativeName(addresses), critical=False)
+    return builder.sign(issuer_key, hashes.SHA256())
+
+
+def _written(folder, name, certificates, key):
+    """``certificates`` written to ``folder``/NAME.pem, ``key`` to NAME.key: their paths."""
+    cert_path, key_path = Path(folder) / f"{name}.pem", Path(folder) / f"{name}.key"
+    pem = serialization.Encoding.PEM
+    cert_path.write_bytes(b"".join(c.public_bytes(pem) for c in certificates))
+    key_path.write_bytes(
+        key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert_path, key_path

@@ -1,4 +1,5 @@
-"""``python manage.py host [[ADDRESS:]PORT]``: serve Rollroom as a GM hosts it for friends.
+"""``python manage.py host [--cert FILE --key FILE] [[ADDRESS:]PORT]``: serve Rollroom as a GM
+hosts it for friends.
 
 Brings the database up to date (``migrate``), gathers the static files that whitenoise serves
 (``collectstatic``), then replaces itself with daphne listening on ADDRESS:PORT (every network
@@ -7,14 +8,21 @@ Everything else comes from the settings' defaults: DEBUG off unless DJANGO_DEBUG
 key made on first run, the host names of DJANGO_ALLOWED_HOSTS.
 
 It serves plain HTTP, as a table at home reaches the host by its network address; behind a
-proxy that terminates HTTPS, DJANGO_SECURE=1 turns the HTTPS hardening on.
+proxy that terminates HTTPS, DJANGO_SECURE=1 turns the HTTPS hardening on. With ``--cert`` and
+``--key`` daphne serves HTTPS and wss itself (twisted's TLS endpoint), once the certificate is
+checked (``check_certificate``), and the server runs with DJANGO_SECURE=1 and no HSTS unless
+DJANGO_HSTS_SECONDS asks for it (``served_environment``).
 """
 
 import os
 import shlex
 import socket
 import sys
+from datetime import UTC, datetime
 
+from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
@@ -57,6 +65,104 @@ def daphne_limits():
     ]
 
 
+def read_file(path, what):
+    """The bytes of the file ``path`` (``what``: "certificate" or "private key", for the
+    message); a CommandError that says why it cannot be read."""
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except FileNotFoundError:
+        raise CommandError(f"The {what} file {path} does not exist.") from None
+    except OSError as error:
+        raise CommandError(f"The {what} file {path} cannot be read: {error.strerror}.") from None
+
+
+def check_certificate(cert_path, key_path, now=None):
+    """Refuse, with a CommandError of one sentence, what would make the TLS endpoint fail to
+    start or browsers refuse it: a file missing or unreadable, one that holds no PEM
+    certificate or no PEM private key, an encrypted key (the server cannot ask for its
+    passphrase), a key that does not belong to the certificate, a certificate expired or not
+    yet valid at ``now`` (the current time). Without these checks daphne would exit with a
+    twisted traceback, or serve a certificate that every browser refuses. Returns the
+    certificates of the file: the server's, then its issuers in a full chain file."""
+    cert_pem, key_pem = read_file(cert_path, "certificate"), read_file(key_path, "private key")
+    try:
+        certificates = x509.load_pem_x509_certificates(cert_pem)
+        certificate = certificates[0]
+    except ValueError:
+        raise CommandError(f"{cert_path} holds no PEM certificate.") from None
+    try:
+        key = serialization.load_pem_private_key(key_pem, password=None)
+    except TypeError:  # cryptography: the key is encrypted and no password was given
+        raise CommandError(
+            f"The private key {key_path} is encrypted and the server cannot ask for its "
+            f"passphrase: give it decrypted (openssl pkey -in {key_path} -out key.pem)."
+        ) from None
+    except (ValueError, UnsupportedAlgorithm):
+        raise CommandError(f"{key_path} holds no PEM private key.") from None
+    spki = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    if key.public_key().public_bytes(*spki) != certificate.public_key().public_bytes(*spki):
+        raise CommandError(
+            f"The private key {key_path} does not belong to the certificate {cert_path}."
+        )
+    now = now or datetime.now(UTC)
+    if now > certificate.not_valid_after_utc:
+        raise CommandError(
+            f"The certificate {cert_path} expired on "
+            f"{certificate.not_valid_after_utc:%Y-%m-%d %H:%M} UTC."
+        )
+    if now < certificate.not_valid_before_utc:
+        raise CommandError(
+            f"The certificate {cert_path} is not valid before "
+            f"{certificate.not_valid_before_utc:%Y-%m-%d %H:%M} UTC."
+        )
+    return certificates
+
+
+def endpoint_value(value):
+    """``value`` quoted for a twisted endpoint description, whose fields ``:`` separates and
+    ``\\`` escapes (an IPv6 address, a path with a colon)."""
+    return value.replace("\\", "\\\\").replace(":", "\\:")
+
+
+def listen_options(address, port, cert=None, key=None, chain=False):
+    """Daphne's command-line options to listen on ``address``:``port``: plain HTTP, or HTTPS
+    and wss with the certificate ``cert`` and its private key ``key`` (twisted's ``ssl:``
+    endpoint, daphne's ``-e``). ``chain``: ``cert`` is a full chain file (the certificate, then
+    its issuers, as Let's Encrypt's fullchain.pem), whose issuers are sent too."""
+    if cert is None:
+        return ["-b", address, "-p", str(port)]
+    cert = endpoint_value(os.path.abspath(cert))
+    fields = [
+        f"port={port}",
+        f"interface={endpoint_value(address)}",
+        f"privateKey={endpoint_value(os.path.abspath(key))}",
+        f"certKey={cert}",
+    ]
+    if chain:
+        # twisted serves only the first certificate of certKey: without the issuers a client
+        # that does not already hold them cannot verify it. extraCertChain takes every
+        # certificate of its file, the first one again too, which clients pass over.
+        fields.append(f"extraCertChain={cert}")
+    return ["-e", ":".join(["ssl", *fields])]
+
+
+def served_environment(https, environ=None):
+    """The environment daphne runs with (``environ``: this process's). Serving HTTPS itself,
+    the server gets DJANGO_SECURE's hardening (config/settings.py: secure session and CSRF
+    cookies, any plain request redirected to HTTPS) but no HSTS unless DJANGO_HSTS_SECONDS
+    asks for it: a browser told to keep to HTTPS for a year could no longer reach a table that
+    is served over plain HTTP again next week. DJANGO_SECURE's trust of X-Forwarded-Proto
+    stays harmless: every connection is HTTPS, so the header can only make its own sender's
+    request look plain (and be redirected), never a plain one look secure."""
+    environ = dict(os.environ if environ is None else environ)
+    if https:
+        environ["DJANGO_SECURE"] = "1"
+        if not environ.get("DJANGO_HSTS_SECONDS", "").strip():
+            environ["DJANGO_HSTS_SECONDS"] = "0"
+    return environ
+
+
 def command_line(argv=None):
     """The command that is running (``argv``: ``sys.argv``), as a line to paste into a shell:
     the Python that runs it (``sys.executable``: a bare ``python`` may be another one, without
@@ -73,7 +179,8 @@ def command_line(argv=None):
 class Command(BaseCommand):
     help = (
         "Serve Rollroom for a table: migrate, collect the static files, then daphne on "
-        f"{DEFAULT_ADDRESS}:{DEFAULT_PORT} (or [ADDRESS:]PORT), plain HTTP, DEBUG off."
+        f"{DEFAULT_ADDRESS}:{DEFAULT_PORT} (or [ADDRESS:]PORT), plain HTTP (HTTPS with --cert "
+        "and --key), DEBUG off."
     )
 
     def add_arguments(self, parser):
@@ -83,19 +190,31 @@ class Command(BaseCommand):
             default=f"{DEFAULT_ADDRESS}:{DEFAULT_PORT}",
             help="[ADDRESS:]PORT",
         )
+        parser.add_argument(
+            "--cert",
+            metavar="FILE",
+            help="serve HTTPS with this certificate (PEM; a full chain file too), with --key",
+        )
+        parser.add_argument(
+            "--key", metavar="FILE", help="the certificate's private key (PEM, not encrypted)"
+        )
 
-    def handle(self, *args, addrport, **options):
+    def handle(self, *args, addrport, cert=None, key=None, **options):
         address, port = parse_addrport(addrport)
+        if (cert is None) != (key is None):
+            raise CommandError("--cert and --key go together: give both for HTTPS, or neither.")
+        https = cert is not None
+        chain = https and len(check_certificate(cert, key)) > 1
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
-        self.greet(address, port, command_line())
-        argv = [sys.executable, "-m", "daphne", "-b", address, "-p", str(port), *daphne_limits()]
-        argv.append("config.asgi:application")
+        self.greet(address, port, command_line(), scheme="https" if https else "http")
+        argv = [sys.executable, "-m", "daphne", *listen_options(address, port, cert, key, chain)]
+        argv += [*daphne_limits(), "config.asgi:application"]
         sys.stdout.flush()
         sys.stderr.flush()
-        os.execv(sys.executable, argv)
+        os.execve(sys.executable, argv, served_environment(https))
 
-    def greet(self, address, port, command):
+    def greet(self, address, port, command, scheme="http"):
         """What the host is told: where Rollroom serves and, when friends on the network could
         not reach it, ``command`` (the command that was run, as a shell line) again with the
         network address added to DJANGO_ALLOWED_HOSTS."""
@@ -109,21 +228,24 @@ class Command(BaseCommand):
             )
         everywhere = address in ("0.0.0.0", "::")
         here = "127.0.0.1" if everywhere or address in LOOPBACK else address
-        write(self.style.SUCCESS(f"Rollroom serves http://{here}:{port}/"))
+        write(self.style.SUCCESS(f"Rollroom serves {scheme}://{here}:{port}/"))
         if address in LOOPBACK:
             write("Only this computer reaches it (give 0.0.0.0:PORT to let your network in).")
         elif everywhere:
             lan = network_address()
             if lan and validate_host(lan, settings.ALLOWED_HOSTS):
-                write(f"Friends on your network: http://{lan}:{port}/")
+                write(f"Friends on your network: {scheme}://{lan}:{port}/")
             elif lan:
                 hosts = shlex.quote(",".join([*settings.ALLOWED_HOSTS, lan]))
                 write(
-                    f"Friends on your network would open http://{lan}:{port}/, but the server "
+                    f"Friends on your network would open {scheme}://{lan}:{port}/, but the server "
                     f"answers only to {', '.join(settings.ALLOWED_HOSTS)}. Let it answer to that "
                     f"address (or a name of yours) and start again:\n"
                     f"    DJANGO_ALLOWED_HOSTS={hosts} {command}"
                 )
-        if not settings.SECURE:
-            write("Plain HTTP; for HTTPS put a proxy in front and set DJANGO_SECURE=1 (README).")
+        if scheme == "http" and not settings.SECURE:
+            write(
+                "Plain HTTP; for HTTPS give --cert and --key, or put a proxy in front and set "
+                "DJANGO_SECURE=1 (README)."
+            )
         write("Ctrl-C stops it.")
