@@ -163,14 +163,19 @@ def in_threads(*works):
         raise errors[0]
 
 
-def make_certificate(folder, name="cert", *, valid_from=None, valid_until=None):
-    """A self-signed certificate for 127.0.0.1 and localhost, written to ``folder`` as
-    ``NAME.pem`` with its new private key as ``NAME.key`` (both PEM): (certificate path, key
-    path). ``valid_from`` and ``valid_until``: the validity, a day either side of now by
-    default. A client trusts it with ``ssl.create_default_context(cafile=certificate path)``."""
+#: The names a test server's certificate is for.
+SERVER_NAMES = ("localhost", "127.0.0.1")
+
+
+def make_certificate(folder, name="cert", *, names=SERVER_NAMES, valid_from=None, valid_until=None):
+    """A self-signed certificate for ``names`` (host names and IP addresses), written to
+    ``folder`` as ``NAME.pem`` with its new private key as ``NAME.key`` (both PEM): (certificate
+    path, key path). ``valid_from`` and ``valid_until``: the validity, a day either side of now
+    by default. A client trusts it with ``ssl.create_default_context(cafile=certificate
+    path)``."""
     key = ec.generate_private_key(ec.SECP256R1())
     certificate = _signed(
-        "Rollroom test", key, ca=True, server=True, valid_from=valid_from, valid_until=valid_until
+        "Rollroom test", key, ca=True, names=names, valid_from=valid_from, valid_until=valid_until
     )
     return _written(folder, name, [certificate], key)
 
@@ -183,15 +188,15 @@ def make_chain(folder):
     root_key, middle_key, key = (ec.generate_private_key(ec.SECP256R1()) for _ in range(3))
     root = _signed("Rollroom test root", root_key, ca=True)
     middle = _signed("Rollroom test intermediate", middle_key, ca=True, issuer=(root, root_key))
-    leaf = _signed("Rollroom test", key, server=True, issuer=(middle, middle_key))
+    leaf = _signed("Rollroom test", key, names=SERVER_NAMES, issuer=(middle, middle_key))
     root_path, _ = _written(folder, "root", [root], root_key)
     return (root_path, *_written(folder, "fullchain", [leaf, middle], key))
 
 
-def _signed(name, key, *, ca=False, server=False, issuer=None, valid_from=None, valid_until=None):
+def _signed(name, key, *, ca=False, names=(), issuer=None, valid_from=None, valid_until=None):
     """A certificate of ``key`` for ``name``, signed by ``issuer`` (its certificate and key; by
-    ``key`` itself without): an authority's with ``ca``, a server's for 127.0.0.1 and localhost
-    with ``server`` (a self-signed one is both)."""
+    ``key`` itself without): an authority's with ``ca``, a server's for ``names`` (a
+    self-signed one is both)."""
     now = datetime.now(UTC)
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
     issuer_certificate, issuer_key = issuer or (None, key)
@@ -205,10 +210,19 @@ def _signed(name, key, *, ca=False, server=False, issuer=None, valid_from=None, 
         .not_valid_after(valid_until or now + timedelta(days=1))
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
     )
-    if server:
-        addresses = [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-        builder = builder.add_extension(x509.SubjectAlternativeName(addresses), critical=False)
+    if names:
+        builder = builder.add_extension(
+            x509.SubjectAlternativeName([_general_name(n) for n in names]), critical=False
+        )
     return builder.sign(issuer_key, hashes.SHA256())
+
+
+def _general_name(name):
+    """A certificate's name for ``name``: an IP address or a host name."""
+    try:
+        return x509.IPAddress(ipaddress.ip_address(name))
+    except ValueError:
+        return x509.DNSName(name)
 
 
 def _written(folder, name, certificates, key):

@@ -445,6 +445,7 @@ def test_host_serves_https_and_wss_with_secure_cookies(tmp_path):
         assert get(port, "/accounts/login/", context=trusted)[0] == 200
         assert "Traceback" not in log() and "Error" not in log()
         assert f"Rollroom serves https://127.0.0.1:{port}/" in log()
+        assert "certificate is for localhost, 127.0.0.1: browsers trust those only." in log()
 
 
 def test_the_greeting_gives_the_https_address(monkeypatch, settings):
@@ -456,6 +457,25 @@ def test_the_greeting_gives_the_https_address(monkeypatch, settings):
     assert "Rollroom serves https://127.0.0.1:8443/" in text
     assert "Friends on your network: https://192.168.1.23:8443/" in text
     assert "Plain HTTP" not in text
+
+
+def test_the_greeting_shares_the_name_of_the_certificate(monkeypatch, settings, tmp_path):
+    """A certificate for a name of the host's own (Let's Encrypt's, say): the address to share
+    is that name's, and the line to copy lets the server answer to it."""
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
+    monkeypatch.setattr(host, "network_address", lambda: None)
+    cert, key = make_certificate(tmp_path, names=["table.example.org"])
+    [certificate] = host.check_certificate(cert, key)
+    out = StringIO()
+    host.Command(stdout=out).greet(
+        "0.0.0.0", 8443, "python manage.py host", "https", host.certificate_names(certificate)
+    )
+    text = out.getvalue()
+    assert "share https://table.example.org:8443/ if it leads here" in text
+    assert (
+        "DJANGO_ALLOWED_HOSTS='localhost,127.0.0.1,[::1],table.example.org' python manage.py host"
+        in text
+    )
 
 
 TIMEOUT = 10

@@ -119,6 +119,19 @@ def check_certificate(cert_path, key_path, now=None):
     return certificates
 
 
+def certificate_names(certificate):
+    """The host names and addresses ``certificate`` is for (its subject alternative names, which
+    browsers check), in its order."""
+    try:
+        names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return []
+    return [
+        *names.get_values_for_type(x509.DNSName),
+        *map(str, names.get_values_for_type(x509.IPAddress)),
+    ]
+
+
 def endpoint_value(value):
     """``value`` quoted for a twisted endpoint description, whose fields ``:`` separates and
     ``\\`` escapes (an IPv6 address, a path with a colon)."""
@@ -204,20 +217,24 @@ class Command(BaseCommand):
         if (cert is None) != (key is None):
             raise CommandError("--cert and --key go together: give both for HTTPS, or neither.")
         https = cert is not None
-        chain = https and len(check_certificate(cert, key)) > 1
+        certificates = check_certificate(cert, key) if https else []
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
-        self.greet(address, port, command_line(), scheme="https" if https else "http")
+        names = certificate_names(certificates[0]) if https else ()
+        self.greet(address, port, command_line(), "https" if https else "http", names)
+        chain = len(certificates) > 1
         argv = [sys.executable, "-m", "daphne", *listen_options(address, port, cert, key, chain)]
         argv += [*daphne_limits(), "config.asgi:application"]
         sys.stdout.flush()
         sys.stderr.flush()
         os.execve(sys.executable, argv, served_environment(https))
 
-    def greet(self, address, port, command, scheme="http"):
+    def greet(self, address, port, command, scheme="http", names=()):
         """What the host is told: where Rollroom serves and, when friends on the network could
         not reach it, ``command`` (the command that was run, as a shell line) again with the
-        network address added to DJANGO_ALLOWED_HOSTS."""
+        network address added to DJANGO_ALLOWED_HOSTS. Over HTTPS, ``names``: those its
+        certificate is for, the only ones browsers trust, each added to DJANGO_ALLOWED_HOSTS
+        in that line if missing there."""
         write = self.stdout.write
         if settings.DEBUG:
             write(
@@ -241,6 +258,20 @@ class Command(BaseCommand):
                     f"Friends on your network would open {scheme}://{lan}:{port}/, but the server "
                     f"answers only to {', '.join(settings.ALLOWED_HOSTS)}. Let it answer to that "
                     f"address (or a name of yours) and start again:\n"
+                    f"    DJANGO_ALLOWED_HOSTS={hosts} {command}"
+                )
+        if names:
+            shared = [n for n in names if n not in LOOPBACK and "*" not in n]
+            share = f" (share {scheme}://{shared[0]}:{port}/ if it leads here)" if shared else ""
+            write(f"Its certificate is for {', '.join(names)}: browsers trust those only{share}.")
+            unknown = [
+                n for n in names if "*" not in n and not validate_host(n, settings.ALLOWED_HOSTS)
+            ]
+            if unknown:
+                hosts = shlex.quote(",".join([*settings.ALLOWED_HOSTS, *unknown]))
+                write(
+                    f"The server answers only to {', '.join(settings.ALLOWED_HOSTS)}; to answer "
+                    f"to {', '.join(unknown)} too, start again with:\n"
                     f"    DJANGO_ALLOWED_HOSTS={hosts} {command}"
                 )
         if scheme == "http" and not settings.SECURE:
