@@ -12,6 +12,7 @@ import secrets
 import tempfile
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -77,6 +78,63 @@ ALLOWED_HOSTS = [
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
+
+
+# --- The addresses in links (campaigns/links.py) -------------------------------------------------
+def public_url(value):
+    """ROLLROOM_PUBLIC_URL's ``value`` as links begin with it (``https://table.example``, no
+    slash at the end), or "" when unset. Anything but an http(s) address without a path, query
+    or fragment is refused: a link made from it would lead nowhere."""
+    value = value.strip()
+    if not value:
+        return ""
+    parts = urlsplit(value)
+    try:
+        parts.port  # noqa: B018 (a port that is not a number raises)
+        sound = (
+            parts.scheme.lower() in ("http", "https")
+            and parts.hostname
+            and parts.username is None
+            and parts.path in ("", "/")
+            and not parts.query
+            and not parts.fragment
+            and "?" not in value
+            and "#" not in value
+        )
+    except ValueError:
+        sound = False
+    if not sound:
+        raise ImproperlyConfigured(
+            f"ROLLROOM_PUBLIC_URL={value!r}: the address players open, as http(s)://NAME[:PORT] "
+            "without a path, e.g. https://table.example or http://192.168.1.23:8000."
+        )
+    return f"{parts.scheme.lower()}://{parts.netloc}"
+
+
+def listen_address(value):
+    """ROLLROOM_LISTEN's ``value`` (``ADDRESS:PORT``, e.g. ``0.0.0.0:8000`` or ``[::]:8000``)
+    as (address, port), or None when unset."""
+    value = value.strip()
+    if not value:
+        return None
+    address, _, port = value.rpartition(":")
+    address = address.strip("[]")
+    if not address or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ImproperlyConfigured(
+            f"ROLLROOM_LISTEN={value!r}: the address:port the server listens on, e.g. "
+            "0.0.0.0:8000 (`manage.py host` sets it for daphne)."
+        )
+    return address, int(port)
+
+
+# Links made for players (the GM panel's invite link, password reset links) begin with
+# ROLLROOM_PUBLIC_URL when set (a proxy's name, a forwarded port), else with the address the
+# visitor reached the site by.
+ROLLROOM_PUBLIC_URL = public_url(os.environ.get("ROLLROOM_PUBLIC_URL", ""))
+# What the server listens on, as `manage.py host` tells the daphne it starts: without it the
+# GM panel cannot tell a GM on 127.0.0.1 which address their players should use instead.
+ROLLROOM_LISTEN = listen_address(os.environ.get("ROLLROOM_LISTEN", ""))
+# --- end of the addresses in links ---------------------------------------------------------------
 
 # The rule systems a campaign may play: each a package with its SYSTEM (rolls/systems/base.py),
 # registered by rolls at its ready(), and a Django app of its own (its models, e.g. Mana's:

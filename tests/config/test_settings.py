@@ -660,6 +660,65 @@ def test_hsts_seconds_must_be_a_number():
     assert "DJANGO_HSTS_SECONDS: a number of seconds" in result.stderr
 
 
+# The addresses in links (campaigns/links.py) -----------------------------------------------------
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("", ""),
+        ("https://table.example", "https://table.example"),
+        ("HTTPS://table.example/", "https://table.example"),
+        ("http://203.0.113.7:8000", "http://203.0.113.7:8000"),
+        ("https://[2001:db8::7]:8443/", "https://[2001:db8::7]:8443"),
+    ],
+)
+def test_the_public_url_is_read_without_its_slash(value, expected):
+    read = settings_read({"ROLLROOM_PUBLIC_URL": value}, "s.ROLLROOM_PUBLIC_URL")
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.strip() == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "table.example",  # no scheme
+        "ftp://table.example",
+        "https://",
+        "https://table.example/rollroom",  # a path: links would lose it
+        "https://table.example/?x=1",
+        "https://table.example#top",
+        "https://gm:secret@table.example",
+        "https://table.example:port",
+        "https://table.example:99999",
+    ],
+)
+def test_the_settings_refuse_a_public_url_that_is_not_an_address(value):
+    result = settings_read({"ROLLROOM_PUBLIC_URL": value}, "s.ROLLROOM_PUBLIC_URL")
+    assert result.returncode != 0
+    assert f"ImproperlyConfigured: ROLLROOM_PUBLIC_URL={value!r}: the address players" in (
+        result.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("", "None"),
+        ("0.0.0.0:8000", "('0.0.0.0', 8000)"),
+        ("[::]:8723", "('::', 8723)"),
+        ("127.0.0.1:9000", "('127.0.0.1', 9000)"),
+    ],
+)
+def test_the_listen_address_is_read(value, expected):
+    assert settings_read({"ROLLROOM_LISTEN": value}, "s.ROLLROOM_LISTEN").stdout.strip() == expected
+
+
+@pytest.mark.parametrize("value", ["8000", "0.0.0.0", "0.0.0.0:http", ":8000", "[::]:0"])
+def test_the_settings_refuse_a_listen_address_without_a_port(value):
+    result = settings_read({"ROLLROOM_LISTEN": value}, "s.ROLLROOM_LISTEN")
+    assert result.returncode != 0
+    assert f"ImproperlyConfigured: ROLLROOM_LISTEN={value!r}: the address:port" in result.stderr
+
+
 # Content-Security-Policy ------------------------------------------------------------------------
 def test_every_page_carries_the_policy(client, db):
     from django.urls import reverse
