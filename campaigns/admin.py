@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
+from . import links
 from .accounts import LINK_DAYS, reset_path
 from .models import Campaign, GameSession, Membership
 
@@ -27,7 +28,7 @@ class RollroomUserAdmin(UserAdmin):
                     messages.WARNING,
                 )
                 continue
-            link = request.build_absolute_uri(reset_path(user))
+            link = links.absolute(request, reset_path(user))
             self.message_user(
                 request,
                 f"A link for {user.get_username()} to choose a new password, to hand over "

@@ -25,7 +25,7 @@ from core.text import isolated
 from core.writes import Piece, answer, attempt
 from rules import notation
 
-from . import services
+from . import links, services
 from .access import campaign_for
 from .accounts import LINK_DAYS
 from .forms import (
@@ -91,7 +91,16 @@ class MailedPasswordReset(PasswordResetView):
     django.contrib.auth): a different one would tell a stranger which addresses have accounts."""
 
     extra_context = {"sends_mail": True, "link_days": LINK_DAYS}
-    extra_email_context = {"link_days": LINK_DAYS}
+
+    @property
+    def extra_email_context(self):
+        """The mail's context beyond Django's: with ROLLROOM_PUBLIC_URL, the link's scheme and
+        address are its (Django's are the request's: the address the visitor came by)."""
+        context = {"link_days": LINK_DAYS}
+        if settings.ROLLROOM_PUBLIC_URL:
+            protocol, domain = settings.ROLLROOM_PUBLIC_URL.split("://", 1)
+            context.update(protocol=protocol, domain=domain)
+        return context
 
 
 @require_http_methods(["GET", "POST"])
@@ -186,7 +195,8 @@ def _panel_context(request, campaign, **overrides):
         "campaign": campaign,
         "system": system,
         "members": members_of(campaign),
-        "invite_url": request.build_absolute_uri(invite),
+        "invite_url": links.absolute(request, invite),
+        "invite_elsewhere": links.elsewhere(request, invite),
         "settings_form": CampaignSettingsForm(campaign=campaign),
         "member_add_form": MemberAddForm(),
         **system.panel_context(request, campaign, overrides),
