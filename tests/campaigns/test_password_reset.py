@@ -16,6 +16,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from campaigns.accounts import LINK_DAYS, reset_path
+from campaigns.management.commands import reset_link as reset_link_command
 from tests.conftest import PASSWORD
 
 NEW = "a-brand-new-phrase"
@@ -152,10 +153,25 @@ def test_the_command_prints_a_link_that_works_once(client, player, no_mail):
     assert mail.outbox == []
 
 
-def test_the_command_without_an_address_prints_the_path(player):
+def test_the_command_without_an_address_prints_the_path_and_says_so(player, settings, monkeypatch):
+    settings.ROLLROOM_PUBLIC_URL = ""
+    monkeypatch.setattr(reset_link_command, "network_address", lambda: "192.168.1.23")
     said = reset_link("ana")
-    assert re.search(r"^    /accounts/reset/\S+/$", said, flags=re.MULTILINE)
-    assert "--site prints it whole" in said
+    [path] = re.findall(r"^    (/accounts/reset/\S+/)$", said, flags=re.MULTILINE)
+    assert "This is only the end of the link: put the address your players open" in said
+    assert f"e.g. http://192.168.1.23:PORT{path} (PORT: the one `manage.py host` serves on)" in said
+    assert "--site ADDRESS, or ROLLROOM_PUBLIC_URL set, prints it whole." in said
+
+
+def test_the_command_prints_the_public_url_whole(client, player, settings):
+    settings.ROLLROOM_PUBLIC_URL = "https://play.example:8443"
+    said = reset_link("ana")
+    [link] = re.findall(r"^    (https://play\.example:8443/accounts/reset/\S+/)$", said, re.M)
+    assert "end of the link" not in said
+    assert set_password_by_link(client, link)["Location"] == reverse("password_reset_complete")
+    # An address given to the command is the one it prints.
+    said = reset_link("ana", "--site", "http://192.168.1.23:8000")
+    assert re.search(r"^    http://192\.168\.1\.23:8000/accounts/reset/\S+/$", said, re.M)
 
 
 def test_the_command_refuses_an_unknown_or_inactive_user(player):

@@ -1,11 +1,17 @@
 """``python manage.py reset_link USERNAME [--site http://ADDRESS:PORT]``: print a one-time link
 for USERNAME to choose a new password (campaigns/accounts.py), for the host to hand over when
-the server sends no mail, or the user's account has no address."""
+the server sends no mail, or the user's account has no address.
 
+The link is whole under ``--site`` or else ROLLROOM_PUBLIC_URL (campaigns/links.py). Without
+either, the command cannot know the address players use (it runs beside the server, not in it):
+it prints the path and says so, with this computer's network address as the example."""
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.accounts import LINK_DAYS, reset_path
+from campaigns.links import network_address
 
 
 class Command(BaseCommand):
@@ -20,7 +26,7 @@ class Command(BaseCommand):
             "--site",
             default="",
             help="the address your table opens, e.g. http://192.168.1.23:8000, to print the "
-            "link whole",
+            "link whole (default: ROLLROOM_PUBLIC_URL)",
         )
 
     def handle(self, *args, username, site, **options):
@@ -36,12 +42,14 @@ class Command(BaseCommand):
             f"A link for {username} to choose a new password; it works once, within "
             f"{LINK_DAYS} days:"
         )
+        site = site.rstrip("/") or settings.ROLLROOM_PUBLIC_URL
         if site:
-            self.stdout.write(f"    {site.rstrip('/')}{path}")
-        else:
-            self.stdout.write(f"    {path}")
-            self.stdout.write(
-                "after the address your table opens, e.g. http://192.168.1.23:8000"
-                + path
-                + " (--site prints it whole)."
-            )
+            self.stdout.write(f"    {site}{path}")
+            return
+        self.stdout.write(f"    {path}")
+        example = f"http://{network_address() or '192.168.1.23'}:PORT"
+        self.stdout.write(
+            "This is only the end of the link: put the address your players open the table by "
+            f"in front of it, e.g. {example}{path} (PORT: the one `manage.py host` serves on). "
+            "--site ADDRESS, or ROLLROOM_PUBLIC_URL set, prints it whole."
+        )
