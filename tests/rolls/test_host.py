@@ -26,6 +26,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher, make_password
 from django.core.management import CommandError
 from django.urls import reverse
 
+from config.settings import listen_address
 from rolls.management.commands import host
 from rolls.management.commands.host import parse_addrport
 from rolls.models import PUBLIC
@@ -139,6 +140,7 @@ def daphne_of(monkeypatch, **options):
 def test_daphne_gets_the_settings_websocket_limits(monkeypatch, settings):
     """The command replaces itself with daphne, whose own command line reads the settings'
     limits from its arguments (without them daphne reads frames of up to 1 MiB)."""
+    monkeypatch.delenv("ROLLROOM_LISTEN", raising=False)  # restored after: handle sets it
     settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = 3000
     settings.DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 2000
     args, _ = daphne_of(monkeypatch, addrport="127.0.0.1:8123")
@@ -265,6 +267,25 @@ def test_a_bad_certificate_is_refused_before_serving(tmp_path, case):
     assert done.returncode != 0
     assert done.stderr.strip() == f"CommandError: {sentence}"
     assert not (tmp_path / "db.sqlite3").exists()
+
+
+@pytest.mark.parametrize(
+    ("addrport", "listen"),
+    [("8123", "0.0.0.0:8123"), ("127.0.0.1:8123", "127.0.0.1:8123"), ("[::]:8123", "[::]:8123")],
+)
+def test_daphne_is_told_what_it_listens_on(monkeypatch, addrport, listen):
+    """ROLLROOM_LISTEN, in the environment daphne inherits: the GM panel reads it
+    (settings.ROLLROOM_LISTEN, campaigns/links.py) to show a GM on 127.0.0.1 the address
+    players use."""
+    monkeypatch.delenv("ROLLROOM_LISTEN", raising=False)  # restored after: handle sets it
+    monkeypatch.setattr(host, "call_command", lambda *args, **kwargs: None)
+    monkeypatch.setattr(host, "network_address", lambda: None)
+    environments = []
+    monkeypatch.setattr(host.os, "execve", lambda path, argv, env: environments.append(dict(env)))
+    host.Command(stdout=StringIO()).handle(addrport=addrport)
+    [environment] = environments
+    assert environment["ROLLROOM_LISTEN"] == listen
+    assert listen_address(listen) == parse_addrport(addrport)  # as the settings read it
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):

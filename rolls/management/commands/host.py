@@ -16,7 +16,6 @@ DJANGO_HSTS_SECONDS asks for it (``served_environment``).
 
 import os
 import shlex
-import socket
 import sys
 from datetime import UTC, datetime
 
@@ -27,6 +26,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.http.request import validate_host
+
+from campaigns.links import network_address
 
 DEFAULT_ADDRESS = "0.0.0.0"
 DEFAULT_PORT = 8000
@@ -40,17 +41,6 @@ def parse_addrport(addrport):
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise CommandError(f"{addrport!r} is not a port or an address:port.")
     return address, int(port)
-
-
-def network_address():
-    """This computer's address on its network, as friends reach it (nothing is sent: a UDP
-    socket only picks the interface of its route); None without a network."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never answered
-            return probe.getsockname()[0]
-        except OSError:
-            return None
 
 
 def daphne_limits():
@@ -225,6 +215,10 @@ class Command(BaseCommand):
         chain = len(certificates) > 1
         argv = [sys.executable, "-m", "daphne", *listen_options(address, port, cert, key, chain)]
         argv += [*daphne_limits(), "config.asgi:application"]
+        # What daphne listens on, for the GM panel to tell a GM on 127.0.0.1 the address
+        # players use (settings.ROLLROOM_LISTEN, campaigns/links.py).
+        listen = f"[{address}]" if ":" in address else address
+        os.environ["ROLLROOM_LISTEN"] = f"{listen}:{port}"
         sys.stdout.flush()
         sys.stderr.flush()
         os.execve(sys.executable, argv, served_environment(https))
