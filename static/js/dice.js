@@ -87,10 +87,6 @@
     const section = document.getElementById("fair-check");
     if (!section) return;
     const summary = document.getElementById("fair-summary");
-    if (!window.isSecureContext || !window.crypto || !window.crypto.subtle) {
-      summary.textContent = "Your browser checks the dice only over HTTPS (or on this machine).";
-      return;
-    }
     check(section).catch(function (error) {
       summary.dataset.state = "bad";
       summary.textContent = "The check could not run: " + error.message;

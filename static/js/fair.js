@@ -10,8 +10,15 @@
 // limit = 2**64 - (2**64 mod m), the first word x < limit gives a + (x mod m); a word at or
 // above the limit is rejected and the next one read (then block k + 1).
 //
-// WebCrypto (crypto.subtle) needs a secure context: HTTPS, or http://localhost / 127.0.0.1.
-// No inline script, no eval: the site's Content-Security-Policy allows neither.
+// HMAC-SHA256 and SHA-256 come from @noble/hashes, vendored unchanged in
+// static/vendor/noble-hashes/<version>/ (its README: version, source, licence), in every
+// browser. WebCrypto (crypto.subtle) exists only in a secure context (HTTPS, or localhost): a
+// player on the GM's plain-HTTP address on the network had no check at all, and the check is
+// there to protect players from the host. One code path for every page, rather than WebCrypto
+// where it exists and noble elsewhere, so that what a player on HTTPS is shown was computed the
+// same way as what a player on plain HTTP is shown, and the tests of one are tests of the other.
+// Loaded on first use by import() (scripts from the site only, no inline script, no eval: the
+// site's Content-Security-Policy allows nothing else), the path relative to this file's URL.
 (function () {
   "use strict";
 
@@ -20,7 +27,20 @@
   const SEED = /^[0-9a-fA-F]{64}$/;
   const CONTRIBUTION = /^[0-9a-fA-F]{16,64}$/;
   const encoder = new TextEncoder();
-  const keys = new Map(); // seed (lower case) -> Promise of its HMAC key
+  const keys = new Map(); // seed (lower case) -> Promise of its keyed HMAC, cloned per message
+  // The vendored version's folder, relative to this file (its hashed name after collectstatic
+  // sits in the same folder; the modules keep their own names beside their hashed copies).
+  const NOBLE = "../vendor/noble-hashes/2.4.0/";
+  let noble = null; // Promise of { hmac, sha256 }
+
+  function hashes() {
+    if (!noble) {
+      noble = Promise.all([import(NOBLE + "hmac.js"), import(NOBLE + "sha2.js")]).then(
+        ([hmacModule, sha2Module]) => ({ hmac: hmacModule.hmac, sha256: sha2Module.sha256 })
+      );
+    }
+    return noble;
+  }
 
   function hexBytes(hex) {
     const bytes = new Uint8Array(hex.length / 2);
@@ -65,9 +85,7 @@
   function hmacKey(seed) {
     let key = keys.get(seed);
     if (!key) {
-      key = crypto.subtle.importKey(
-        "raw", hexBytes(seed), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]
-      );
+      key = hashes().then(({ hmac, sha256 }) => hmac.create(sha256, hexBytes(seed)));
       keys.set(seed, key);
     }
     return key;
@@ -80,7 +98,8 @@
       const message = encoder.encode(
         DOMAIN + ":" + position + ":" + contribution + ":" + n + ":" + k
       );
-      const block = new DataView(await crypto.subtle.sign("HMAC", key, message));
+      const mac = key.clone().update(message).digest();
+      const block = new DataView(mac.buffer, mac.byteOffset, mac.byteLength);
       for (let i = 0; i < 32; i += 8) {
         const x = block.getBigUint64(i, false); // big-endian
         if (x < limit) return low + (x % size);
@@ -123,7 +142,7 @@
   // The seed's commitment: SHA-256 of its 32 bytes, lower-case hex.
   async function commitment(seed) {
     const bytes = hexBytes(checkSeed(seed));
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const digest = (await hashes()).sha256(bytes);
     return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
   }
 

@@ -1,7 +1,8 @@
 """static/js/fair.js gives the same dice as rules/fair.py: run in Debian's Chromium (playwright),
 on a page of a tiny local server with the site's strict Content-Security-Policy (no inline
-script, no eval), served from http://127.0.0.1, a secure context where WebCrypto's
-``crypto.subtle`` exists."""
+script, no eval), served from http://127.0.0.1 with the vendored @noble/hashes modules fair.js
+imports. (http://127.0.0.1 is a secure context; tests/room/test_views_fair_dice_browser.py
+checks the dice on a page that is not one.)"""
 
 import random
 import threading
@@ -25,7 +26,15 @@ from tests.rules.test_fair import (
 
 pytestmark = BROWSER
 
-SCRIPT = Path(__file__).resolve().parents[2] / "static" / "js" / "fair.js"
+STATIC = Path(__file__).resolve().parents[2] / "static"
+#: What the page may load: fair.js and the modules it imports.
+SCRIPTS = {
+    "/static/js/fair.js": STATIC / "js" / "fair.js",
+    **{
+        f"/static/{path.relative_to(STATIC).as_posix()}": path
+        for path in (STATIC / "vendor" / "noble-hashes").glob("*/*.js")
+    },
+}
 CSP = "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'"
 PAGE = b"""<!doctype html>
 <html><head><meta charset="utf-8"><title>fair.js</title>
@@ -34,7 +43,7 @@ PAGE = b"""<!doctype html>
 
 
 class Handler(BaseHTTPRequestHandler):
-    """The page (``/``) and the script, both under the site's CSP; nothing else (no content for
+    """The page (``/``) and the scripts, all under the site's CSP; nothing else (no content for
     the icon the browser asks for: a 404 would be a console error)."""
 
     def do_GET(self):
@@ -44,8 +53,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if self.path == "/":
             body, kind = PAGE, "text/html; charset=utf-8"
-        elif self.path == "/static/js/fair.js":
-            body, kind = SCRIPT.read_bytes(), "text/javascript; charset=utf-8"
+        elif self.path in SCRIPTS:
+            body, kind = SCRIPTS[self.path].read_bytes(), "text/javascript; charset=utf-8"
         else:
             self.send_error(404)
             return
