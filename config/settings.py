@@ -517,6 +517,13 @@ if SECURE and not HSTS_SECONDS:
     SILENCED_SYSTEM_CHECKS.append("security.W004")
 # --- end of safe by default ---
 SECURE_CONTENT_TYPE_NOSNIFF = True
+# Cross-Origin-Opener-Policy (SecurityMiddleware's default, same-origin) is left off answers to
+# plain HTTP on the network, where browsers ignore it and Chromium logs a console error on every
+# page (core/secure_context.py); outside SecurityMiddleware, to see the header it adds.
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.middleware.security.SecurityMiddleware"),
+    "core.secure_context.OpenerPolicyWhereHonoured",
+)
 X_FRAME_OPTIONS = "DENY"
 
 LOGGING = {
