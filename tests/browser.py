@@ -36,6 +36,11 @@ APPLICATION = partial(make_application, static_wrapper=ASGIStaticFilesHandler)
 TIMEOUT = 10_000  # ms
 #: What a context given back keeps open (``reset``): the login page, signed out.
 KEEPER = "/accounts/login/"
+#: A name Chromium resolves to 127.0.0.1 (``Chromium.resume``'s --host-resolver-rules) without
+#: taking it for this machine: a page there over plain HTTP is not a secure context, as a
+#: player's page on the GM's server reached over the network is not
+#: (``BrowserTestCase.network_url``; the worker's live server allows it as a host).
+NETWORK_HOST = "rollroom.test"
 
 #: The binding through which a page reports each violation of the Content-Security-Policy
 #: (``WATCH_CSP``, which calls it by this name, installed before the page's own scripts in every
@@ -216,7 +221,13 @@ class Chromium:
             cls.playwright = sync_playwright().start()
             cls.loop = asyncio.get_running_loop()
             cls.browser = cls.playwright.chromium.launch(
-                executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+                executable_path=CHROMIUM,
+                args=[
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    f"--host-resolver-rules=MAP {NETWORK_HOST} 127.0.0.1",
+                ],
             )
             # Assertions wait as long as the pages' own calls do (playwright's default, 5 s,
             # was too short for a push on a loaded machine running the tests in parallel).
@@ -389,7 +400,9 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
             super().setUpClass()
             return
         super(ChannelsLiveServerTestCase, cls).setUpClass()
-        cls._live_server_modified_settings = modify_settings(ALLOWED_HOSTS={"append": cls.host})
+        cls._live_server_modified_settings = modify_settings(
+            ALLOWED_HOSTS={"append": [cls.host, NETWORK_HOST]}
+        )
         cls._live_server_modified_settings.enable()
         cls.addClassCleanup(cls._live_server_modified_settings.disable)
         cls._port = LiveServer.port(cls.host, APPLICATION)
@@ -486,17 +499,31 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
         errors = self.take_console_errors()
         assert not errors, "The pages logged errors:\n" + "\n".join(errors)
 
-    def logged_in_page(self, browser, username):
-        """A new page (in a context of its own) with ``username``'s session cookie."""
+    @property
+    def network_url(self):
+        """The worker's live server as a page on the network sees it (``NETWORK_HOST``): plain
+        HTTP on an address that is not this machine's, not a secure context. Only with the
+        worker's live server, which allows that host."""
+        return f"http://{NETWORK_HOST}:{self._port}"
+
+    def logged_in_page(self, browser, username, site=None):
+        """A new page (in a context of its own) with ``username``'s session cookie for ``site``
+        (the live server's URL unless given, e.g. ``network_url``)."""
         context = browser.new_context()
         context.add_cookies(
-            [{"name": "sessionid", "value": self.cookies[username], "url": self.live_server_url}]
+            [
+                {
+                    "name": "sessionid",
+                    "value": self.cookies[username],
+                    "url": site or self.live_server_url,
+                }
+            ]
         )
         page = context.new_page()
         page.set_default_timeout(TIMEOUT)
         return page
 
-    def open_page(self, browser, username, path):
-        page = self.logged_in_page(browser, username)
-        page.goto(f"{self.live_server_url}{path}")
+    def open_page(self, browser, username, path, site=None):
+        page = self.logged_in_page(browser, username, site)
+        page.goto(f"{site or self.live_server_url}{path}")
         return page
