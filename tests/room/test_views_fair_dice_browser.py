@@ -77,14 +77,19 @@ class TestOverPlainHttpOnTheNetwork(BrowserTestCase):
             link = gm.locator("#invite-link")
             assert link.evaluate("i => i.selectionStart === 0 && i.selectionEnd === i.value.length")
             for path in (
+                "/",
+                "/campaigns/new/",
                 f"{campaign}/",
                 f"{campaign}/room/",
                 f"{campaign}/room/dice/",
                 f"{campaign}/characters/{self.mira.id}/",
                 f"{campaign}/luck/",
+                f"{campaign}/tuning/",
+                f"{campaign}/gm/sparetime/",
                 "/rules/",
+                "/rules/odds/",
             ):
-                gm.goto(f"{self.network_url}{path}")
+                assert gm.goto(f"{self.network_url}{path}").status == 200, path
                 settled(gm)
                 assert gm.evaluate(INSECURE) == [False, False, False], path
             gm.evaluate("1")  # what the pages logged so far has reached the test
