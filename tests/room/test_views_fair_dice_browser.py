@@ -6,6 +6,7 @@ page (room.views.dice_page) still checks every die itself, with the vendored @no
 the selected text, and no page logs an error (tests/browser.py fails a test that logs one)."""
 
 import re
+from urllib.parse import urlsplit
 
 from rolls import services
 from rolls.models import LogEntry
@@ -76,6 +77,13 @@ class TestOverPlainHttpOnTheNetwork(BrowserTestCase):
             )
             link = gm.locator("#invite-link")
             assert link.evaluate("i => i.selectionStart === 0 && i.selectionEnd === i.value.length")
+            # A friend not signed in follows it: the join page, then signing in or up.
+            friend = browser.new_page()
+            join = urlsplit(link.input_value()).path
+            for path in (join, "/accounts/login/", "/accounts/signup/"):
+                assert friend.goto(f"{self.network_url}{path}").status == 200, path
+                settled(friend)
+                assert friend.evaluate(INSECURE) == [False, False, False], path
             for path in (
                 "/",
                 "/campaigns/new/",
