@@ -1,7 +1,9 @@
 """ASGI entry point: HTTP through Django's own ASGI handler, websockets through Channels (as in
 Channels' tutorial). A socket that meets an unreachable database (PostgreSQL restarting) is
 closed cleanly, see ``SocketGuard``; an HTTP request that does is answered 503 by
-``config.views.server_error``.
+``config.views.server_error``. A process told to stop (SIGTERM) drains first: its sockets are
+closed with ``config.shutdown.SERVICE_RESTART`` and the requests it holds are finished
+(``config.shutdown``).
 """
 
 import gc
@@ -16,6 +18,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set Django up before importing code that imports models.
 django_asgi_app = get_asgi_application()
 
+from config import shutdown
 from config.routing import no_route, socket_auth, websocket_urlpatterns
 from config.views import DATABASE_UNAVAILABLE, TRY_AGAIN_LATER
 from core.shared_redis import REDIS_UNAVAILABLE, outage
@@ -47,14 +50,21 @@ class SocketGuard:
             await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
 
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": SocketGuard(
-            AllowedHostsOriginValidator(socket_auth(URLRouter([*websocket_urlpatterns, no_route])))
-        ),
-    }
+application = shutdown.Draining(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": SocketGuard(
+                AllowedHostsOriginValidator(
+                    socket_auth(URLRouter([*websocket_urlpatterns, no_route]))
+                )
+            ),
+        }
+    )
 )
+# On SIGTERM under daphne, however it was started (manage.py host, daphne's command, systemd):
+# drain first, then stop (config/shutdown.py).
+shutdown.install()
 
 # Everything loaded so far lives as long as the process. Without this, each full collection of
 # the garbage collector walks all of it (Django, the URLs, the templates, the models) while it

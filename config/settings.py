@@ -543,6 +543,9 @@ LOGGING = {
         # channel, when it reads it from the log (room.consumers); a missed card or facts
         # push goes unlogged.
         "channels_redis.core": {"level": "INFO"},
+        # A restart's drain (config/shutdown.py) says when it begins and what it holds: without
+        # it, a process slow to exit on SIGTERM looks hung.
+        "config.shutdown": {"level": "INFO"},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "WARNING")},
 }

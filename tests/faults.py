@@ -110,14 +110,26 @@ def daphne_log(port):
         return log.read()
 
 
-def start_daphne(port, **env):
+def wait_for_log(port, line, process, timeout=15):
+    """Wait until the log of the daphne process on ``port`` says ``line`` (a failure if the
+    process exits first or ``timeout`` seconds pass)."""
+    deadline = time.monotonic() + timeout
+    while line not in daphne_log(port):
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited with {process.returncode}: {daphne_log(port)}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"daphne's log never said {line!r}: {daphne_log(port)}")
+        time.sleep(0.05)
+
+
+def start_daphne(port, app="config.asgi:application", **env):
     """A daphne process on ``port``, on the test database, with ``env`` over this process's
-    environment (e.g. ``REDIS_URL``) and the websocket limits ``manage.py host`` gives it; its
-    output in :func:`daphne_log`."""
+    environment (e.g. ``REDIS_URL``) and the websocket limits ``manage.py host`` gives it, serving
+    ``app`` (the site's own by default); its output in :func:`daphne_log`."""
     env = {**os.environ, **database_env(), "DJANGO_DEBUG": "1", **env}
     process = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-        + [*daphne_limits(), "config.asgi:application"],
+        + [*daphne_limits(), app],
         cwd=settings.BASE_DIR,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -141,9 +153,11 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def http(port, path, data=None, *, session_id=None, htmx=False):
+def http(port, path, data=None, *, session_id=None, htmx=False, headers=()):
     """GET ``path`` on ``port`` (POST ``data`` when given, with a CSRF token) as the session's
-    user, following no redirect: the status, the headers and the body."""
+    user, with ``headers`` (name, value pairs) besides, following no redirect: the status, the
+    headers and the body."""
+    extra = dict(headers)
     token = secrets.token_hex(16)
     cookies = [f"csrftoken={token}"] + ([f"sessionid={session_id}"] if session_id else [])
     headers = {"Cookie": "; ".join(cookies), "Origin": f"http://127.0.0.1:{port}"}
@@ -152,6 +166,7 @@ def http(port, path, data=None, *, session_id=None, htmx=False):
         data = urllib.parse.urlencode(data, doseq=True).encode()
     if htmx:
         headers["HX-Request"] = "true"
+    headers.update(extra)
     request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, headers=headers)
     try:
         with urllib.request.build_opener(_NoRedirect).open(request, timeout=15) as response:

@@ -25,7 +25,7 @@ CSRF = "a" * 32
 
 
 def test_http_goes_to_djangos_own_handler():
-    assert type(asgi.application.application_mapping["http"]) is ASGIHandler
+    assert type(asgi.application.app.application_mapping["http"]) is ASGIHandler
 
 
 def request(path, cookie, *, method="GET", body=b""):

@@ -210,7 +210,7 @@ def test_runserver_gives_daphne_the_websocket_limits(monkeypatch, settings):
 def test_asgi_application_routes_http_and_websocket():
     from config.asgi import application
 
-    assert set(application.application_mapping) == {"http", "websocket"}
+    assert set(application.app.application_mapping) == {"http", "websocket"}
 
 
 def test_postgres_uses_a_connection_pool():

@@ -1,0 +1,161 @@
+"""A restart that loses nothing. On SIGTERM a daphne process serving Rollroom drains: it says so
+(``draining()``, which /healthz reads to answer 503, so a proxy stops sending to it), closes every
+open socket with ``SERVICE_RESTART`` (the page reopens it at once, through a proxy on another
+process, resuming with ``?after=`` as after any reconnect), answers a socket that still arrives
+the same way, finishes the HTTP requests it holds, and then stops the reactor as twisted's own
+SIGTERM handler does. Past ``GRACE`` seconds it stops all the same, so the process is gone within
+10 s of the signal.
+
+The port stays open while draining (daphne has no documented way to close its listener): a
+request that still arrives is answered, not refused, so nothing a proxy sent before it noticed
+the 503 is lost.
+
+Why not only twisted's ``addSystemEventTrigger("before", "shutdown", ...)``: daphne registers its
+own before-shutdown trigger (``Server.kill_all_applications``), and twisted calls every trigger of
+the phase at once, without waiting for the Deferreds of the earlier ones, so the requests held
+would be cancelled as our trigger began to wait for them. The drain therefore runs before the
+reactor is told to stop: ``install`` puts our handler in place of twisted's for SIGTERM once the
+reactor runs (twisted installs its own then), and the handler ends with ``reactor.stop()``.
+"""
+
+import asyncio
+import logging
+import signal
+import sys
+
+logger = logging.getLogger(__name__)
+
+#: The close code of a socket whose process is restarting: WebSocket's 1012 (service restart) is
+#: the meaning, but daphne passes an application's code to autobahn's ``sendClose``, which
+#: refuses any code but 1000 and 3000-4999 (as for config.views.TRY_AGAIN_LATER). The ws
+#: extension reopens no socket closed with a 4xxx code: static/js/site.js reopens this one at once.
+SERVICE_RESTART = 4012
+
+#: How long a drain waits for the requests and sockets it holds, in seconds: a request still
+#: running after it is cut when the reactor stops, so that the process exits within 10 s.
+GRACE = 8
+
+_state = {"draining": False}
+#: The application instances (HTTP requests and sockets) running in this process.
+_running = set()
+#: The ``send`` of each socket accepted and not yet closed.
+_open_sockets = set()
+_idle = {}
+
+
+def draining():
+    """Whether this process is draining for a restart (SIGTERM received): /healthz answers 503."""
+    return _state["draining"]
+
+
+class Draining:
+    """The outermost ASGI application: keeps count of the HTTP requests and sockets running, and
+    of the sockets open, for the drain."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        if scope["type"] == "websocket" and draining():
+            return await refuse_socket(receive, send)
+        task = asyncio.current_task()
+        _running.add(task)
+        socket = {}
+
+        async def tracked_send(message):
+            if message["type"] == "websocket.accept":
+                socket["send"] = send
+                _open_sockets.add(send)
+            elif message["type"] == "websocket.close":
+                _open_sockets.discard(send)
+            await send(message)
+
+        try:
+            return await self.app(
+                scope, receive, tracked_send if scope["type"] == "websocket" else send
+            )
+        finally:
+            _open_sockets.discard(socket.get("send"))
+            _running.discard(task)
+            if not _running and "event" in _idle:
+                _idle["event"].set()
+
+
+async def refuse_socket(receive, send):
+    """A socket opened while draining: accepted and closed at once with ``SERVICE_RESTART``, so
+    its page goes elsewhere (or comes back once the process has restarted)."""
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.close", "code": SERVICE_RESTART})
+
+
+async def drain():
+    """Say the process is draining, close its sockets with ``SERVICE_RESTART``, and return once
+    nothing runs any more or ``GRACE`` seconds have passed."""
+    _state["draining"] = True
+    _idle["event"] = idle = asyncio.Event()
+    logger.info(
+        "Draining for a restart: closing %d sockets, %d requests and sockets running",
+        len(_open_sockets),
+        len(_running),
+    )
+    for send in list(_open_sockets):
+        _open_sockets.discard(send)
+        try:
+            await send({"type": "websocket.close", "code": SERVICE_RESTART})
+        except Exception as error:  # a socket that went meanwhile: nothing to close
+            logger.debug("Socket already gone while draining: %s", error)
+    if not _running:
+        return
+    try:
+        await asyncio.wait_for(idle.wait(), GRACE)
+    except TimeoutError:
+        logger.warning("Drained for %d s, stopping with %d still running", GRACE, len(_running))
+
+
+def install():
+    """Under daphne, drain on SIGTERM before the reactor stops. Elsewhere (a test importing the
+    application, another server) nothing: importing twisted's reactor here would install the
+    default one before daphne could install its asyncio reactor."""
+    if "daphne.server" not in sys.modules:
+        return
+    from twisted.internet import reactor
+
+    reactor.callWhenRunning(_take_sigterm, reactor)
+
+
+def _take_sigterm(reactor):
+    """Put the drain in place of twisted's SIGTERM handler, if twisted installed one (a server
+    started without signal handlers, such as Channels' live test server, keeps what it has)."""
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, signal.SIG_IGN, None):
+        return
+
+    def on_sigterm(number, frame):
+        # A signal handler runs between two bytecodes of the main thread: hand over to the
+        # reactor's loop (twisted's own handler does the same).
+        reactor.callFromThread(_restart, reactor)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def _restart(reactor):
+    """The first SIGTERM drains, then stops the reactor; a second one stops it at once."""
+    if draining():
+        logger.warning("SIGTERM again while draining: stopping now")
+        _stop(reactor)
+        return
+    logger.info("Received SIGTERM, draining before shutting down")
+    asyncio.ensure_future(drain()).add_done_callback(lambda _: _stop(reactor))
+
+
+def _stop(reactor):
+    from twisted.internet.error import ReactorNotRunning
+
+    try:
+        reactor.stop()
+    except ReactorNotRunning:  # stopped already (a second SIGTERM)
+        pass

@@ -1,0 +1,36 @@
+"""config.asgi's application for a daphne process a test starts (``start_daphne(port,
+app="tests.held_asgi:application")``, tests/faults.py), with one addition: an HTTP request sent
+with the header ``X-Test-Hold: 1`` is held (its body not handed to Django) until the process
+receives SIGUSR1, so that a test has a request in flight for as long as it needs one. The
+process says "Holding a request" on stderr (its log) when it holds one."""
+
+import asyncio
+import signal
+import sys
+
+from twisted.internet import reactor  # daphne installed its asyncio reactor before this ran
+
+from config.asgi import application as site
+
+released = asyncio.Event()
+
+
+def release(number, frame):
+    # A signal handler runs between two bytecodes of the main thread: the loop may be waiting
+    # in select(), so wake it through the reactor.
+    reactor.callFromThread(released.set)
+
+
+signal.signal(signal.SIGUSR1, release)
+
+
+async def application(scope, receive, send):
+    if scope["type"] != "http" or (b"x-test-hold", b"1") not in scope["headers"]:
+        return await site(scope, receive, send)
+
+    async def held_receive():
+        await released.wait()
+        return await receive()
+
+    print("Holding a request", file=sys.stderr, flush=True)
+    return await site(scope, held_receive, send)
