@@ -53,12 +53,14 @@ def now():
 MAX_CLIENT_FRAME = 1024
 
 # The codes a consumer closes its socket with: the app's own reasons are 4xxx (after HTTP's
-# statuses); daphne (autobahn) refuses any code but 1000 and 3000-4999. The browser's ws
-# extension reconnects only after 1006, 1011, 1012 and 1013, so a socket closed with a 4xxx code
-# stays closed (but for config.views.TRY_AGAIN_LATER, which static/js/site.js reopens). A close
-# gives a reason too, which daphne does not pass on (only the code reaches the client,
-# django/daphne#374); nothing in the pages reads it. (A frame far over the limit never reaches
-# the consumer: daphne drops its connection, DAPHNE_WEBSOCKET_MAX_* in config/settings.py.)
+# statuses); daphne (autobahn) refuses any code but 1000 and 3000-4999. The page
+# (static/js/site.js) reopens a socket only after 1006, 1011, 1012 and 1013, and after two codes of
+# config's: config.views.TRY_AGAIN_LATER (4503) and config.shutdown.SERVICE_RESTART (4012: a
+# process restarting closes every socket with it); a socket closed with any of the codes below
+# stays closed. A close gives a reason too, which daphne does not pass on (only the code reaches
+# the client, django/daphne#374); nothing in the pages reads it. (A frame far over the limit never
+# reaches the consumer: daphne drops its connection, DAPHNE_WEBSOCKET_MAX_* in
+# config/settings.py.)
 #: A socket whose user was removed from the campaign or logged out.
 LEFT = 4403
 #: A client's frame over MAX_CLIENT_FRAME.

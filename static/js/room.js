@@ -25,12 +25,10 @@
     return last;
   }
 
-  // The ws extension calls htmx.createWebSocket(url) at every (re)connect with the URL the
-  // page was rendered with; ask instead for what came after the last entry shown now.
-  htmx.createWebSocket = function (url) {
-    const socket = new WebSocket(url.replace(/([?&]after=)\d*/, "$1" + lastSeq()));
-    socket.binaryType = htmx.config.wsBinaryType;
-    return socket;
+  // Each (re)connect opens the URL the page was rendered with (static/js/site.js makes the
+  // socket); ask instead for what came after the last entry shown now.
+  window.rollroomSocketUrl = function (url) {
+    return url.replace(/([?&]after=)\d*/, "$1" + lastSeq());
   };
 
   function setStatus(text, state) {

@@ -293,21 +293,73 @@
     if (opened) htmx.trigger(document.body, "facts-resync");
     opened = true;
   });
-  // A socket the server closed for want of a part (the database or Redis, config/asgi.py's
-  // SocketGuard: code 4503, as daphne sends no 1013) is opened again after a while, as the ws
-  // extension does itself after 1006, 1011, 1012 and 1013: sooner first, then every 10 s at most.
+  // Reopening sockets: this file alone decides when. Every socket is made here
+  // (htmx.createWebSocket; the room asks for its own address, rollroomSocketUrl in room.js), and
+  // the ws extension is shown every close as a plain one (code 1000), so that it schedules no
+  // reopening of its own, which nothing could cancel: a "retry now" would then open a second
+  // socket beside the one it brings. The close's own event is in the htmx:wsClose event
+  // (detail.event.closed).
+  document.addEventListener("DOMContentLoaded", function () {
+    htmx.createWebSocket = function (url) {
+      const socket = new WebSocket(window.rollroomSocketUrl ? window.rollroomSocketUrl(url) : url);
+      socket.binaryType = htmx.config.wsBinaryType;
+      Object.defineProperty(socket, "onclose", {
+        set: function (handler) {
+          socket.addEventListener("close", function (event) {
+            handler({ type: "close", code: 1000, reason: event.reason, closed: event });
+          });
+        },
+      });
+      return socket;
+    };
+  });
+
+  // Which closes reopen the socket: those the ws extension reopens itself (abnormal closure, a
+  // server error, a service restart, try again later), a socket the server closed for want of
+  // a part (the database or Redis, config/asgi.py's SocketGuard: 4503, as daphne sends no 1013),
+  // and one whose server is restarting (config/shutdown.py: 4012, as daphne sends no 1012).
+  // A restart is over in seconds: the first try comes within a quarter of a second, then each
+  // waits longer, but never more than 2.5 s, so a page is live again within 3 s of its server
+  // answering. An outage lasts longer: sooner first, then every 10 s at most.
   const TRY_AGAIN_LATER = 4503;
+  const SERVICE_RESTART = 4012;
+  const REOPENED = [1006, 1011, 1012, 1013, TRY_AGAIN_LATER, SERVICE_RESTART];
   let retries = 0;
+  let pending = null; // the timer of the next try, and the socket it reopens
+
+  function retryButtons(shown) {
+    document.querySelectorAll("[data-socket-retry]").forEach(function (button) {
+      button.hidden = !shown;
+    });
+  }
+
+  function reopen() {
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    const { elt, wrapper } = pending;
+    pending = null;
+    retryButtons(false);
+    if (document.body.contains(elt)) wrapper.reconnect(); // a page that dropped it keeps it shut
+  }
+
   document.addEventListener("htmx:wsOpen", function () {
     retries = 0;
   });
   document.addEventListener("htmx:wsClose", function (event) {
     event.detail.elt.dataset.socket = "closed";
-    const close = event.detail.event;
-    if (!close || close.code !== TRY_AGAIN_LATER) return;
-    const wait = Math.min(10000, 1000 * 2 ** retries) * (0.5 + Math.random() / 2);
+    const close = event.detail.event && event.detail.event.closed;
+    if (!close || REOPENED.indexOf(close.code) < 0) return;
+    const [first, most] = close.code === TRY_AGAIN_LATER ? [1000, 10000] : [250, 2500];
+    const wait = Math.min(most, first * 2 ** retries) * (0.5 + Math.random() / 2);
     retries += 1;
-    setTimeout(event.detail.socketWrapper.reconnect, wait);
+    if (pending) clearTimeout(pending.timer);
+    pending = { elt: event.detail.elt, wrapper: event.detail.socketWrapper };
+    pending.timer = setTimeout(reopen, wait);
+    retryButtons(true);
+  });
+  // "Retry now" (the room's, beside its connection): the next try at once.
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("[data-socket-retry]")) reopen();
   });
 
   // A question marked data-escape-keeps (a sparetime raise's or reversal's confirmation): Escape
