@@ -22,6 +22,7 @@ import asyncio
 import logging
 import signal
 import sys
+import threading
 
 logger = logging.getLogger(__name__)
 
@@ -129,8 +130,11 @@ def install():
 
 
 def _take_sigterm(reactor):
-    """Put the drain in place of twisted's SIGTERM handler, if twisted installed one (a server
-    started without signal handlers, such as Channels' live test server, keeps what it has)."""
+    """Put the drain in place of twisted's SIGTERM handler, if twisted installed one: a server
+    started without signal handlers keeps what it has (Channels' live test server; runserver's
+    reactor, which runs in a thread beside Django's autoreloader, where no handler can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
     if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, signal.SIG_IGN, None):
         return
 
