@@ -1,8 +1,8 @@
 """A restart that loses nothing. On SIGTERM a daphne process serving Rollroom drains: it says so
 (``draining()``, which /healthz reads to answer 503, so a proxy stops sending to it), closes every
 open socket with ``SERVICE_RESTART`` (the page reopens it at once, through a proxy on another
-process, resuming with ``?after=`` as after any reconnect), answers a socket that still arrives
-the same way, finishes the HTTP requests it holds, and then stops the reactor as twisted's own
+process, resuming with ``?after=`` as after any reconnect), refuses a socket that still arrives,
+finishes the HTTP requests it holds, and then stops the reactor as twisted's own
 SIGTERM handler does. Past ``GRACE`` seconds it stops all the same, so the process is gone within
 10 s of the signal.
 
@@ -85,13 +85,13 @@ class Draining:
 
 
 async def refuse_socket(receive, send):
-    """A socket opened while draining: accepted and closed at once with ``SERVICE_RESTART``, so
-    its page goes elsewhere (or comes back once the process has restarted)."""
+    """A socket opened while draining: its handshake is refused (the page sees 1006 and tries
+    again, through a proxy on another process). Not accepted and closed with ``SERVICE_RESTART``:
+    the page would take that for a connection, fetch what a reconnect fetches, and come back at
+    once, again and again until the process is gone."""
     message = await receive()
-    if message["type"] != "websocket.connect":
-        return
-    await send({"type": "websocket.accept"})
-    await send({"type": "websocket.close", "code": SERVICE_RESTART})
+    if message["type"] == "websocket.connect":
+        await send({"type": "websocket.close"})
 
 
 async def drain():
