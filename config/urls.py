@@ -3,6 +3,7 @@ from django.urls import include, path
 
 from campaigns.systems import SYSTEMS
 from campaigns.views import logout, password_reset
+from config.views import healthz
 
 
 def system_urls():
@@ -18,6 +19,8 @@ def system_urls():
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # The proxy's question before it sends a process requests (deploy/Caddyfile).
+    path("healthz", healthz, name="healthz"),
     # Before Django's own: logging out also closes the user's room sockets.
     path("accounts/logout/", logout, name="logout"),
     # Before Django's own: a server without mail says so and to ask the host for a link.

@@ -14,8 +14,12 @@ from django.http.request import split_domain_port
 from django.shortcuts import render
 from django.template import loader
 from django.views import defaults
+from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import requires_csrf_token
+from django.views.decorators.http import require_safe
 from psycopg_pool import PoolTimeout
+
+from config import health
 
 #: What a request meets when the database cannot answer: PostgreSQL stopped or restarting (no
 #: connection, or a pooled one cut: OperationalError; one already closed: InterfaceError), no
@@ -33,6 +37,19 @@ TRY_AGAIN_LATER = 4503
 UNAVAILABLE_SENTENCE = (
     "The server cannot reach its database just now. Nothing was done; try again in a few seconds."
 )
+
+
+@never_cache
+@require_safe
+def healthz(request):
+    """200 "ok" when this process can serve (config/health.py: the database answers, and Redis
+    when REDIS_URL is set), 503 "unavailable" otherwise: what the proxy in front asks before it
+    sends a process requests (deploy/Caddyfile). It reads no session and writes nothing (a proxy
+    asking every few seconds would otherwise fill the session table or meet the write limits),
+    and says nothing of the tables, as anyone can ask it."""
+    if health.healthy():
+        return HttpResponse("ok", content_type="text/plain")
+    return HttpResponse("unavailable", status=503, content_type="text/plain")
 
 
 @requires_csrf_token

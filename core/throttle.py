@@ -45,8 +45,9 @@ WORDS = {
     "previews": "odds previews",
 }
 #: Writes never limited here: leaving must always work, and logging in has django-axes's limit
-#: (a lock after failed attempts), which must see every failure to lock the account.
-UNLIMITED_VIEWS = {"logout", "login"}
+#: (a lock after failed attempts), which must see every failure to lock the account; the
+#: proxy's /healthz is asked every few seconds, and a 429 there would take a process out.
+UNLIMITED_VIEWS = {"logout", "login", "healthz"}
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 

@@ -48,6 +48,8 @@ LOGIN = "login"
 
 #: route -> (system of the campaign it is asked in, GET row, POST row); a POST is sent as htmx.
 MATRIX = {
+    # The proxy's health check: anyone, nothing of the tables in it.
+    "healthz": ("pool", "200 200 200 200 200", "405 405 405 405 405"),
     "accounts/logout/": ("pool", "login 405 405 405 405", "login login login login login"),
     "accounts/login/": ("pool", "200 200 200 200 200", "200 200 200 200 200"),
     "accounts/password_change/": ("pool", "login 200 200 200 200", "login 200 200 200 200"),
