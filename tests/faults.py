@@ -6,11 +6,13 @@ authentication), and daphne processes serving them (``start_daphne``), with plai
 Under CI=true a missing server binary fails the test; elsewhere it is skipped.
 """
 
+import http.client
 import os
 import re
 import secrets
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -122,14 +124,18 @@ def wait_for_log(port, line, process, timeout=15):
         time.sleep(0.05)
 
 
-def start_daphne(port, app="config.asgi:application", **env):
+def start_daphne(port, app="config.asgi:application", *, argv=None, **env):
     """A daphne process on ``port``, on the test database, with ``env`` over this process's
     environment (e.g. ``REDIS_URL``) and the websocket limits ``manage.py host`` gives it, serving
-    ``app`` (the site's own by default); its output in :func:`daphne_log`."""
+    ``app`` (the site's own by default), or the command line ``argv``, which must listen on
+    ``port``; its output in :func:`daphne_log`."""
     env = {**os.environ, **database_env(), "DJANGO_DEBUG": "1", **env}
-    process = subprocess.Popen(
+    argv = argv or (
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-        + [*daphne_limits(), app],
+        + [*daphne_limits(), app]
+    )
+    process = subprocess.Popen(
+        argv,
         cwd=settings.BASE_DIR,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -260,3 +266,98 @@ def own_postgres():
                 postgres.stop()
         finally:
             shutil.rmtree(directory, ignore_errors=True)
+
+
+#: Caddy as Debian installs it (deploy/Caddyfile is written for it).
+CADDY = "/usr/bin/caddy"
+
+
+class Caddy:
+    """Caddy running deploy/Caddyfile for ``domain`` with ``tls internal``, in front of
+    ``upstreams`` (``host:port`` each): on 127.0.0.1 only, on free ports (``https_port``,
+    ``http_port``), its admin endpoint off, its certificates and state in ``directory`` (its
+    local authority's root: ``root_certificate``). ``start()`` returns once it answers over
+    HTTPS; ``stop()`` ends it. A missing caddy fails under CI=true, else skips."""
+
+    def __init__(self, directory, domain, upstreams, **env):
+        if not os.access(CADDY, os.X_OK):
+            fail_or_skip(f"{CADDY} is not installed (apt-get install caddy)")
+        self.directory = Path(directory)
+        self.domain = domain
+        self.https_port, self.http_port = free_port(), free_port()
+        self.env = {
+            **os.environ,
+            "HOME": str(self.directory),
+            "XDG_DATA_HOME": str(self.directory / "data"),
+            "XDG_CONFIG_HOME": str(self.directory / "config"),
+            "ROLLROOM_DOMAIN": domain,
+            "ROLLROOM_TLS": "internal",
+            "ROLLROOM_UPSTREAMS": " ".join(upstreams),
+            "ROLLROOM_CADDY_ADMIN": "off",
+            "ROLLROOM_HTTP_PORT": str(self.http_port),
+            "ROLLROOM_HTTPS_PORT": str(self.https_port),
+            "ROLLROOM_BIND": "127.0.0.1",
+            **env,
+        }
+        self.log_path = self.directory / "caddy.log"
+        self.process = None
+
+    @property
+    def root_certificate(self):
+        return self.directory / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
+
+    def url(self, path=""):
+        return f"https://{self.domain}:{self.https_port}{path}"
+
+    def log(self):
+        return self.log_path.read_text()
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [CADDY, "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"],
+            cwd=settings.BASE_DIR,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.log_path, "w"),
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"caddy exited with {self.process.returncode}: {self.log()}")
+            if self.root_certificate.exists() and self._answers():
+                return self
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"caddy did not answer on {self.https_port}: {self.log()}")
+
+    def tls_socket(self, server_hostname=None):
+        """A TLS connection to Caddy for ``server_hostname`` (default: the domain), verified
+        against Caddy's root."""
+        context = ssl.create_default_context(cafile=str(self.root_certificate))
+        raw = socket.create_connection(("127.0.0.1", self.https_port), timeout=10)
+        return context.wrap_socket(raw, server_hostname=server_hostname or self.domain)
+
+    def request(self, method, path, body=None, headers=None):
+        """(status, headers, body) of one HTTPS request through Caddy, the Host being the
+        domain unless ``headers`` says otherwise."""
+        connection = http.client.HTTPConnection(self.domain, self.https_port, timeout=10)
+        connection.sock = self.tls_socket()
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, response.headers, response.read()
+        finally:
+            connection.close()
+
+    def _answers(self):
+        """Whether Caddy completes a TLS handshake for the domain with its certificate."""
+        try:
+            self.tls_socket().close()
+            return True
+        except (OSError, ssl.SSLError):
+            return False
+
+    def stop(self):
+        if self.process is not None:
+            stop(self.process)
+            self.process = None
