@@ -6,7 +6,6 @@ authentication), and daphne processes serving them (``start_daphne``), with plai
 Under CI=true a missing server binary fails the test; elsewhere it is skipped.
 """
 
-import http.client
 import os
 import re
 import secrets
@@ -21,6 +20,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
+from http.client import HTTPConnection
 from pathlib import Path
 
 import pytest
@@ -306,6 +306,11 @@ class Caddy:
     def root_certificate(self):
         return self.directory / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
 
+    @property
+    def intermediate_certificate(self):
+        """The local authority's intermediate, which signs the site's certificate."""
+        return self.root_certificate.with_name("intermediate.crt")
+
     def url(self, path=""):
         return f"https://{self.domain}:{self.https_port}{path}"
 
@@ -340,7 +345,7 @@ class Caddy:
     def request(self, method, path, body=None, headers=None):
         """(status, headers, body) of one HTTPS request through Caddy, the Host being the
         domain unless ``headers`` says otherwise."""
-        connection = http.client.HTTPConnection(self.domain, self.https_port, timeout=10)
+        connection = HTTPConnection(self.domain, self.https_port, timeout=10)
         connection.sock = self.tls_socket()
         try:
             connection.request(method, path, body=body, headers=headers or {})

@@ -1,0 +1,229 @@
+"""The production layout with real parts (deploy/Caddyfile): Debian's Caddy with `tls internal`
+in front of two daphne processes on PostgreSQL and Redis, all on 127.0.0.1, the site's name
+(``DOMAIN``) mapped to loopback. Chromium over https:// logs in, opens a room, and a roll made
+on another page reaches it; bad input through the proxy (plain HTTP to the HTTPS port, a wrong
+Host, a body over the limit, a socket from a foreign Origin) is refused clearly and writes
+nothing.
+
+Chromium trusts Caddy's local authority through ``--ignore-certificate-errors-spki-list`` with
+the hash of the public key of that authority's intermediate, read from Caddy's storage
+(pki/authorities/local/intermediate.crt, beside root.crt): Chromium matches the list against
+the chain the server sends, which is the site's certificate and that intermediate, never the
+root (the root's hash alone leaves ERR_CERT_AUTHORITY_INVALID). It accepts that authority alone
+(playwright's ``ignore_https_errors`` would accept any certificate, a wrong name included), and
+needs no system trust store changed.
+
+Skipped on SQLite; under CI=true a missing Caddy or Chromium fails it."""
+
+import asyncio
+import base64
+import gzip
+import hashlib
+import os
+import socket
+import ssl
+from types import SimpleNamespace
+
+import pytest
+import websockets
+from cryptography import x509
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from django.conf import settings
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
+from django.test import Client
+
+from tests.browser import CHROMIUM, TIMEOUT, Chromium
+from tests.conftest import make_campaign
+from tests.faults import Caddy, daphne_log, fail_or_skip, start_daphne
+from tests.helpers import free_port, stop, unchanged
+
+pytestmark = [
+    pytest.mark.skipif(
+        not os.environ.get("DATABASE_URL", "").startswith("postgres")
+        or not os.environ.get("REDIS_URL"),
+        reason="needs PostgreSQL and Redis: set DATABASE_URL=postgres://... and REDIS_URL=redis://...",
+    ),
+    pytest.mark.django_db(transaction=True),
+]
+
+DOMAIN = "rollroom.test"
+PASSWORD = "a long enough password 1"
+
+
+@pytest.fixture
+def deployment(tmp_path, django_user_model):
+    """Caddy on a free HTTPS port of 127.0.0.1 in front of two daphne processes configured as
+    /etc/rollroom/env would (DJANGO_SECURE, the domain in ALLOWED_HOSTS and the CSRF origins);
+    a Pool campaign of a GM and a player."""
+    # Hashed as the servers hash (the tests' own MD5 is not among their hashers).
+    password = PBKDF2PasswordHasher().encode(PASSWORD, PBKDF2PasswordHasher().salt())
+    gm = django_user_model.objects.create_user(username="gm", password=None)
+    ana = django_user_model.objects.create_user(username="ana", password=None)
+    django_user_model.objects.update(password=password)
+    gm.refresh_from_db()
+    ana.refresh_from_db()
+    campaign = make_campaign(gm, system="pool", players=[ana])
+    ports = [free_port(), free_port()]
+    caddy = Caddy(tmp_path, DOMAIN, [f"127.0.0.1:{port}" for port in ports])
+    env = {
+        "DJANGO_SECURE": "1",
+        "DJANGO_ALLOWED_HOSTS": DOMAIN,
+        "DJANGO_CSRF_TRUSTED_ORIGINS": f"https://{DOMAIN}:{caddy.https_port}",
+        "REDIS_URL": os.environ["REDIS_URL"],
+    }
+    processes = []
+    try:
+        processes = [start_daphne(port, **env) for port in ports]
+        caddy.start()
+        yield SimpleNamespace(caddy=caddy, ports=ports, campaign=campaign, gm=gm, ana=ana)
+    finally:
+        caddy.stop()
+        for process in processes:
+            stop(process)
+
+
+def spki_hash(path):
+    """base64(sha256(SubjectPublicKeyInfo)) of a PEM certificate: what Chromium's
+    --ignore-certificate-errors-spki-list takes."""
+    certificate = x509.load_pem_x509_certificate(path.read_bytes())
+    der = certificate.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+    return base64.b64encode(hashlib.sha256(der).digest()).decode()
+
+
+def log_in(context, origin, username):
+    """A page of ``context`` logged in through the login form, over HTTPS."""
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(f"{origin}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{origin}/")
+    return page
+
+
+def test_chromium_over_https_logs_in_and_a_roll_reaches_the_other_page(deployment):
+    if CHROMIUM is None:
+        fail_or_skip("needs Debian's chromium")
+    from playwright.sync_api import expect
+
+    caddy = deployment.caddy
+    origin = caddy.url()
+    room = f"{origin}/campaigns/{deployment.campaign.id}/room/"
+    Chromium.resume()
+    browser = Chromium.playwright.chromium.launch(
+        executable_path=CHROMIUM,
+        args=["--headless", "--no-sandbox", "--disable-gpu"]
+        + [f"--host-resolver-rules=MAP {DOMAIN} 127.0.0.1"]
+        + [f"--ignore-certificate-errors-spki-list={spki_hash(caddy.intermediate_certificate)}"],
+    )
+    try:
+        gm = log_in(browser.new_context(), origin, "gm")
+        ana = log_in(browser.new_context(), origin, "ana")
+        for page in (gm, ana):
+            page.goto(room)
+            expect(page.locator('#ws-status[data-state="ok"]')).to_be_attached()
+        assert gm.url.startswith(f"https://{DOMAIN}:")
+        expect(gm.locator("#presence")).to_contain_text("ana")
+        ana.fill("#talk-text", "/r 2d6")
+        ana.press("#talk-text", "Enter")
+        expect(gm.locator("#log .entry").last).to_contain_text("ana")
+        expect(gm.locator("#log .entry").last).to_contain_text("2d6")
+        cookies = {c["name"]: c for c in gm.context.cookies()}
+        assert cookies["sessionid"]["secure"] and cookies["sessionid"]["domain"] == DOMAIN
+    finally:
+        browser.close()
+        Chromium.pause()
+
+
+def session_cookie(user):
+    client = Client()
+    client.force_login(user)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+async def open_socket(caddy, path, origin, cookie):
+    """A websocket through Caddy (wss, the domain's certificate verified), or its refusal."""
+    context = ssl.create_default_context(cafile=str(caddy.root_certificate))
+    sock = socket.create_connection(("127.0.0.1", caddy.https_port), timeout=10)
+    return await websockets.connect(
+        f"wss://{DOMAIN}:{caddy.https_port}{path}",
+        sock=sock,
+        ssl=context,
+        server_hostname=DOMAIN,
+        origin=origin,
+        additional_headers={"Cookie": f"sessionid={cookie}"},
+        open_timeout=10,
+    )
+
+
+def test_bad_input_through_the_proxy_is_refused_and_writes_nothing(deployment):
+    caddy = deployment.caddy
+    cookie = session_cookie(deployment.ana)
+    socket_path = f"/ws/campaigns/{deployment.campaign.id}/?after=0"
+
+    with unchanged():
+        # Plain HTTP to the HTTPS port.
+        with socket.create_connection(("127.0.0.1", caddy.https_port), timeout=10) as plain:
+            plain.sendall(f"GET / HTTP/1.1\r\nHost: {DOMAIN}\r\n\r\n".encode())
+            answer = plain.recv(4096).decode()
+        assert answer.startswith("HTTP/1.0 400")
+        assert "Client sent an HTTP request to an HTTPS server." in answer
+
+        # A wrong Host on the domain's connection, and a wrong name for the connection.
+        status, _headers, _body = caddy.request("GET", "/", headers={"Host": "evil.example"})
+        assert status == 421
+        with pytest.raises(ssl.SSLError):
+            caddy.tls_socket("evil.example").close()
+
+        # A body over the limit: refused before any process reads it.
+        big = b"note=" + b"x" * 1_100_000
+        status, _headers, body = caddy.request(
+            "POST",
+            "/accounts/login/",
+            body=big,
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
+        assert (status, body) == (413, b"Request too large.")
+
+        # A socket from a foreign Origin: refused.
+        async def foreign():
+            with pytest.raises(websockets.InvalidStatus) as refused:
+                await open_socket(caddy, socket_path, "https://evil.example", cookie)
+            return refused.value.response.status_code
+
+        assert asyncio.run(foreign()) == 403
+
+    # The same socket from the site's own origin opens (and the member is then present).
+    async def own():
+        await (await open_socket(caddy, socket_path, caddy.url(), cookie)).close()
+
+    asyncio.run(own())
+    for port in deployment.ports:
+        assert "Traceback" not in daphne_log(port)
+
+
+def test_healthz_pages_and_static_files_through_the_proxy(deployment):
+    caddy = deployment.caddy
+    status, headers, body = caddy.request("GET", "/healthz")
+    assert (status, body) == (200, b"ok")
+    assert "Set-Cookie" not in headers
+    # Django's X-Forwarded-Proto trust: the login page is served (no redirect to HTTPS), with
+    # its CSRF cookie secure.
+    status, headers, _ = caddy.request("GET", "/accounts/login/")
+    assert status == 200 and "Secure" in headers["Set-Cookie"]
+    # A client's own X-Forwarded-Proto is not passed on (Caddy sets it): passed on, "http"
+    # would have Django redirect to HTTPS.
+    status, _, _ = caddy.request("GET", "/accounts/login/", headers={"X-Forwarded-Proto": "http"})
+    assert status == 200
+    # Compressed once, whoever compressed it (Django, whitenoise or Caddy).
+    status, headers, body = caddy.request(
+        "GET", "/accounts/login/", headers={"Accept-Encoding": "gzip"}
+    )
+    assert status == 200 and headers.get_all("Content-Encoding") == ["gzip"]
+    assert b"<form" in gzip.decompress(body)
+    status, headers, body = caddy.request(
+        "GET", "/static/css/rollroom.css", headers={"Accept-Encoding": "gzip"}
+    )
+    assert status == 200 and headers.get_all("Content-Encoding") == ["gzip"]
+    assert gzip.decompress(body).strip()
