@@ -33,8 +33,12 @@ def section():
 
 
 def commands():
-    """The section's commands, in order: each line of its indented blocks."""
-    return [line[4:] for line in section().splitlines() if line.startswith("    ") and line.strip()]
+    """The section's commands, in order: each line of its indented blocks, then the commands
+    its sentences quote (`sudo ...`, `journalctl ...`)."""
+    lines = section().splitlines()
+    blocks = [line[4:] for line in lines if line.startswith("    ") and line.strip()]
+    quoted = re.findall(r"`((?:sudo|journalctl) [^`]+)`", " ".join(lines))
+    return blocks + quoted
 
 
 def test_the_section_has_the_three_routes_with_their_costs_and_risks():
@@ -164,6 +168,13 @@ def manage_as_the_unit(argv, tmp_path):
     assert (tmp_path / "db.sqlite3").exists() and (tmp_path / "static").is_dir()
 
 
+def journal(argv, tmp_path):
+    """journalctl: its options as journalctl reads them, for a unit this layout installs."""
+    usage = subprocess.run(["journalctl", "--help"], capture_output=True, text=True).stdout
+    assert argv[1] == "-u" and "-u --unit" in usage
+    assert re.fullmatch(r"rollroom@\d+|caddy", argv[2]), argv[2]
+
+
 def edit(argv, tmp_path):
     assert argv[1] == "/etc/rollroom/env"
 
@@ -241,6 +252,7 @@ RUNNERS = [
     (r"create(user|db) ", postgres),
     (r"sh -c ", manage_as_the_unit),
     (r"systemctl ", systemctl),
+    (r"journalctl ", journal),
 ]
 
 
@@ -264,7 +276,7 @@ def run(line, tmp_path):
         return
     for pattern, runner in RUNNERS:
         if re.match(pattern, shlex.join(argv)):
-            if shutil.which(argv[0]) is None and runner in (a_user, postgres, systemctl):
+            if shutil.which(argv[0]) is None and runner in (a_user, postgres, systemctl, journal):
                 if in_ci():
                     pytest.fail(f"{argv[0]} is not installed")
                 pytest.skip(f"{argv[0]} is not installed")
