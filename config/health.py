@@ -4,9 +4,8 @@ of ``FAILURES`` too, taken as False). A proxy in front (deploy/Caddyfile) sends 
 a process whose /healthz answers 503, so a process that would fail every request is left alone
 until it answers again.
 
-The single place for a further check: append a callable to ``checks`` (a process that is
-draining on SIGTERM appends one saying False while it drains, so the proxy stops sending it
-requests before it stops accepting them)."""
+A process draining for a restart (config/shutdown.py, on SIGTERM) answers 503 as well, so that
+the proxy stops sending it new requests while it finishes those it holds."""
 
 import redis
 from django.conf import settings
@@ -14,6 +13,8 @@ from django.db import Error, connection
 from psycopg_pool import PoolTimeout
 
 from core.shared_redis import client
+
+from .shutdown import draining
 
 
 def database():
@@ -36,8 +37,14 @@ def shared_redis():
 #: Redis (a refused or cut connection is an OSError too).
 FAILURES = (Error, PoolTimeout, redis.RedisError, OSError)
 
+
+def serving():
+    """Not draining for a restart (config/shutdown.py)."""
+    return not draining()
+
+
 #: The checks /healthz runs in order; the first that fails answers 503.
-checks = [database, shared_redis]
+checks = [serving, database, shared_redis]
 
 
 def healthy():

@@ -97,3 +97,16 @@ def test_any_allowed_host_reaches_it_and_no_other(client, settings):
     assert client.get(URL, HTTP_HOST="127.0.0.1:8001").status_code == 200
     client.raise_request_exception = False
     assert client.get(URL, HTTP_HOST="elsewhere.example").status_code == 400
+
+
+def test_a_process_draining_for_a_restart_is_503_and_asks_nothing_more(client, monkeypatch):
+    """On SIGTERM (config/shutdown.py) the proxy must stop sending new requests to the process
+    that finishes those it holds: its /healthz says so before it asks the database."""
+    from config import shutdown
+
+    monkeypatch.setitem(shutdown._state, "draining", True)
+    response, sql = queries_of(client)
+    assert (response.status_code, response.content) == (503, b"unavailable")
+    assert sql == []
+    monkeypatch.setitem(shutdown._state, "draining", False)
+    assert client.get(URL).status_code == 200
