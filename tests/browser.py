@@ -401,7 +401,7 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
             return
         super(ChannelsLiveServerTestCase, cls).setUpClass()
         cls._live_server_modified_settings = modify_settings(
-            ALLOWED_HOSTS={"append": [cls.host, NETWORK_HOST]}
+            ALLOWED_HOSTS={"append": cls.host}  # NETWORK_HOST: tests/settings.py
         )
         cls._live_server_modified_settings.enable()
         cls.addClassCleanup(cls._live_server_modified_settings.disable)

@@ -8,3 +8,9 @@ without it."""
 from config.settings import *  # noqa: F403
 
 INSTALLED_APPS = [*INSTALLED_APPS, "tests.systems.fate"]  # noqa: F405
+
+# The name Chromium reaches the live server by as a host on the network (tests/browser.py,
+# NETWORK_HOST), allowed from the start: Channels' AllowedHostsOriginValidator keeps the list
+# it was built with (config/asgi.py, imported before a test class could append to it), and a
+# live server forked after that import refused every socket from that name with 403.
+ALLOWED_HOSTS = [*ALLOWED_HOSTS, "rollroom.test"]  # noqa: F405
