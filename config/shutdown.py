@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 #: the meaning, but daphne passes an application's code to autobahn's ``sendClose``, which
 #: refuses any code but 1000 and 3000-4999 (as for config.views.TRY_AGAIN_LATER): upstream
 #: django/daphne#374 and crossbario/autobahn-python#1642. A close with 1012 raises in the
-#: consumer's send instead of closing the socket. The ws extension reopens no socket closed
+#: application's send instead of closing the socket. The ws extension reopens no socket closed
 #: with a 4xxx code: static/js/site.js reopens this one at once.
 SERVICE_RESTART = 4012
 
