@@ -7,6 +7,7 @@ DJANGO_ALLOWED_HOSTS and, to scale out, DATABASE_URL (PostgreSQL) and REDIS_URL
 (channels_redis). Every variable read here is in the README's configuration table.
 """
 
+import ipaddress
 import os
 import secrets
 import tempfile
@@ -135,6 +136,33 @@ ROLLROOM_PUBLIC_URL = public_url(os.environ.get("ROLLROOM_PUBLIC_URL", ""))
 # GM panel cannot tell a GM on 127.0.0.1 which address their players should use instead.
 ROLLROOM_LISTEN = listen_address(os.environ.get("ROLLROOM_LISTEN", ""))
 # --- end of the addresses in links ---------------------------------------------------------------
+
+
+# --- The client's address behind a proxy (core/throttle.py client_address) ----------------------
+def trusted_proxies(value):
+    """DJANGO_TRUSTED_PROXIES's ``value``: comma-separated addresses or networks (``127.0.0.1``,
+    ``::1``, ``10.0.0.0/8``), as a tuple of networks; empty when unset."""
+    networks = []
+    for part in value.split(","):
+        if part.strip():
+            try:
+                networks.append(ipaddress.ip_network(part.strip(), strict=False))
+            except ValueError:
+                raise ImproperlyConfigured(
+                    f"DJANGO_TRUSTED_PROXIES={value!r}: comma-separated addresses or networks of "
+                    "the proxies in front, e.g. 127.0.0.1,::1 for Caddy on this machine."
+                ) from None
+    return tuple(networks)
+
+
+# The proxies whose X-Forwarded-For is believed. A request whose connection comes from one of
+# them is counted (the write and preview limits of visitors not logged in, the login lock) by the
+# right-most address of that header not itself a trusted proxy: without it every visitor behind
+# the proxy has the proxy's address and shares one count and one lock. Unset: the connection's
+# address always, as when visitors reach daphne directly (`host`), where the header is the
+# visitor's own to forge.
+TRUSTED_PROXIES = trusted_proxies(os.environ.get("DJANGO_TRUSTED_PROXIES", ""))
+# --- end of the client's address behind a proxy --------------------------------------------------
 
 # The rule systems a campaign may play: each a package with its SYSTEM (rolls/systems/base.py),
 # registered by rolls at its ready(), and a Django app of its own (its models, e.g. Mana's:
@@ -419,9 +447,10 @@ LOGOUT_REDIRECT_URL = "login"
 # After LOGIN_FAILURES wrong passwords for one username from one address, that pair is locked out
 # for LOGIN_LOCKOUT: every login of it is refused, the right password too, with a page saying so
 # (campaigns.views.login_locked_out, 429). A successful login clears the count. The
-# address is the connection's (REMOTE_ADDR): behind a proxy that is the proxy's, so the lock
-# then holds for the username from anywhere. The attempts are rows in the database, which every
-# process shares.
+# address is the client's as the write limits read it (core.throttle.client_address: the
+# connection's, or behind a proxy of TRUSTED_PROXIES the one it forwards), so that one visitor's
+# lock does not lock the others behind the same proxy. The attempts are rows in the database,
+# which every process shares.
 INSTALLED_APPS.append("axes")
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # refuses a locked-out login before the next one
@@ -433,6 +462,7 @@ LOGIN_LOCKOUT = timedelta(minutes=15)
 AXES_FAILURE_LIMIT = LOGIN_FAILURES
 AXES_COOLOFF_TIME = LOGIN_LOCKOUT
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "core.throttle.client_address"
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "campaigns.views.login_locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # no row per successful login

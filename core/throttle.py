@@ -5,9 +5,9 @@ per window of every kind, at most ``rolls`` of them rolls (the views named in ``
 and at most ``talk`` of them said or rolled from the room's box (``TALK_VIEWS``). The requests
 that work out odds before a roll (``PREVIEW_VIEWS``: the room's roll forms and box, the NPC
 form, the public calculator) are counted as ``previews``, whatever their method. A visitor not
-logged in is counted by the client's address (:func:`client_address`): their previews, and
-their writes (signing up, asking for a password reset link, which mails it), which would
-otherwise be unlimited.
+logged in is counted by the client's address (:func:`client_address`; behind a trusted proxy,
+the one it forwards): their previews, and their writes (signing up, asking for a password reset
+link, which mails it), which would otherwise be unlimited.
 A request over a limit is answered 429 with a sentence and a Retry-After header, before its view
 runs: nothing is written or computed. htmx gets the sentence as text, which static/js/site.js
 shows in the page's notice area; a plain request gets it on a page of its own.
@@ -21,6 +21,7 @@ and no request fails for it. Counting costs no SQL statement: the user is the on
 reads anyway.
 """
 
+import ipaddress
 import time
 
 from django.conf import settings
@@ -52,10 +53,42 @@ WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
 def client_address(request):
-    """The address of the client that sent ``request``, as the server that runs us gives it
-    (daphne: the connection's). Behind a proxy this is the proxy's own, for every visitor: the
-    one place to read the client's from the proxy's header, once one is trusted."""
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    """The address of the client that sent ``request``, or None when the server gives none: the
+    connection's (daphne's REMOTE_ADDR), unless that is a proxy of ``TRUSTED_PROXIES``
+    (config/settings.py, DJANGO_TRUSTED_PROXIES): then the right-most address of
+    X-Forwarded-For that is not itself a trusted proxy, the one the nearest trusted proxy was
+    reached from. The one way the limits here and django-axes's login lock
+    (AXES_CLIENT_IP_CALLABLE) read it.
+
+    Never the left-most address: a client writes what it likes there, and a proxy that appends
+    to the header (nginx's $proxy_add_x_forwarded_for, Caddy with trusted_proxies) keeps it;
+    a visitor could then take a new address, and a new count, with every request. Neither is
+    daphne's --proxy-headers used for the same reason (it takes the left-most, and from any
+    connection). A header that is not a list of addresses gets the proxy's own: nothing a
+    trusted proxy writes looks like that."""
+    remote = request.META.get("REMOTE_ADDR") or None
+    if remote is None or not _trusted(_parsed(remote)):
+        return remote
+    for hop in reversed(request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")):
+        address = _parsed(hop.strip())
+        if address is None:
+            return remote
+        if not _trusted(address):
+            return str(address)
+    return remote
+
+
+def _parsed(text):
+    """The IP address ``text`` names (an IPv4 address mapped into IPv6 as itself), or None."""
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    return getattr(address, "ipv4_mapped", None) or address
+
+
+def _trusted(address):
+    return address is not None and any(address in net for net in settings.TRUSTED_PROXIES)
 
 
 def _counts(who, limits):
@@ -124,7 +157,7 @@ def over_limit(request):
     if user is not None and user.is_authenticated:
         who = user.pk
     else:  # sign-up and "Forgot your password?" are written without a login
-        who = f"ip:{client_address(request)}"
+        who = f"ip:{client_address(request) or 'unknown'}"
     counts = _counts(who, [(kind, limits[kind][1]) for kind in kinds])
     for kind, count in zip(kinds, counts, strict=True):
         most, window = limits[kind]

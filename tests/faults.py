@@ -335,18 +335,21 @@ class Caddy:
         self.stop()
         raise RuntimeError(f"caddy did not answer on {self.https_port}: {self.log()}")
 
-    def tls_socket(self, server_hostname=None):
+    def tls_socket(self, server_hostname=None, source=None):
         """A TLS connection to Caddy for ``server_hostname`` (default: the domain), verified
-        against Caddy's root."""
+        against Caddy's root, from the address ``source`` (another of loopback's, 127.0.0.2:
+        another visitor) or the system's choice."""
         context = ssl.create_default_context(cafile=str(self.root_certificate))
-        raw = socket.create_connection(("127.0.0.1", self.https_port), timeout=10)
+        raw = socket.create_connection(
+            ("127.0.0.1", self.https_port), timeout=10, source_address=source and (source, 0)
+        )
         return context.wrap_socket(raw, server_hostname=server_hostname or self.domain)
 
-    def request(self, method, path, body=None, headers=None):
+    def request(self, method, path, body=None, headers=None, source=None):
         """(status, headers, body) of one HTTPS request through Caddy, the Host being the
-        domain unless ``headers`` says otherwise."""
+        domain unless ``headers`` says otherwise, from the address ``source`` if given."""
         connection = HTTPConnection(self.domain, self.https_port, timeout=10)
-        connection.sock = self.tls_socket()
+        connection.sock = self.tls_socket(source=source)
         try:
             connection.request(method, path, body=body, headers=headers or {})
             response = connection.getresponse()

@@ -6,6 +6,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
+from config.settings import trusted_proxies
 from tests.conftest import PASSWORD
 
 NEWBIE = {
@@ -108,6 +109,24 @@ def test_the_lock_holds_for_that_username_from_that_address(client, player, othe
     assert log_in(client, PASSWORD, username="ben").status_code == 302
     client.logout()
     assert log_in(client, PASSWORD, address="10.0.0.2").status_code == 302
+
+
+def test_behind_a_trusted_proxy_the_lock_holds_for_the_forwarded_address(client, player, settings):
+    """Every visitor's connection comes from the proxy: the lock is by the address it forwards
+    (core.throttle.client_address), and a forged address on the left does not escape it."""
+    settings.TRUSTED_PROXIES = trusted_proxies("127.0.0.1")
+
+    def through_proxy(password, forwarded):
+        data = {"username": "ana", "password": password}
+        return client.post(
+            reverse("login"), data, REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=forwarded
+        )
+
+    for _ in range(5):
+        through_proxy("wrong", "203.0.113.5")
+    assert through_proxy(PASSWORD, "203.0.113.5").status_code == 429
+    assert through_proxy(PASSWORD, "198.51.100.1, 203.0.113.5").status_code == 429
+    assert through_proxy(PASSWORD, "198.51.100.7").status_code == 302
 
 
 def test_a_login_clears_the_failures_before_it(client, player):

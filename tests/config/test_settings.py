@@ -719,6 +719,31 @@ def test_the_settings_refuse_a_listen_address_without_a_port(value):
     assert f"ImproperlyConfigured: ROLLROOM_LISTEN={value!r}: the address:port" in result.stderr
 
 
+# The client's address behind a proxy (core/throttle.py) ----------------------------------------
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("", "()"),
+        ("127.0.0.1,::1", "('127.0.0.1/32', '::1/128')"),
+        (" 10.0.0.0/8 , 192.168.1.7/24", "('10.0.0.0/8', '192.168.1.0/24')"),
+    ],
+)
+def test_the_trusted_proxies_are_read(value, expected):
+    read = settings_read(
+        {"DJANGO_TRUSTED_PROXIES": value}, "tuple(str(n) for n in s.TRUSTED_PROXIES)"
+    )
+    assert read.stdout.strip() == expected, read.stderr
+
+
+@pytest.mark.parametrize("value", ["localhost", "127.0.0.1:2019", "10.0.0.0/33", "caddy,::1"])
+def test_the_settings_refuse_a_trusted_proxy_that_is_not_an_address(value):
+    result = settings_read({"DJANGO_TRUSTED_PROXIES": value}, "s.TRUSTED_PROXIES")
+    assert result.returncode != 0
+    assert f"ImproperlyConfigured: DJANGO_TRUSTED_PROXIES={value!r}: comma-separated" in (
+        result.stderr
+    )
+
+
 # Content-Security-Policy ------------------------------------------------------------------------
 def test_every_page_carries_the_policy(client, db):
     from django.urls import reverse

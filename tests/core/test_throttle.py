@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.urls import reverse
 
+from config.settings import trusted_proxies
 from core import shared_redis, throttle
 from rules import notation
 from tests.campaigns.helpers import renew
@@ -275,7 +276,75 @@ def test_an_anonymous_visitors_previews_are_counted_by_address(client, clock, se
 
 def test_the_client_address_is_the_connections(rf):
     assert throttle.client_address(rf.get("/", REMOTE_ADDR="203.0.113.5")) == "203.0.113.5"
-    assert throttle.client_address(rf.get("/", REMOTE_ADDR="")) == "unknown"
+    assert throttle.client_address(rf.get("/", REMOTE_ADDR="")) is None
+
+
+# The client's address behind a proxy (config/settings.py TRUSTED_PROXIES) ----------------------
+def address(rf, remote, forwarded=None):
+    headers = {} if forwarded is None else {"HTTP_X_FORWARDED_FOR": forwarded}
+    return throttle.client_address(rf.get("/", REMOTE_ADDR=remote, **headers))
+
+
+@pytest.fixture
+def behind_proxies(settings):
+    """Caddy on this machine and a load balancer on the private network trusted."""
+    settings.TRUSTED_PROXIES = trusted_proxies("127.0.0.1, ::1, 10.0.0.0/8")
+
+
+def test_a_connection_from_an_untrusted_address_is_its_own_whatever_it_forwards(rf, behind_proxies):
+    assert address(rf, "203.0.113.5", "198.51.100.7") == "203.0.113.5"
+    assert address(rf, "203.0.113.5", "10.0.0.2") == "203.0.113.5"
+
+
+def test_without_trusted_proxies_the_header_is_ignored(rf, settings):
+    assert settings.TRUSTED_PROXIES == ()
+    assert address(rf, "127.0.0.1", "198.51.100.7") == "127.0.0.1"
+
+
+def test_from_a_trusted_proxy_the_address_it_forwards(rf, behind_proxies):
+    assert address(rf, "127.0.0.1", "203.0.113.5") == "203.0.113.5"
+    assert address(rf, "::1", "2001:db8::5") == "2001:db8::5"
+    assert address(rf, "::ffff:127.0.0.1", "203.0.113.5") == "203.0.113.5"
+
+
+def test_a_forged_left_most_address_is_never_taken(rf, behind_proxies):
+    """A proxy that appends (nginx's $proxy_add_x_forwarded_for) keeps what the client wrote on
+    the left: the right-most address not a trusted proxy is the one a trusted proxy wrote."""
+    assert address(rf, "127.0.0.1", "198.51.100.7, 203.0.113.5") == "203.0.113.5"
+    assert address(rf, "127.0.0.1", "10.0.0.9,198.51.100.7,203.0.113.5, 10.0.0.2") == (
+        "203.0.113.5"
+    )
+
+
+def test_a_header_of_trusted_proxies_only_or_of_no_address_gives_the_proxys(rf, behind_proxies):
+    assert address(rf, "127.0.0.1") == "127.0.0.1"
+    assert address(rf, "127.0.0.1", "") == "127.0.0.1"
+    assert address(rf, "127.0.0.1", "10.0.0.2, 127.0.0.1") == "127.0.0.1"
+    assert address(rf, "127.0.0.1", "203.0.113.5, unknown") == "127.0.0.1"
+    assert address(rf, "127.0.0.1", "<script>") == "127.0.0.1"
+
+
+def test_the_login_lock_reads_the_same_address(rf, behind_proxies):
+    from axes.helpers import get_client_ip_address
+
+    request = rf.post("/", REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.5")
+    assert get_client_ip_address(request) == throttle.client_address(request) == "203.0.113.5"
+
+
+def test_anonymous_counts_behind_a_trusted_proxy_are_per_forwarded_address(
+    client, clock, settings, behind_proxies
+):
+    most, _ = settings.WRITE_LIMITS["previews"]
+    path = reverse("odds_calculator")
+    one = {"REMOTE_ADDR": "127.0.0.1", "HTTP_X_FORWARDED_FOR": "203.0.113.5", **HTMX}
+    statuses = [client.get(path, CALCULATOR, **one).status_code for _ in range(most + 1)]
+    assert statuses == [200] * most + [429]
+    # A new forged address on the left does not escape the count.
+    forged = {**one, "HTTP_X_FORWARDED_FOR": "198.51.100.1, 203.0.113.5"}
+    assert client.get(path, CALCULATOR, **forged).status_code == 429
+    # Another visitor behind the same proxy has a count of their own.
+    other = {**one, "HTTP_X_FORWARDED_FOR": "198.51.100.7"}
+    assert client.get(path, CALCULATOR, **other).status_code == 200
 
 
 # With Redis (a redis-server of the test's own, tests/faults.py) --------------------------------

@@ -20,17 +20,23 @@ import base64
 import gzip
 import hashlib
 import os
+import re
+import secrets
 import socket
 import ssl
+import urllib.parse
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import redis
 import websockets
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.conf import settings
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.test import Client
+from django.urls import reverse
 
 from tests.browser import CHROMIUM, TIMEOUT, Chromium
 from tests.conftest import make_campaign
@@ -69,7 +75,10 @@ def deployment(tmp_path, django_user_model):
         "DJANGO_SECURE": "1",
         "DJANGO_ALLOWED_HOSTS": DOMAIN,
         "DJANGO_CSRF_TRUSTED_ORIGINS": f"https://{DOMAIN}:{caddy.https_port}",
+        "DJANGO_TRUSTED_PROXIES": env_example("DJANGO_TRUSTED_PROXIES"),
         "REDIS_URL": os.environ["REDIS_URL"],
+        "DJANGO_SETTINGS_MODULE": "tests.server_settings",
+        "TEST_WRITE_WINDOW": "3600",  # no window of the limits ends during a test
     }
     processes = []
     try:
@@ -80,6 +89,12 @@ def deployment(tmp_path, django_user_model):
         caddy.stop()
         for process in processes:
             stop(process)
+
+
+def env_example(name):
+    """The value deploy/env.example gives ``name``."""
+    text = (Path(settings.BASE_DIR) / "deploy" / "env.example").read_text()
+    return re.search(rf"^{name}=(.*)$", text, re.M).group(1)
 
 
 def spki_hash(path):
@@ -227,3 +242,51 @@ def test_healthz_pages_and_static_files_through_the_proxy(deployment):
     )
     assert status == 200 and headers.get_all("Content-Encoding") == ["gzip"]
     assert gzip.decompress(body).strip()
+
+
+def test_visitors_through_caddy_have_limits_and_locks_of_their_own(deployment):
+    """Every visitor's connection reaches daphne from Caddy's address; two visitors (from two
+    addresses of loopback) are told apart by the X-Forwarded-For Caddy sets, trusted from Caddy
+    (DJANGO_TRUSTED_PROXIES of deploy/env.example): one's anonymous limit and login lock are not
+    the other's, and an X-Forwarded-For the visitor writes (Caddy drops it) escapes neither."""
+    caddy = deployment.caddy
+    one, two = "127.0.0.2", "127.0.0.3"
+    forged = {"X-Forwarded-For": "198.51.100.1"}
+    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    for visitor in (one, two):  # counts an earlier run left within the window
+        for key in client.scan_iter(f"rollroom:limit:*:ip:{visitor}:*"):
+            client.delete(key)
+
+    most, _ = settings.WRITE_LIMITS["previews"]
+    query = urllib.parse.urlencode({"system": "pool", "d6": 2, "d10": 1, "tn": 6})
+    odds = f"{reverse('odds_calculator')}?{query}"
+    htmx = {"HX-Request": "true"}
+    statuses = [caddy.request("GET", odds, headers=htmx, source=one)[0] for _ in range(most + 1)]
+    assert statuses == [200] * most + [429]
+    assert caddy.request("GET", odds, headers={**htmx, **forged}, source=one)[0] == 429
+    assert caddy.request("GET", odds, headers=htmx, source=two)[0] == 200
+
+    def log_in(password, source, headers=()):
+        token = secrets.token_hex(16)
+        form = urllib.parse.urlencode({"username": "ana", "password": password}).encode()
+        return caddy.request(
+            "POST",
+            reverse("login"),
+            body=form,
+            headers={
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Cookie": f"csrftoken={token}",
+                "X-CSRFToken": token,
+                "Origin": caddy.url(),
+                "Referer": caddy.url(reverse("login")),
+                **dict(headers),
+            },
+            source=source,
+        )[0]
+
+    assert [log_in("wrong", one) for _ in range(5)] == [200] * 4 + [429]  # the 5th locks
+    assert log_in(PASSWORD, one) == 429
+    assert log_in(PASSWORD, one, forged) == 429
+    assert log_in(PASSWORD, two) == 302
+    for port in deployment.ports:
+        assert "Traceback" not in daphne_log(port)
