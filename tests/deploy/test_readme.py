@@ -25,10 +25,11 @@ BASE = Path(settings.BASE_DIR)
 TITLE = "## Host a table on the internet"
 
 
-def section():
+def section(title=TITLE):
+    """The README's section ``title``, up to the next."""
     text = (BASE / "README.md").read_text()
-    start = text.index(TITLE)
-    end = text.index("\n## ", start + len(TITLE))
+    start = text.index(title)
+    end = text.index("\n## ", start + len(title))
     return text[start:end]
 
 
