@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from config.asgi import application
 from core import push
+from rolls.models import PUBLIC
 from rolls.systems.mana.models import ManaPool, ManaSkill
 from sheets.services import character_create
 from tests.helpers import HTMX
@@ -74,6 +75,23 @@ def build_harbor_table(campaign, gm, player, other_player, *others):
         ManaPool.objects.filter(character=characters[user.username]).update(current=20, maximum=20)
     table = SimpleNamespace(campaign=campaign, gm=gm, skill=skill, characters=characters)
     return with_clients(table, gm, player, other_player, *others)
+
+
+def npc_roll_form(table):
+    """The form of the GM's NPC roll in a harbor ``table`` (:func:`build_harbor_table`): the
+    Harbor master spends 1 blue and 1 white on Gather Information against 3, for everyone."""
+    return {
+        "character": table.characters["gm"].pk,
+        "target": 3,
+        "visibility": PUBLIC,
+        "skill": table.skill.pk,
+        "color_a": "blue",
+        "color_b": "white",
+        "spend_a": 1,
+        "spend_b": 1,
+        "colorless": 0,
+        "intent": "Ask around the docks",
+    }
 
 
 @asynccontextmanager

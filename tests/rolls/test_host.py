@@ -29,11 +29,10 @@ from django.urls import reverse
 from config.settings import listen_address
 from rolls.management.commands import host
 from rolls.management.commands.host import parse_addrport
-from rolls.models import PUBLIC
 from tests.conftest import PASSWORD, make_campaign, make_user
 from tests.faults import database_env
 from tests.helpers import free_port, make_certificate, make_chain, stop
-from tests.rolls.sockets import build_harbor_table
+from tests.rolls.sockets import build_harbor_table, npc_roll_form
 
 
 @pytest.mark.parametrize(
@@ -442,7 +441,7 @@ def test_host_serves_https_and_wss_with_secure_cookies(tmp_path):
                     get,
                     port,
                     reverse("npc_roll", args=[campaign.pk]),
-                    data=npc_roll(table),
+                    data=npc_roll_form(table),
                     headers={
                         "Cookie": f"sessionid={session_id}; csrftoken={token}",
                         "X-CSRFToken": token,
@@ -513,22 +512,6 @@ async def next_frame(socket, containing):
         while containing not in (frame := await socket.recv()):
             pass
         return frame
-
-
-def npc_roll(table):
-    """The form of the GM's NPC roll in ``table`` (tests/rolls/sockets.py)."""
-    return {
-        "character": table.characters["gm"].pk,
-        "target": 3,
-        "visibility": PUBLIC,
-        "skill": table.skill.pk,
-        "color_a": "blue",
-        "color_b": "white",
-        "spend_a": 1,
-        "spend_b": 1,
-        "colorless": 0,
-        "intent": "Ask around the docks",
-    }
 
 
 @pytest.mark.django_db(transaction=True)

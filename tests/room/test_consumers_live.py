@@ -15,11 +15,10 @@ from django.conf import settings
 from django.urls import reverse
 from websockets.exceptions import ConnectionClosed
 
-from rolls.models import PUBLIC
 from room.consumers import BINARY, MALFORMED, MAX_CLIENT_FRAME, TOO_BIG
 from tests.browser import FreshDaphne
 from tests.conftest import make_campaign, make_user
-from tests.rolls.sockets import build_harbor_table
+from tests.rolls.sockets import build_harbor_table, npc_roll_form
 
 TIMEOUT = 10
 CSRF = "a" * 32  # a CSRF secret of the client's choosing, as cookie and header
@@ -63,18 +62,7 @@ class RefusedFramesCase(ChannelsLiveServerTestCase):
     def npc_roll(self):
         """The GM's NPC rolls, over HTTP to the live server (whose process sends the push)."""
         table = self.table
-        data = {
-            "character": table.characters["gm"].pk,
-            "target": 3,
-            "visibility": PUBLIC,
-            "skill": table.skill.pk,
-            "color_a": "blue",
-            "color_b": "white",
-            "spend_a": 1,
-            "spend_b": 1,
-            "colorless": 0,
-            "intent": "Ask around the docks",
-        }
+        data = npc_roll_form(table)
         request = urllib.request.Request(
             self.live_server_url + reverse("npc_roll", args=[table.campaign.pk]),
             data=urllib.parse.urlencode(data).encode(),
