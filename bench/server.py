@@ -18,10 +18,12 @@ def free_port():
 
 
 def pinned(command, cpu):
-    """``command`` run on core ``cpu`` through taskset (unpinned without cpu or taskset)."""
+    """``command`` run on core ``cpu`` (or on the cores of a collection) through taskset
+    (unpinned without cpu or taskset)."""
     if cpu is None or not shutil.which("taskset"):
         return command
-    return ["taskset", "-c", str(cpu), *command]
+    cores = ",".join(map(str, sorted(cpu))) if isinstance(cpu, set | list | tuple) else str(cpu)
+    return ["taskset", "-c", cores, *command]
 
 
 def generator_core(server_cpu):
@@ -62,20 +64,30 @@ class Process:
         raise RuntimeError(f"the server did not listen on port {port}:\n{self.tail()}")
 
     def tail(self, lines=30):
-        try:
-            with open(self.log_path, errors="replace") as log:
-                return "".join(log.readlines()[-lines:])
-        except OSError:
-            return ""
+        return tail(self.log_path, lines)
 
     def stop(self):
-        if self.popen.poll() is None:
-            self.popen.send_signal(signal.SIGTERM)
-            try:
-                self.popen.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
+        stop(self.popen)
+
+
+def tail(path, lines=30):
+    """The last ``lines`` lines of the log file ``path`` ("" when it cannot be read)."""
+    try:
+        with open(path, errors="replace") as log:
+            return "".join(log.readlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def stop(popen, timeout=5):
+    """Stop the child ``popen``: SIGTERM, then SIGKILL after ``timeout`` seconds."""
+    if popen.poll() is None:
+        popen.send_signal(signal.SIGTERM)
+        try:
+            popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            popen.kill()
+            popen.wait()
 
 
 def cpu_seconds(pid):
@@ -121,6 +133,22 @@ def pid_listening(port):
         except OSError:
             continue
     return None
+
+
+def process_name(pid):
+    """The name of process ``pid`` (``/proc/PID/comm``: ``python3``, ``daphne``, ``caddy``), or
+    None."""
+    try:
+        with open(f"/proc/{pid}/comm") as comm:
+            return comm.read().strip()
+    except OSError:
+        return None
+
+
+def is_python(name):
+    """Whether a process named ``name`` (``process_name``) is a Python server (daphne run as
+    ``python -m daphne`` or by its script), not a proxy in front of one."""
+    return bool(name) and (name.startswith("python") or name == "daphne")
 
 
 def python_module(module, *args):

@@ -1,7 +1,8 @@
 """Real parts that a fault test starts, breaks and starts again itself, never the shared ones:
 a redis-server of the test's own (``redis_server``), a PostgreSQL cluster of the test's own
 (``own_postgres``: initdb into a temporary directory, pg_ctl on a free port of 127.0.0.1, trust
-authentication), and daphne processes serving them (``start_daphne``), with plain HTTP helpers.
+authentication), daphne processes serving them (``start_daphne``), with plain HTTP helpers, and
+Caddy in front of them (``Caddy``: bench/caddy.py's, on this worker's ports).
 
 Under CI=true a missing server binary fails the test; elsewhere it is skipped.
 """
@@ -11,7 +12,6 @@ import re
 import secrets
 import shutil
 import socket
-import ssl
 import subprocess
 import sys
 import tempfile
@@ -20,7 +20,6 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
-from http.client import HTTPConnection
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,8 @@ import redis
 from django.conf import settings
 from django.db import connection
 
+import bench.caddy
+from bench.caddy import CADDY
 from rolls.management.commands.host import daphne_limits
 from tests.browser import in_ci
 from tests.helpers import free_port, stop
@@ -268,104 +269,14 @@ def own_postgres():
             shutil.rmtree(directory, ignore_errors=True)
 
 
-#: Caddy as Debian installs it (deploy/Caddyfile is written for it).
-CADDY = "/usr/bin/caddy"
-
-
-class Caddy:
-    """Caddy running deploy/Caddyfile for ``domain`` with ``tls internal``, in front of
-    ``upstreams`` (``host:port`` each): on 127.0.0.1 only, on free ports (``https_port``,
-    ``http_port``), its admin endpoint off, its certificates and state in ``directory`` (its
-    local authority's root: ``root_certificate``). ``start()`` returns once it answers over
-    HTTPS; ``stop()`` ends it. A missing caddy fails under CI=true, else skips."""
+class Caddy(bench.caddy.Caddy):
+    """bench/caddy.py's Caddy (deploy/Caddyfile with ``tls internal`` on 127.0.0.1) on ports
+    that are this test worker's (``free_port``). A missing caddy fails under CI=true, else
+    skips."""
 
     def __init__(self, directory, domain, upstreams, **env):
-        if not os.access(CADDY, os.X_OK):
+        if not bench.caddy.installed():
             fail_or_skip(f"{CADDY} is not installed (apt-get install caddy)")
-        self.directory = Path(directory)
-        self.domain = domain
-        self.https_port, self.http_port = free_port(), free_port()
-        self.env = {
-            **os.environ,
-            "HOME": str(self.directory),
-            "XDG_DATA_HOME": str(self.directory / "data"),
-            "XDG_CONFIG_HOME": str(self.directory / "config"),
-            "ROLLROOM_DOMAIN": domain,
-            "ROLLROOM_TLS": "internal",
-            "ROLLROOM_UPSTREAMS": " ".join(upstreams),
-            "ROLLROOM_CADDY_ADMIN": "off",
-            "ROLLROOM_HTTP_PORT": str(self.http_port),
-            "ROLLROOM_HTTPS_PORT": str(self.https_port),
-            "ROLLROOM_BIND": "127.0.0.1",
-            **env,
-        }
-        self.log_path = self.directory / "caddy.log"
-        self.process = None
-
-    @property
-    def root_certificate(self):
-        return self.directory / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
-
-    @property
-    def intermediate_certificate(self):
-        """The local authority's intermediate, which signs the site's certificate."""
-        return self.root_certificate.with_name("intermediate.crt")
-
-    def url(self, path=""):
-        return f"https://{self.domain}:{self.https_port}{path}"
-
-    def log(self):
-        return self.log_path.read_text()
-
-    def start(self):
-        self.process = subprocess.Popen(
-            [CADDY, "run", "--config", "deploy/Caddyfile", "--adapter", "caddyfile"],
-            cwd=settings.BASE_DIR,
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=open(self.log_path, "w"),
+        super().__init__(
+            directory, domain, upstreams, https_port=free_port(), http_port=free_port(), **env
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"caddy exited with {self.process.returncode}: {self.log()}")
-            if self.root_certificate.exists() and self._answers():
-                return self
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"caddy did not answer on {self.https_port}: {self.log()}")
-
-    def tls_socket(self, server_hostname=None, source=None):
-        """A TLS connection to Caddy for ``server_hostname`` (default: the domain), verified
-        against Caddy's root, from the address ``source`` (another of loopback's, 127.0.0.2:
-        another visitor) or the system's choice."""
-        context = ssl.create_default_context(cafile=str(self.root_certificate))
-        raw = socket.create_connection(
-            ("127.0.0.1", self.https_port), timeout=10, source_address=source and (source, 0)
-        )
-        return context.wrap_socket(raw, server_hostname=server_hostname or self.domain)
-
-    def request(self, method, path, body=None, headers=None, source=None):
-        """(status, headers, body) of one HTTPS request through Caddy, the Host being the
-        domain unless ``headers`` says otherwise, from the address ``source`` if given."""
-        connection = HTTPConnection(self.domain, self.https_port, timeout=10)
-        connection.sock = self.tls_socket(source=source)
-        try:
-            connection.request(method, path, body=body, headers=headers or {})
-            response = connection.getresponse()
-            return response.status, response.headers, response.read()
-        finally:
-            connection.close()
-
-    def _answers(self):
-        """Whether Caddy completes a TLS handshake for the domain with its certificate."""
-        try:
-            self.tls_socket().close()
-            return True
-        except (OSError, ssl.SSLError):
-            return False
-
-    def stop(self):
-        if self.process is not None:
-            stop(self.process)
-            self.process = None
