@@ -1,5 +1,6 @@
 """The load generator's network side, on one asyncio loop: a keep-alive HTTP/1.1 client over
-asyncio streams, and websocket clients whose frames are matched to the sends by a marker."""
+asyncio streams, and websocket clients whose frames are matched to the sends by a marker; both
+over TLS for an https:// server (wss:// sockets)."""
 
 import asyncio
 from collections import deque
@@ -30,16 +31,19 @@ def http_request(method, path, *, host, headers=(), body=b""):
 
 
 class HttpPool:
-    """Keep-alive connections to one server; a request takes an idle one or opens one."""
+    """Keep-alive connections to one server at ``host``:``port``; a request takes an idle one or
+    opens one. With ``ssl`` (an SSLContext) over TLS, the certificate checked for
+    ``server_hostname`` (the name in the URL, which may be mapped to another ``host``)."""
 
-    def __init__(self, host, port):
+    def __init__(self, host, port, *, ssl=None, server_hostname=None):
         self.host, self.port = host, port
+        self.tls = {"ssl": ssl, "server_hostname": server_hostname} if ssl else {}
         self.idle = deque()
 
     async def send(self, request):
         """Send prepared ``request`` bytes; returns (status, body)."""
         reused = bool(self.idle)
-        conn = self.idle.pop() if reused else await asyncio.open_connection(self.host, self.port)
+        conn = self.idle.pop() if reused else await self._open()
         try:
             status, body, keep = await self._exchange(conn, request)
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -52,6 +56,9 @@ class HttpPool:
         else:
             conn[1].close()
         return status, body
+
+    async def _open(self):
+        return await asyncio.open_connection(self.host, self.port, **self.tls)
 
     async def _exchange(self, conn, request):
         reader, writer = conn
@@ -147,8 +154,14 @@ class Socket:
         await self.task
 
 
-async def open_socket(url, room, tracker, *, origin, cookie=None):
+async def open_socket(url, room, tracker, *, origin, cookie=None, address=None, ssl=None):
+    """A client.Socket of ``room`` on ``url`` (ws:// or wss://, then verified with the
+    SSLContext ``ssl``), connected to ``address`` when given (the URL's name stays the Host and
+    the TLS server name)."""
     headers = {"Cookie": cookie} if cookie else None
+    where = {"host": address} if address else {}
+    if ssl is not None:
+        where["ssl"] = ssl
     websocket = await connect(
         url,
         origin=origin,
@@ -157,5 +170,6 @@ async def open_socket(url, room, tracker, *, origin, cookie=None):
         proxy=None,
         max_size=None,
         open_timeout=30,
+        **where,
     )
     return Socket(room, websocket, tracker)

@@ -5,21 +5,32 @@ Without ``--url`` it starts its own daphne server (``bench.asgi``, ``bench.setti
 production settings with the floors routed; DEBUG off, plain HTTP on loopback, the websocket
 limits ``manage.py host`` gives daphne) on a temporary SQLite database, or on DATABASE_URL /
 REDIS_URL when they are set; to share that server's settings the command first re-runs itself
-in that environment. With ``--url`` it uses running
-servers: the environment must then name their database and DJANGO_SECRET_KEY (the benchmark
-logs its players in by writing sessions), and they route the floors only when they run
-``bench.asgi:application`` with ``DJANGO_SETTINGS_MODULE=bench.settings`` (or pass
-``--skip-floors``).
+in that environment. With ``--through-caddy`` it starts Caddy too (deploy/Caddyfile with
+``tls internal``, bench/caddy.py) in front of its daphne processes, which then run as behind
+the production proxy (DJANGO_SECURE=1, the site's name the only host), and drives them through
+it over HTTPS and wss.
+
+With ``--url`` it uses running servers, over http:// or https:// (``--ca``: the authority to
+trust; ``--resolve``: where a name is): the environment must then name their database (the
+benchmark writes its rooms, players and sessions there through the ORM), their Redis (the
+sessions' cache) and their DJANGO_SECRET_KEY (which signs the sessions), and they route the
+floors only when they run ``bench.asgi:application`` with ``DJANGO_SETTINGS_MODULE=bench.settings``
+(or pass ``--skip-floors``). A server's CPU is measured when a local Python process listens on
+its port; a proxy's (any other program there, e.g. Caddy) is reported as the proxy's, and the
+processes behind it are then not measured.
 """
 
 import asyncio
+import ipaddress
 import json
 import os
 import random
 import secrets
 import shutil
+import ssl
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -30,6 +41,8 @@ from rolls.management.commands.host import daphne_limits
 
 from . import meters, report
 from . import server as procs
+from .caddy import CADDY, DOMAIN, Caddy
+from .caddy import installed as caddy_installed
 from .data import table_create, table_delete
 from .runner import Server, run_all
 
@@ -40,8 +53,101 @@ TMP = "ROLLROOM_BENCH_TMP"
 SETTINGS = "bench.settings"
 APPLICATION = "bench.asgi:application"
 RERUN_OPTIONS = ("rooms", "clients", "rate", "seconds", "cpu", "servers", "grace", "seed")
+RERUN_FLAGS = ("json", "skip_floors", "keep", "ladder", "through_caddy")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+DEFAULT_PORTS = {"http": 80, "https": 443}
 #: The rates (rolls/s) of ``--ladder``, climbed until one is past the knee (report.KNEE_MS).
 LADDER = (20, 40, 60, 80, 100, 130, 160, 200, 250, 320, 400)
+
+
+@dataclass
+class Endpoints:
+    """What the clients talk to (``servers``: runner.Server each), the app's processes whose
+    CPU is measured (``pids``, None where unknown), the ``proxy_pids`` of the ``proxy`` in
+    front of them (its name), and ``notes``: what cannot be measured, and why."""
+
+    servers: list
+    pids: list
+    proxy_pids: list = field(default_factory=list)
+    proxy: str | None = None
+    notes: list = field(default_factory=list)
+
+
+def resolved(values):
+    """{name: IP} of ``--resolve NAME:IP`` values."""
+    names = {}
+    for value in values:
+        name, _, address = value.partition(":")
+        address = address.strip("[]")
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            name = ""
+        if not name:
+            raise CommandError(f"--resolve takes NAME:IP (rollroom.test:127.0.0.1), not {value!r}.")
+        names[name.lower()] = address
+    return names
+
+
+def tls_context(ca):
+    """The client's TLS context: trusting the authority in the file ``ca`` alone, else the
+    system's (OpenSSL's default paths, which SSL_CERT_FILE and SSL_CERT_DIR override)."""
+    if not ca:
+        return ssl.create_default_context()
+    try:
+        return ssl.create_default_context(cafile=ca)
+    except (OSError, ssl.SSLError) as error:
+        raise CommandError(f"--ca {ca}: not a readable PEM certificate ({error}).") from None
+
+
+def endpoints(urls, ca=None, resolve=()):
+    """The Endpoints of ``--url`` (comma-separated http(s)://host[:port]): a local Python
+    process listening on a URL's port is its server, measured; any other program there is a
+    proxy in front (its CPU measured as the proxy's), and what it proxies to is not known."""
+    names = resolved(resolve)
+    found = Endpoints([], [])
+    context = None
+    for url in urls.split(","):
+        parts = urlsplit(url.strip())
+        try:
+            port = parts.port or DEFAULT_PORTS.get(parts.scheme)
+        except ValueError:
+            port = None
+        if parts.scheme not in DEFAULT_PORTS or not parts.hostname or not port:
+            raise CommandError(f"--url takes http://host:port or https://host[:port], not {url!r}.")
+        if parts.path not in ("", "/") or parts.query:
+            raise CommandError(f"--url takes a server's origin, without a path: not {url!r}.")
+        if parts.scheme == "https" and context is None:
+            context = tls_context(ca)
+        address = names.get(parts.hostname)
+        server = Server(
+            parts.hostname,
+            port,
+            scheme=parts.scheme,
+            address=address,
+            ssl=context if parts.scheme == "https" else None,
+        )
+        pid = procs.pid_listening(port) if (address or parts.hostname) in LOOPBACK else None
+        name = procs.process_name(pid) if pid else None
+        if pid is None or name is None:
+            found.notes.append(
+                f"{server.origin}: no process of this machine found listening on port {port}: "
+                "its CPU is not measured"
+            )
+        elif procs.is_python(name):
+            server.pid = pid
+        else:
+            found.proxy, found.proxy_pids = name, sorted({*found.proxy_pids, pid})
+            found.notes.append(
+                f"{server.origin}: port {port} is {name}'s (pid {pid}), a proxy: its CPU is the "
+                "proxy's (proxy_cpu_*); the processes behind it are not measured"
+            )
+        found.servers.append(server)
+        found.pids.append(server.pid)
+    found.notes.append(
+        "PostgreSQL's backends: measured only for servers the benchmark starts (pg_cpu_* -)"
+    )
+    return found
 
 
 def roll_count(rate, seconds):
@@ -101,14 +207,41 @@ class Command(BaseCommand):
         parser.add_argument("--rate", type=float, default=20.0, help="rolls per second")
         parser.add_argument("--seconds", type=float, default=10.0)
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
-        parser.add_argument("--url", help="running server(s), comma-separated http://host:port")
+        parser.add_argument(
+            "--url",
+            help="running server(s) instead, comma-separated http(s)://host[:port]; over https "
+            "the sockets are wss",
+        )
+        parser.add_argument(
+            "--ca",
+            metavar="FILE",
+            help="with --url: the certificate authority (PEM) to trust alone for https, e.g. "
+            "Caddy's `tls internal` root, pki/authorities/local/root.crt in its storage "
+            "(default: the system's authorities, or those of SSL_CERT_FILE)",
+        )
+        parser.add_argument(
+            "--resolve",
+            metavar="NAME:IP",
+            action="append",
+            default=[],
+            help="with --url: connect to IP for the host NAME of a URL, which stays the Host, "
+            "the Origin and the TLS server name (as curl's --resolve); may be repeated",
+        )
+        parser.add_argument(
+            "--through-caddy",
+            action="store_true",
+            help="start Caddy (deploy/Caddyfile, tls internal, on 127.0.0.1) in front of the "
+            f"--servers daphne processes and drive them through it over HTTPS as {DOMAIN}",
+        )
         parser.add_argument(
             "--cpu",
             type=int,
             default=None,
             help="core of the server (default 1 with 2+ cores; -1: no pinning)",
         )
-        parser.add_argument("--servers", type=int, default=1, help="daphne processes to start")
+        parser.add_argument(
+            "--servers", type=int, default=1, help="daphne processes to start (behind Caddy)"
+        )
         parser.add_argument(
             "--skip-floors",
             action="store_true",
@@ -132,7 +265,15 @@ class Command(BaseCommand):
             raise CommandError("--rate and --seconds are positive.")
         if options["cpu"] is None:
             options["cpu"] = 1 if (os.cpu_count() or 1) > 1 else -1
-        if not options["url"] and os.environ.get(OWN) != "1":
+        if options["url"] and options["through_caddy"]:
+            raise CommandError("--through-caddy starts its own servers: leave --url out.")
+        if (options["ca"] or options["resolve"]) and not options["url"]:
+            raise CommandError("--ca and --resolve go with --url.")
+        if options["through_caddy"] and not caddy_installed():
+            raise CommandError(f"--through-caddy needs Caddy at {CADDY} (apt-get install caddy).")
+        if options["url"]:
+            self.endpoints = endpoints(options["url"], options["ca"], options["resolve"])
+        elif os.environ.get(OWN) != "1":
             self.rerun(options)
         options["loadavg"] = os.getloadavg()[0]  # before our servers: others' load
         out = in_tmp(self, options, lambda tmp: self.bench(options, tmp))
@@ -145,7 +286,7 @@ class Command(BaseCommand):
         """Run this command again in the server's environment (never returns)."""
         if options["servers"] > 1 and not os.environ.get("REDIS_URL"):
             raise CommandError("Several servers share their rooms through Redis: set REDIS_URL.")
-        rerun("bench_rolls", options, RERUN_OPTIONS, ("json", "skip_floors", "keep", "ladder"))
+        rerun("bench_rolls", options, RERUN_OPTIONS, RERUN_FLAGS)
 
     def bench(self, options, tmp):
         cpu = options["cpu"] if options["cpu"] >= 0 else None
@@ -154,32 +295,54 @@ class Command(BaseCommand):
         self.application_name = None if options["url"] else f"rollroom-bench-{secrets.token_hex(4)}"
         try:
             if options["url"]:
-                servers = [self.running(url) for url in options["url"].split(",")]
+                found = self.endpoints
             else:
                 call_command("migrate", verbosity=0, interactive=False)
                 call_command("collectstatic", verbosity=0, interactive=False)
-                servers = [self.start(tmp, k, cpu, started) for k in range(options["servers"])]
+                count = options["servers"]
+                if options["through_caddy"]:
+                    found = self.behind_caddy(tmp, count, cpu, started)
+                else:
+                    servers = [self.start(tmp, k, cpu, started) for k in range(count)]
+                    found = Endpoints(servers, [s.pid for s in servers])
             core = procs.generator_core(cpu)
             if core is not None:
                 os.sched_setaffinity(0, {core})
-            return self.measure(options, servers, cpu, tmp, started)
+            return self.measure(options, found, cpu, tmp, started)
         except Exception as error:  # any failure: show the servers' logs with it
             logs = "".join(f"\n--- {p.log_path}:\n{p.tail()}" for p in started)
             raise CommandError(f"{type(error).__name__}: {error}{logs}") from error
         finally:
-            for process in started:
+            for process in reversed(started):  # the proxy first, then what it proxies to
                 process.stop()
 
-    def running(self, url):
-        parts = urlsplit(url)
-        if parts.scheme != "http" or not parts.port:
-            raise CommandError(f"--url takes http://host:port, not {url!r}.")
-        local = parts.hostname in ("127.0.0.1", "localhost")
-        pid = procs.pid_listening(parts.port) if local else None
-        return Server(parts.hostname, parts.port, pid)
+    def behind_caddy(self, tmp, count, cpu, started):
+        """Caddy in front of ``count`` daphne processes started for it (each configured as
+        /etc/rollroom/env would, Caddy pinned to their cores): one https endpoint, the name
+        mapped to 127.0.0.1 and Caddy's own authority trusted."""
+        *ports, https_port, http_port = procs.free_ports(count + 2)
+        cores = None if cpu is None else {(cpu + k) % os.cpu_count() for k in range(count)}
+        caddy = Caddy(
+            os.path.join(tmp, "caddy"),
+            DOMAIN,
+            [f"127.0.0.1:{port}" for port in ports],
+            https_port=https_port,
+            http_port=http_port,
+            cores=cores,
+        )
+        env = caddy.upstream_env()
+        apps = [self.start(tmp, k, cpu, started, port=p, env=env) for k, p in enumerate(ports)]
+        started.append(caddy)
+        caddy.start()
+        endpoint = Server(
+            DOMAIN, https_port, scheme="https", address="127.0.0.1", ssl=caddy.ssl_context()
+        )
+        return Endpoints([endpoint], [s.pid for s in apps], [caddy.pid], "caddy")
 
-    def start(self, tmp, k, cpu, started, module="daphne"):
-        port = procs.free_port()
+    def start(self, tmp, k, cpu, started, module="daphne", port=None, env=None):
+        """Start ``module`` (daphne with the benchmark's application, or the raw floor) on
+        ``port`` (a free one by default), with ``env`` over this environment."""
+        port = port or procs.free_port()
         core = None if cpu is None else (cpu + k) % os.cpu_count()
         if module == "daphne":
             args = ["-b", "127.0.0.1", "-p", port, *daphne_limits(), APPLICATION]
@@ -188,30 +351,30 @@ class Command(BaseCommand):
         process = procs.Process(
             procs.pinned(procs.python_module(module, *args), core),
             log_path=os.path.join(tmp, f"{module}-{k}.log"),
-            env={**os.environ, meters.APPLICATION_NAME: self.application_name or ""},
+            env={**os.environ, meters.APPLICATION_NAME: self.application_name or "", **(env or {})},
             cwd=settings.BASE_DIR,
         )
         started.append(process)
         process.wait_listening(port)
         return Server("127.0.0.1", port, process.pid)
 
-    def measure(self, options, servers, cpu, tmp, started):
+    def measure(self, options, found, cpu, tmp, started):
         rooms, clients = options["rooms"], options["clients"]
+        floors = not options["skip_floors"]
 
         def raw_floor():
             raw = self.start(tmp, 0, cpu, started, module="bench.wsfloor")
             return raw, started.pop().stop
 
-        self.progress(options, f"running against {', '.join(s.origin for s in servers)}")
-        phases = self.phases(
-            options, servers, options["rate"], tmp, floors=not options["skip_floors"], raw=raw_floor
-        )
+        origins = [s.origin for s in found.servers]
+        self.progress(options, f"running against {', '.join(origins)}")
+        phases = self.phases(options, found, options["rate"], tmp, floors=floors, raw=raw_floor)
         ladder = None
         if options["ladder"]:
             ladder = []
             for rate in LADDER:
                 self.progress(options, f"ladder: {rate} rolls/s")
-                step = self.phases(options, servers, rate, tmp, settle=True)["app"]
+                step = self.phases(options, found, rate, tmp, settle=True)["app"]
                 step = {"rate": rate, **step}
                 ladder.append(step)
                 if not report.under_the_knee(step):
@@ -222,15 +385,26 @@ class Command(BaseCommand):
             "rate": options["rate"],
             "seconds": options["seconds"],
             "sends": roll_count(options["rate"], options["seconds"]),
-            "servers": len(servers),
+            # The app's processes: those started (behind the proxy, with --through-caddy), or
+            # the servers of --url; those whose CPU is measured (a proxy's port: none).
+            "servers": len(found.pids),
+            "measured": sum(pid is not None for pid in found.pids),
+            "endpoints": origins,
+            "proxy": found.proxy,
             "cpu": cpu if cpu is not None else -1,
             "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
             "layer": settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1],
             "loadavg_1m": round(options["loadavg"], 2),  # others' load skews every figure
         }
-        return report.result(config, phases, ladder)
+        notes = list(found.notes)
+        if floors and (found.proxy or any(s.scheme == "https" for s in found.servers)):
+            notes.append(
+                "floor_websockets: a plain ws server on loopback, neither through the proxy nor "
+                "over TLS (floor_http and floor_channels are)"
+            )
+        return report.result(config, phases, ladder, notes)
 
-    def phases(self, options, servers, rate, tmp, *, floors=False, raw=None, settle=False):
+    def phases(self, options, found, rate, tmp, *, floors=False, raw=None, settle=False):
         """The app's phase (and the floors') at ``rate`` rolls/s for ``--seconds``, on rooms,
         players and checks of its own."""
         rooms, clients = options["rooms"], options["clients"]
@@ -244,7 +418,7 @@ class Command(BaseCommand):
             return asyncio.run(
                 run_all(
                     table,
-                    servers,
+                    found.servers,
                     sends=sends,
                     warmups=warmups,
                     rooms=rooms,
@@ -253,7 +427,8 @@ class Command(BaseCommand):
                     grace=options["grace"],
                     floors=floors,
                     raw_floor=raw,
-                    meters=meters.meters(self.application_name),
+                    meters=meters.meters(self.application_name, found.proxy_pids),
+                    pids=found.pids,
                     settle=settle,
                 )
             )

@@ -10,6 +10,8 @@ increases between two snapshots (a key new in the second counts from zero).
   (the pool keeps its connections for minutes).
 - Redis: ``INFO cpu`` (``used_cpu_sys`` + ``used_cpu_user``): the whole Redis server, so
   whatever else uses that server (other databases too) counts in.
+- A proxy in front of the servers (Caddy): its process's CPU from ``/proc``, every thread
+  (TLS and proxying both), whatever else it serves counting in.
 """
 
 import os
@@ -66,9 +68,27 @@ class RedisServer:
         return {"redis": float(info["used_cpu_sys"]) + float(info["used_cpu_user"])}
 
 
-def meters(application_name):
-    """The meters of a run whose servers name their connections ``application_name``."""
-    return [PostgresBackends(application_name), RedisServer(os.environ.get("REDIS_URL"))]
+class Processes:
+    """The CPU of local processes ``pids`` (a proxy's), under ``name``."""
+
+    def __init__(self, name, pids):
+        self.name = name
+        self.pids = list(pids)
+
+    def snapshot(self):
+        cpus = {pid: procs.cpu_seconds(pid) for pid in self.pids}
+        if not cpus or None in cpus.values():
+            return None
+        return cpus
+
+
+def meters(application_name, proxy_pids=()):
+    """The meters of a run whose servers name their connections ``application_name``, behind
+    the proxy processes ``proxy_pids`` (none: no proxy)."""
+    found = [PostgresBackends(application_name), RedisServer(os.environ.get("REDIS_URL"))]
+    if proxy_pids:
+        found.append(Processes("proxy", proxy_pids))
+    return found
 
 
 def increase(before, after):

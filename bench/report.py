@@ -19,9 +19,12 @@ COLUMNS = [
     ("cpu_ms_per_roll", "ms/roll"),
     ("pg_cpu_ms_per_roll", "pg ms/r"),
     ("redis_cpu_ms_per_roll", "rds ms/r"),
+    ("proxy_cpu_ms_per_roll", "prx ms/r"),
     ("rss_peak_mb", "rss MB"),
     ("send_lag_max_ms", "lag ms"),
 ]
+#: Columns printed only when a phase has them: the proxy's, in a run through one.
+OPTIONAL = {"proxy_cpu_ms_per_roll"}
 
 
 #: The knee of the ladder (``--ladder``): a rate whose p99 is over this, or that lost or failed
@@ -29,11 +32,14 @@ COLUMNS = [
 KNEE_MS = 100.0
 
 
-def result(config, phases, ladder=None):
+def result(config, phases, ladder=None, notes=()):
     """{config, app, floor_*, app_over_<floor>_p99, app_over_<floor>_p50, app_over_<floor>_cpu}
-    (the app's CPU per roll over the floor's per request, in the same run), and with ``ladder``
-    (the app's summaries at rising rates) the ladder and its ``saturation_rate``."""
+    (the app's CPU per roll over the floor's per request, in the same run), with ``ladder``
+    (the app's summaries at rising rates) the ladder and its ``saturation_rate``, and with
+    ``notes`` (sentences: what was not measured, and why) the notes."""
     out = {"config": config, **phases}
+    if notes:
+        out["notes"] = list(notes)
     app = phases["app"]
     for name, short in FLOOR_SHORT.items():
         if name in phases:
@@ -88,16 +94,28 @@ def _cell(value):
 
 def table(out):
     config = out["config"]
+    phases = [out[name] for name in PHASES if name in out]
+    columns = [
+        (key, label)
+        for key, label in COLUMNS
+        if key not in OPTIONAL or any(key in row for row in phases)
+    ]
     lines = [
         "bench_rolls: {rooms} rooms x {clients} clients, {rate} rolls/s for {seconds} s, "
         "{sends} rolls, server core {cpu}, database {database}, channel layer {layer}, "
         "load average {loadavg_1m}".format(**config),
-        f"{'phase':<18}" + "".join(f"{label:>9}" for _, label in COLUMNS),
     ]
+    if config.get("endpoints"):
+        through = f" through {config['proxy']}" if config.get("proxy") else ""
+        lines.append(
+            f"servers: {', '.join(config['endpoints'])}{through}; the CPU of "
+            f"{config['measured']} of {config['servers']} app process(es) measured"
+        )
+    lines.append(f"{'phase':<18}" + "".join(f"{label:>9}" for _, label in columns))
     for name in PHASES:
         if name in out:
             row = out[name]
-            lines.append(f"{name:<18}" + "".join(f"{_cell(row.get(k)):>9}" for k, _ in COLUMNS))
+            lines.append(f"{name:<18}" + "".join(f"{_cell(row.get(k)):>9}" for k, _ in columns))
     lines += ratio_line(out, "p99", "app p99 over floor p99")
     lines += ratio_line(out, "cpu", "app CPU per roll over floor CPU per request")
     if "ladder" in out:
@@ -124,4 +142,5 @@ def table(out):
     for name in PHASES:
         if out.get(name, {}).get("first_error"):
             lines.append(f"{name} first error: {out[name]['first_error']}")
+    lines += [f"note: {note}" for note in out.get("notes", ())]
     return "\n".join(lines)

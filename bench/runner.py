@@ -28,29 +28,49 @@ LOG_ENTRY = 'id="entry-'
 
 @dataclass
 class Server:
+    """Where the clients talk to: ``scheme``://``host``:``port`` (the name in the Host and
+    Origin headers and, over https, the TLS server name), reached at ``address`` when given
+    (a name mapped to 127.0.0.1), over TLS verified with ``ssl`` (an SSLContext) for https.
+    ``pid``: the local app process serving it, whose CPU is measured (None: unknown, or a
+    proxy in front)."""
+
     host: str
     port: int
     pid: int | None = None
+    scheme: str = "http"
+    address: str | None = None
+    ssl: object = None
 
     @property
     def origin(self):
-        return f"http://{self.host}:{self.port}"
+        return f"{self.scheme}://{self.host}:{self.port}"
 
     @property
     def netloc(self):
         return f"{self.host}:{self.port}"
 
+    def socket_url(self, path):
+        return f"{'wss' if self.scheme == 'https' else 'ws'}://{self.netloc}{path}"
+
+    def http_pool(self):
+        return HttpPool(
+            self.address or self.host, self.port, ssl=self.ssl, server_hostname=self.host
+        )
+
 
 class Servers(list):
-    """The server processes of a phase; a room's members talk to them round robin (member k
-    of room r to server (r * clients + k) mod N), so that with N <= clients every room has
-    sockets on every server and each push crosses the channel layer to all of them.
-    ``meters``: what else is measured beside them (bench/meters.py)."""
+    """The servers of a phase; a room's members talk to them round robin (member k of room r
+    to server (r * clients + k) mod N), so that with N <= clients every room has sockets on
+    every server and each push crosses the channel layer to all of them. ``pids``: the app's
+    processes whose CPU and memory are measured (default: the servers' own; behind a proxy
+    the processes behind it). ``meters``: what else is measured beside them
+    (bench/meters.py)."""
 
-    def __init__(self, servers, clients, meters=()):
+    def __init__(self, servers, clients, meters=(), pids=None):
         super().__init__(servers)
         self.clients = clients
         self.meters = list(meters)
+        self.pids = [s.pid for s in servers] if pids is None else list(pids)
 
     def of(self, room, member):
         return (room * self.clients + member) % len(self)
@@ -62,12 +82,16 @@ class Servers(list):
         return self._total(procs.peak_rss_mb)
 
     def cpu_each(self):
-        """CPU seconds so far of each server (None: unknown)."""
-        return [procs.cpu_seconds(s.pid) if s.pid else None for s in self]
+        """CPU seconds so far of each app process (None: unknown)."""
+        return [procs.cpu_seconds(pid) if pid else None for pid in self.pids]
 
     def _total(self, measure):
-        values = [measure(s.pid) for s in self if s.pid]
-        return None if not values or None in values else round(sum(values), 3)
+        """The sum over the app's processes; None when one is unknown (a partial sum would
+        pass for the whole)."""
+        if not self.pids or None in self.pids:
+            return None
+        values = [measure(pid) for pid in self.pids]
+        return None if None in values else round(sum(values), 3)
 
 
 async def idle(servers):
@@ -89,7 +113,7 @@ def payload(index, size):
 
 def _http(servers, requests, warm, expect):
     """fire, warm_up and close for sends that are HTTP requests [(server index, bytes)]."""
-    pools = [HttpPool(s.host, s.port) for s in servers]
+    pools = [s.http_pool() for s in servers]
 
     async def send(server, request):
         status, body = await pools[server].send(request)
@@ -113,9 +137,16 @@ def _http(servers, requests, warm, expect):
 def _sockets(servers, path, cookie=None):
     async def open_one(room, member, tracker):
         s = servers[servers.of(room, member)]
-        url = f"ws://{s.netloc}{path(room)}"
         header = cookie(room, member) if cookie else None
-        return await open_socket(url, room, tracker, origin=s.origin, cookie=header)
+        return await open_socket(
+            s.socket_url(path(room)),
+            room,
+            tracker,
+            origin=s.origin,
+            cookie=header,
+            address=s.address,
+            ssl=s.ssl,
+        )
 
     return open_one
 
@@ -203,13 +234,15 @@ async def run_all(
     floors,
     raw_floor,
     meters=(),
+    pids=None,
     settle=False,
 ):
     """Run the app and, when ``floors``, the floors; returns {phase name: summary}.
     ``raw_floor()`` starts the plain websockets server and returns (Server, stop); ``meters``:
-    the CPU measured beside the servers' (bench/meters.py); ``settle``: first wait until the
-    servers are idle (a run after another)."""
-    servers = Servers(servers, clients, meters)
+    the CPU measured beside the servers' (bench/meters.py); ``pids``: the app's processes
+    (default: the servers'); ``settle``: first wait until the servers are idle (a run after
+    another)."""
+    servers = Servers(servers, clients, meters, pids)
     common = {"sends": sends, "rooms": rooms, "clients": clients, "rate": rate, "grace": grace}
     if settle:
         await idle(servers)

@@ -17,6 +17,18 @@ def free_port():
         return sock.getsockname()[1]
 
 
+def free_ports(count):
+    """``count`` distinct free ports of 127.0.0.1 (all bound at once while chosen)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
 def pinned(command, cpu):
     """``command`` run on core ``cpu`` (or on the cores of a collection) through taskset
     (unpinned without cpu or taskset)."""

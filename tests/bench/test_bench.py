@@ -5,6 +5,7 @@ import asyncio
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 from urllib.parse import urlsplit
@@ -13,12 +14,14 @@ import pytest
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection
 from django.test import AsyncRequestFactory
 from django.urls import NoReverseMatch, reverse
 
 from bench import asgi as bench_asgi
-from bench import floors, meters, report, stats
+from bench import command, floors, meters, report, stats
 from bench import server as procs
 from bench import settings as bench_settings
 from bench.client import HttpPool, Tracker, http_request, marker
@@ -136,6 +139,32 @@ def test_report_the_ladder():
     assert "saturation: below 20 rolls/s" in report.table(out)
 
 
+def test_report_through_a_proxy_shows_its_column_the_servers_and_the_notes():
+    config = {
+        **CONFIG,
+        "servers": 2,
+        "measured": 2,
+        "endpoints": ["https://rollroom.test:8443"],
+        "proxy": "caddy",
+    }
+    app = {"p50_ms": 3.0, "p99_ms": 9.0, "cpu_ms_per_roll": 12.0, "proxy_cpu_ms_per_roll": 2.5}
+    out = report.result(config, {"app": app}, notes=["floor_websockets: not through it"])
+    assert out["notes"] == ["floor_websockets: not through it"]
+    lines = report.table(out).splitlines()
+    assert lines[1] == (
+        "servers: https://rollroom.test:8443 through caddy; the CPU of 2 of 2 app process(es) "
+        "measured"
+    )
+    assert lines[2].split()[-6:] == ["prx", "ms/r", "rss", "MB", "lag", "ms"]
+    assert lines[3].split()[-3:] == ["2.5", "-", "-"]
+    assert lines[-1] == "note: floor_websockets: not through it"
+    # Without a proxy, no proxy column and no notes.
+    plain = report.table(report.result(CONFIG, {"app": app | {"proxy_cpu_ms_per_roll": None}}))
+    assert "prx ms/r" in plain
+    plain = report.table(report.result(CONFIG, {"app": {"p50_ms": 3.0, "p99_ms": 9.0}}))
+    assert "prx ms/r" not in plain and "note:" not in plain and "servers:" not in plain
+
+
 # Matching arrivals to sends --------------------------------------------------------------------
 
 
@@ -213,6 +242,81 @@ def test_process_measures_and_listener():
         listener.bind(("127.0.0.1", 0))
         listener.listen()
         assert procs.pid_listening(listener.getsockname()[1]) == me
+
+
+def test_a_proxy_is_told_from_a_python_server_by_its_process_name():
+    assert procs.is_python("python3") and procs.is_python("python3.11")
+    assert procs.is_python("daphne")
+    assert not procs.is_python("caddy") and not procs.is_python("nginx")
+    assert not procs.is_python(None)
+    assert procs.process_name(os.getpid())
+    assert procs.process_name(2**22 + 1) is None
+    assert procs.pinned(["caddy"], {1, 0}) in (["caddy"], ["taskset", "-c", "0,1", "caddy"])
+    first, second = procs.free_ports(2)
+    assert first != second
+
+
+def test_url_takes_http_and_https_origins_and_maps_a_name_to_an_address():
+    found = command.endpoints(
+        "https://rollroom.test:1,http://127.0.0.1:2", resolve=["rollroom.test:127.0.0.1"]
+    )
+    secure, plain = found.servers
+    assert secure.origin == "https://rollroom.test:1" and secure.netloc == "rollroom.test:1"
+    assert secure.address == "127.0.0.1"
+    assert secure.socket_url("/ws/x/") == "wss://rollroom.test:1/ws/x/"
+    assert isinstance(secure.ssl, ssl.SSLContext) and secure.ssl.verify_mode == ssl.CERT_REQUIRED
+    assert plain.socket_url("/ws/x/") == "ws://127.0.0.1:2/ws/x/"
+    assert plain.ssl is None and plain.address is None
+    # Nothing listens on those ports: nothing is measured, and the notes say so.
+    assert found.pids == [None, None] and found.proxy is None
+    assert found.notes[0] == (
+        "https://rollroom.test:1: no process of this machine found listening on port 1: its CPU "
+        "is not measured"
+    )
+    defaults = command.endpoints("https://example.test,http://example.test").servers
+    assert [s.port for s in defaults] == [443, 80]
+    assert command.resolved(["a.test:[::1]", "B.test:10.0.0.1"]) == {
+        "a.test": "::1",
+        "b.test": "10.0.0.1",
+    }
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://rollroom.test:21",
+        "rollroom.test:8443",
+        "https://rollroom.test:99999",
+        "https://rollroom.test:8443/room/",
+        "https://:8443",
+    ],
+)
+def test_url_refuses_what_is_not_a_servers_origin(url):
+    with pytest.raises(CommandError, match="--url takes"):
+        command.endpoints(url)
+
+
+@pytest.mark.parametrize("value", ["rollroom.test", "rollroom.test:localhost", ":127.0.0.1"])
+def test_resolve_refuses_what_is_not_a_name_and_an_address(value):
+    with pytest.raises(CommandError, match="--resolve takes NAME:IP"):
+        command.resolved([value])
+
+
+def test_ca_refuses_a_file_that_is_not_a_certificate(tmp_path):
+    with pytest.raises(CommandError, match="--ca .*missing.pem: not a readable PEM certificate"):
+        command.tls_context(str(tmp_path / "missing.pem"))
+    (tmp_path / "junk.pem").write_text("not a certificate")
+    with pytest.raises(CommandError, match="not a readable PEM certificate"):
+        command.tls_context(str(tmp_path / "junk.pem"))
+
+
+def test_the_options_of_https_go_together():
+    with pytest.raises(CommandError, match="--through-caddy starts its own servers"):
+        call_command("bench_rolls", url="http://127.0.0.1:1", through_caddy=True)
+    with pytest.raises(CommandError, match="--ca and --resolve go with --url"):
+        call_command("bench_rolls", ca="root.crt")
+    with pytest.raises(CommandError, match="--ca and --resolve go with --url"):
+        call_command("bench_rolls", resolve=["rollroom.test:127.0.0.1"])
 
 
 def test_sockets_spread_over_every_server_round_robin():
