@@ -5,7 +5,9 @@
   routed (``DJANGO_SETTINGS_MODULE=bench.settings``, ``daphne bench.asgi:application``).
 - ``stats``: percentiles and the summary of one phase.
 - ``server``: start, pin, measure and stop server processes.
-- ``meters``: the CPU of PostgreSQL's backends serving the servers, and of Redis.
+- ``meters``: the CPU of PostgreSQL's backends serving the servers, of Redis, and of a proxy.
+- ``caddy``: Caddy with deploy/Caddyfile and ``tls internal`` on loopback (``--through-caddy``;
+  the deployment tests' ``tests.faults.Caddy``).
 - ``data``: the benchmark's users, campaigns, characters, checks and sessions (ORM).
 - ``client``: a small keep-alive HTTP/1.1 client and the arrival tracker of the sockets.
 - ``phases``: one open-loop phase (the app or a floor) from scheduling to summary.

@@ -210,7 +210,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--url",
             help="running server(s) instead, comma-separated http(s)://host[:port]; over https "
-            "the sockets are wss",
+            "the sockets are wss. The environment must name their database, Redis and "
+            "DJANGO_SECRET_KEY: the rooms, players and sessions are written there",
         )
         parser.add_argument(
             "--ca",
@@ -237,10 +238,14 @@ class Command(BaseCommand):
             "--cpu",
             type=int,
             default=None,
-            help="core of the server (default 1 with 2+ cores; -1: no pinning)",
+            help="core of the server, the next ones of the others; Caddy on theirs "
+            "(default 1 with 2+ cores; -1: no pinning)",
         )
         parser.add_argument(
-            "--servers", type=int, default=1, help="daphne processes to start (behind Caddy)"
+            "--servers",
+            type=int,
+            default=1,
+            help="daphne processes to start (with --through-caddy: behind Caddy)",
         )
         parser.add_argument(
             "--skip-floors",
