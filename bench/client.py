@@ -3,6 +3,7 @@ asyncio streams, and websocket clients whose frames are matched to the sends by 
 over TLS for an https:// server (wss:// sockets)."""
 
 import asyncio
+import ssl
 from collections import deque
 
 from websockets.asyncio.client import connect
@@ -32,12 +33,12 @@ def http_request(method, path, *, host, headers=(), body=b""):
 
 class HttpPool:
     """Keep-alive connections to one server at ``host``:``port``; a request takes an idle one or
-    opens one. With ``ssl`` (an SSLContext) over TLS, the certificate checked for
+    opens one. With ``context`` (an SSLContext) over TLS, the certificate checked for
     ``server_hostname`` (the name in the URL, which may be mapped to another ``host``)."""
 
-    def __init__(self, host, port, *, ssl=None, server_hostname=None):
+    def __init__(self, host, port, *, context=None, server_hostname=None):
         self.host, self.port = host, port
-        self.tls = {"ssl": ssl, "server_hostname": server_hostname} if ssl else {}
+        self.tls = {"ssl": context, "server_hostname": server_hostname} if context else {}
         self.idle = deque()
 
     async def send(self, request):
@@ -46,7 +47,7 @@ class HttpPool:
         conn = self.idle.pop() if reused else await self._open()
         try:
             status, body, keep = await self._exchange(conn, request)
-        except (ConnectionError, asyncio.IncompleteReadError):
+        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError):
             conn[1].close()
             if not reused:
                 raise
@@ -154,14 +155,14 @@ class Socket:
         await self.task
 
 
-async def open_socket(url, room, tracker, *, origin, cookie=None, address=None, ssl=None):
+async def open_socket(url, room, tracker, *, origin, cookie=None, address=None, context=None):
     """A client.Socket of ``room`` on ``url`` (ws:// or wss://, then verified with the
-    SSLContext ``ssl``), connected to ``address`` when given (the URL's name stays the Host and
-    the TLS server name)."""
+    SSLContext ``context``), connected to ``address`` when given (the URL's name stays the Host
+    and the TLS server name)."""
     headers = {"Cookie": cookie} if cookie else None
     where = {"host": address} if address else {}
-    if ssl is not None:
-        where["ssl"] = ssl
+    if context is not None:
+        where["ssl"] = context
     websocket = await connect(
         url,
         origin=origin,

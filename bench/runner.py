@@ -54,7 +54,7 @@ class Server:
 
     def http_pool(self):
         return HttpPool(
-            self.address or self.host, self.port, ssl=self.ssl, server_hostname=self.host
+            self.address or self.host, self.port, context=self.ssl, server_hostname=self.host
         )
 
 
@@ -145,7 +145,7 @@ def _sockets(servers, path, cookie=None):
             origin=s.origin,
             cookie=header,
             address=s.address,
-            ssl=s.ssl,
+            context=s.ssl,
         )
 
     return open_one

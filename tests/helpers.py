@@ -114,6 +114,11 @@ def race(*calls):
     return outcomes
 
 
+def is_number(value):
+    """Whether a JSON value (a benchmark's figure) is a number: an int or a float, not a bool."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def stop(process):
     """Stop a server process a test started: politely, then for good."""
     process.terminate()

@@ -28,6 +28,7 @@ from bench.client import HttpPool, Tracker, http_request, marker
 from bench.command import LADDER
 from bench.runner import Server, Servers
 from config.routing import websocket_urlpatterns
+from tests.helpers import is_number
 
 # Statistics -----------------------------------------------------------------------------------
 
@@ -447,10 +448,6 @@ def bench_env():
         url = urlsplit(env["DATABASE_URL"])
         env["DATABASE_URL"] = url._replace(path="/" + connection.settings_dict["NAME"]).geturl()
     return env
-
-
-def is_number(value):
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -17,9 +17,8 @@ import pytest
 from django.conf import settings
 
 import bench.caddy
-from tests.bench.test_bench import bench_env, is_number
-from tests.faults import Caddy, fail_or_skip, start_daphne
-from tests.helpers import free_port, stop
+from tests.faults import Caddy, database_env, fail_or_skip, start_daphne
+from tests.helpers import free_port, is_number, stop
 
 pytestmark = [
     pytest.mark.skipif(
@@ -33,6 +32,11 @@ pytestmark = [
 DOMAIN = bench.caddy.DOMAIN
 #: A short run: every room has sockets on both processes behind Caddy.
 SHORT = ["--rooms", "2", "--clients", "2", "--rate", "5", "--seconds", "1", "--json"]
+
+
+def bench_env():
+    """The environment of a benchmark run on the test database."""
+    return {**os.environ, **database_env()}
 
 
 def bench_rolls(*args, env=None):
@@ -76,7 +80,7 @@ def test_through_caddy_starts_caddy_in_front_of_its_servers_and_measures_both():
     for name in ("app", "floor_http", "floor_channels"):
         for key in ("cpu_ms_per_roll", "proxy_cpu_ms_per_roll", "pg_cpu_ms_per_roll"):
             assert is_number(out[name][key]) and out[name][key] >= 0, (name, key)
-    assert app["proxy_cpu_s"] > 0
+    # (Five rolls may cost Caddy less than the kernel's clock tick: 0 is a figure too.)
     assert "proxy_cpu_ms_per_roll" not in out["floor_websockets"]
     assert out["notes"] == [
         "floor_websockets: a plain ws server on loopback, neither through the proxy nor over "
@@ -120,7 +124,7 @@ def test_url_over_https_drives_a_running_deployment_through_its_proxy(deployment
     # daphne's CPU and memory: not measured (no key; "-" in the table).
     assert not {"cpu_s", "cpu_ms_per_roll", "cpu_s_by_server"} & set(app)
     assert app["rss_peak_mb"] is None
-    assert is_number(app["proxy_cpu_ms_per_roll"]) and app["proxy_cpu_s"] > 0
+    assert is_number(app["proxy_cpu_ms_per_roll"]) and app["proxy_cpu_ms_per_roll"] >= 0
     assert app["pg_cpu_ms_per_roll"] is None
     assert out["notes"] == [
         f"{caddy.url()}: port {caddy.https_port} is caddy's (pid {caddy.pid}), a proxy: its CPU "
