@@ -131,8 +131,8 @@ def endpoints(urls, ca=None, resolve=()):
         name = procs.process_name(pid) if pid else None
         if pid is None or name is None:
             found.notes.append(
-                f"{server.origin}: no process of this machine found listening on port {port}: "
-                "its CPU is not measured"
+                f"{server.origin}: no process found listening on port {port} of this machine "
+                "(or none this user may read): its CPU is not measured"
             )
         elif procs.is_python(name):
             server.pid = pid
@@ -144,9 +144,6 @@ def endpoints(urls, ca=None, resolve=()):
             )
         found.servers.append(server)
         found.pids.append(server.pid)
-    found.notes.append(
-        "PostgreSQL's backends: measured only for servers the benchmark starts (pg_cpu_* -)"
-    )
     return found
 
 
@@ -277,7 +274,7 @@ class Command(BaseCommand):
         if options["through_caddy"] and not caddy_installed():
             raise CommandError(f"--through-caddy needs Caddy at {CADDY} (apt-get install caddy).")
         if options["url"]:
-            self.endpoints = endpoints(options["url"], options["ca"], options["resolve"])
+            self.running = endpoints(options["url"], options["ca"], options["resolve"])
         elif os.environ.get(OWN) != "1":
             self.rerun(options)
         options["loadavg"] = os.getloadavg()[0]  # before our servers: others' load
@@ -300,7 +297,7 @@ class Command(BaseCommand):
         self.application_name = None if options["url"] else f"rollroom-bench-{secrets.token_hex(4)}"
         try:
             if options["url"]:
-                found = self.endpoints
+                found = self.running
             else:
                 call_command("migrate", verbosity=0, interactive=False)
                 call_command("collectstatic", verbosity=0, interactive=False)
@@ -402,6 +399,10 @@ class Command(BaseCommand):
             "loadavg_1m": round(options["loadavg"], 2),  # others' load skews every figure
         }
         notes = list(found.notes)
+        if options["url"] and config["database"] == "postgresql":
+            notes.append(
+                "PostgreSQL's backends: measured only for servers the benchmark starts (pg_cpu_* -)"
+            )
         if floors and (found.proxy or any(s.scheme == "https" for s in found.servers)):
             notes.append(
                 "floor_websockets: a plain ws server on loopback, neither through the proxy nor "

@@ -271,8 +271,8 @@ def test_url_takes_http_and_https_origins_and_maps_a_name_to_an_address():
     # Nothing listens on those ports: nothing is measured, and the notes say so.
     assert found.pids == [None, None] and found.proxy is None
     assert found.notes[0] == (
-        "https://rollroom.test:1: no process of this machine found listening on port 1: its CPU "
-        "is not measured"
+        "https://rollroom.test:1: no process found listening on port 1 of this machine (or none "
+        "this user may read): its CPU is not measured"
     )
     defaults = command.endpoints("https://example.test,http://example.test").servers
     assert [s.port for s in defaults] == [443, 80]
