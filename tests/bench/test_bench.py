@@ -327,6 +327,24 @@ def test_sockets_spread_over_every_server_round_robin():
     assert [servers.of(0, m) for m in range(4)] + [servers.of(1, 0)] == [0, 1, 2, 0, 1]
 
 
+def test_behind_a_proxy_the_app_processes_are_measured_not_the_endpoint():
+    me = os.getpid()
+    endpoint = Server("rollroom.test", 8443, scheme="https", address="127.0.0.1")
+    behind = Servers([endpoint], clients=2, pids=[me])
+    assert behind.cpu() > 0 and behind.rss() > 0
+    assert behind.cpu_each()[0] > 0
+    # One process unknown: no total, which would pass for the whole.
+    partly = Servers([Server("127.0.0.1", 1, me), Server("127.0.0.1", 2)], clients=2)
+    assert partly.pids == [me, None]
+    assert partly.cpu() is None and partly.rss() is None
+    assert partly.cpu_each()[1] is None
+    proxy = meters.meters(None, [me])[-1]
+    assert (proxy.name, list(proxy.snapshot())) == ("proxy", [me])
+    assert [meter.name for meter in meters.meters(None)] == ["pg", "redis"]
+    assert meters.Processes("proxy", []).snapshot() is None
+    assert meters.Processes("proxy", [2**22 + 1]).snapshot() is None
+
+
 def test_meters_add_what_each_key_used():
     assert meters.increase({1: 2.0, 2: 1.0}, {1: 2.5, 2: 1.25, 3: 0.5}) == 1.25
     assert meters.increase(None, {1: 1.0}) is None
