@@ -2,6 +2,7 @@
 conftest.py)."""
 
 import ipaddress
+import json
 import random
 import socket
 import subprocess
@@ -239,3 +240,21 @@ def _written(folder, name, certificates, key):
         key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     )
     return cert_path, key_path
+
+
+def all_rows():
+    """Every row of every installed model, all its fields, by model label, as JSON text (to
+    compare a database with another, read by another process): a many-to-many table's rows
+    without their own ids, which a copy need not keep (nothing refers to them)."""
+    rows = {}
+    for model in apps.get_models(include_auto_created=True):
+        if model._meta.proxy or not model._meta.managed:
+            continue
+        fields = [field.attname for field in model._meta.concrete_fields]
+        if model._meta.auto_created:
+            fields.remove(model._meta.pk.attname)
+        found = model._base_manager.order_by().values_list(*fields)
+        rows[model._meta.label] = sorted(
+            json.dumps(row, default=lambda o: o.isoformat(), sort_keys=True) for row in found
+        )
+    return json.dumps(rows, sort_keys=True)

@@ -178,9 +178,8 @@ class Command(BaseCommand):
         """Run the target's half in a process configured for it; its output, or its refusal
         as this command's."""
         env = {
-            **os.environ,
+            **os.environ,  # DJANGO_SETTINGS_MODULE among them (manage.py sets it)
             "DATABASE_URL": database_url,
-            "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE,
             # The keys this process holds, whatever their source: the target verifies the logs
             # under the same one.
             "DJANGO_SECRET_KEY": settings.SECRET_KEY,
