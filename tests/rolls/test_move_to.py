@@ -154,6 +154,8 @@ def test_the_demo_table_moves_whole_and_plays_on(target):
         head = place_text(campaign.last_seq, campaign.last_sub)
         assert f"fingerprint #{head} {campaign.head_hash[:12]}." in said
     assert f"DATABASE_URL={target}\n" in said
+    open_seeds = DiceSeed.objects.filter(revealed_at__isnull=True).values_list("seed", flat=True)
+    assert not any(seed in said for seed in open_seeds)  # an open seed stays secret
     assert "DJANGO_SECRET_KEY" in said
     sequences_past_their_ids(target)
     plays_on(target, session)

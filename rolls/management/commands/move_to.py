@@ -5,12 +5,12 @@ table that outgrew one process (README, "Scale out").
 Every row of every installed app moves with its primary key: users with their password hashes,
 campaigns, memberships, invites, sheets, each rule system's rows, sparetime ledgers, the roll
 logs with their whispers' places, the dice seeds (an open one stays unrevealed), the logins'
-sessions, the login throttle's attempts. Django's own tools carry them, as released:
-``dumpdata`` writes them here, inside one transaction (a consistent copy), a row a line
-(JSONL, read back a line at a time, so a long log is never held in memory whole), and a
-process of this command on the target (``--receive``, with ``DATABASE_URL`` set to it) runs,
-in one transaction there: the emptiness check, ``migrate``, ``loaddata`` (which keeps the
-primary keys and moves each sequence past the largest one it loaded:
+sessions, the login throttle's attempts. Django's own serializers carry them, as released:
+here they are written as ``dumpdata --all`` reads them, inside one transaction (a consistent
+copy), a row a line (JSONL, read back a line at a time: a long log is never held in memory
+whole); a process of this command on the target (``--receive``, with ``DATABASE_URL`` set to
+it) runs, in one transaction there, the emptiness check, ``migrate``, ``loaddata`` (which keeps
+the primary keys and moves each sequence past the largest one it loaded:
 ``connection.ops.sequence_reset_sql``) and ``verify_rolls`` on every campaign, whose verdict
 must be the one it gives here. Anything else rolls it all back: the target is left as it was
 found. This database is only read.
@@ -165,6 +165,7 @@ class Command(BaseCommand):
             "host": target.get("HOST") or None,
             "port": target.get("PORT") or None,
             "connect_timeout": settings.DATABASE_CONNECT_TIMEOUT,
+            **target.get("OPTIONS", {}),  # the URL's query: sslmode and the like
         }
         try:
             psycopg.connect(**{k: v for k, v in params.items() if v is not None}).close()
@@ -201,25 +202,26 @@ class Command(BaseCommand):
         return done.stdout
 
     def report(self, database_url, count, received):
-        if os.environ.get("ROLLROOM_LOG_KEY"):
-            key = "ROLLROOM_LOG_KEY as now (it signs the roll log), and DJANGO_SECRET_KEY as now"
-        elif os.environ.get("DJANGO_SECRET_KEY"):
-            key = "DJANGO_SECRET_KEY as now (the roll log's key is derived from it)"
+        if os.environ.get("DJANGO_SECRET_KEY"):
+            keys = ["DJANGO_SECRET_KEY: the same as now"]
         else:
-            key = (
-                f"DJANGO_SECRET_KEY_FILE={Path(settings.SECRET_KEY_FILE).resolve()} (the secret "
-                "key the roll log's key is derived from), or DJANGO_SECRET_KEY set to what it holds"
+            path = Path(settings.SECRET_KEY_FILE).resolve()
+            keys = [f"DJANGO_SECRET_KEY_FILE={path} (or DJANGO_SECRET_KEY set to what it holds)"]
+        if settings.ROLLROOM_LOG_KEY:
+            keys.append("ROLLROOM_LOG_KEY: the same as now (it signs the roll log)")
+            why = "Another secret key would log everyone out; another log key, fail every log."
+        else:
+            why = (
+                "Another secret key would log everyone out and make every roll log fail "
+                "verification: the log's key is derived from it."
             )
         self.stdout.write(
-            f"Moved {count} rows into {shown(database_url)}, each with its id; every roll log "
-            "verifies there as here:\n"
+            f"Moved {count} rows into {shown(database_url)}, each with its id; verify_rolls "
+            "says the same of every roll log there as here:\n"
             + "".join(f"  {line}\n" for line in received.splitlines())
             + "This database is unchanged. Stop serving it, and serve the table from PostgreSQL "
             "with:\n"
-            f"  DATABASE_URL={database_url}\n"
-            f"  {key}\n"
-            "Another secret key would make every roll log fail verification and log everyone "
-            "out."
+            f"  DATABASE_URL={database_url}\n" + "".join(f"  {line}\n" for line in keys) + why
         )
 
     # The target's half ---------------------------------------------------------------------------
@@ -247,10 +249,13 @@ class Command(BaseCommand):
                 ContentType.objects.clear_cache()
                 found = verdicts()
                 if found != expected:
-                    differ = next(pk for pk in expected if found.get(pk) != expected[pk])
+                    differ = min(
+                        pk for pk in {*found, *expected} if found.get(pk) != expected.get(pk)
+                    )
                     raise CommandError(
-                        f"The roll log of campaign {differ} does not verify there as here "
-                        f"({found.get(differ)!r}, here {expected[differ]!r}): nothing was moved."
+                        f"verify_rolls says of campaign {differ} in {shown(database_url)} "
+                        f"{found.get(differ)!r}, and here {expected.get(differ)!r}: nothing was "
+                        "moved."
                     )
         except DatabaseError as error:
             raise CommandError(
