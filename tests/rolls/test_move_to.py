@@ -271,3 +271,17 @@ def test_a_move_failing_half_way_leaves_the_target_as_it_was(small_table, target
     assert "sheets_character" in message and message.endswith("nothing was moved.")
     assert tables_of(target) == ["sheets_character"]
     assert all_rows() == small_table
+
+
+def test_a_log_that_does_not_hold_moves_as_it_is_and_says_so(pool_table, target):
+    """The move neither mends nor hides a log altered before it: verify_rolls says there what
+    it says here, and the command prints it."""
+    campaign = pool_table.campaign
+    for _ in range(2):
+        free_roll_make(campaign=campaign, by=pool_table.gm, notation=notation.parse("2d6"))
+    LogEntry.objects.filter(campaign=campaign, seq=1).update(data={"rewritten": True})
+
+    said = move(target)
+
+    assert "“The Marches” does not hold: entry #1 was altered" in said
+    assert rows_of(target) == all_rows()
