@@ -47,7 +47,7 @@ LONGEST_FIRST = {
     "tests/rolls/test_host.py": 1,
     "tests/bench/test_bench.py": 1,
     "tests/rolls/test_move_to.py": 1,
-    "tests/deploy/test_readme_move_to.py": 1,
+    "tests/deploy/test_readme_scale_out.py": 1,
     "tests/test_browser.py": 1,
 }
 

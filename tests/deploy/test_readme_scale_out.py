@@ -1,12 +1,13 @@
 """README's "Scale out: PostgreSQL, Redis and several daphne processes", read from the README
-itself: every command it shows runs here for real, in order, as one shell session would run
-them (the ``export`` lines carry over): on a PostgreSQL cluster and a redis-server of the test's
-own (tests/faults.py), with the README's user and database, and the two daphne processes of its
-command lines on free ports of 127.0.0.1, each then answering /healthz (its database and Redis)
-as the proxy asks it, and stopped at the end. What this machine changes in a line
-(``on_this_machine``): the ports of PostgreSQL, Redis and daphne, the virtualenv's path, and
-the static files' folder (the test's own, not the checkout's). A command of a form no runner
-knows fails."""
+itself: every command it shows runs here for real, in order, as one shell session would run them
+(the ``export`` lines carry over), from the move of a demo table served on SQLite (``move_to``)
+to the daphne processes serving it, its logs verified at the end: on a PostgreSQL cluster and a
+redis-server of the test's own (tests/faults.py), with the README's user and database, and the
+two daphne processes of its command lines on free ports of 127.0.0.1, each then answering
+/healthz (its database and Redis) as the proxy asks it, and stopped at the end. What this
+machine changes in a line (``on_this_machine``): the ports of PostgreSQL, Redis and daphne, the
+virtualenv's path, and the static files' folder (the test's own, not the checkout's). A command
+of a form no runner knows fails."""
 
 import re
 import shlex
@@ -33,7 +34,8 @@ def commands():
     text = re.sub(r"<!--.*?-->", "", section(TITLE), flags=re.S)  # notes to the README's editors
     lines = text.splitlines()
     blocks = [line[4:] for line in lines if line.startswith("    ") and line.strip()]
-    quoted = re.findall(r"`([^`]*(?:manage\.py|-m pytest)[^`]*)`", " ".join(lines))
+    prose = " ".join(line for line in lines if not line.startswith("    "))
+    quoted = re.findall(r"`([^`]*(?:manage\.py|-m pytest)[^`]*)`", prose)
     return blocks + quoted
 
 
@@ -45,9 +47,16 @@ class Session:
         self.tmp_path = tmp_path
         self.postgres = postgres
         self.redis = redis_server
-        self.env = {**clean_env(), "DJANGO_STATIC_ROOT": str(tmp_path / "static")}
+        # The table's secret key in the test's folder, not the checkout's .rollroom/.
+        self.key_file = tmp_path / ".rollroom" / "secret_key"
+        self.env = {
+            **clean_env(),
+            "DJANGO_STATIC_ROOT": str(tmp_path / "static"),
+            "DJANGO_SECRET_KEY_FILE": str(self.key_file),
+        }
         self.env = {k: v for k, v in self.env.items() if not k.startswith("PYTEST_")}
         self.daphnes = {}  # port: process
+        self.moved = 0  # the roll logs the move verified
 
     def on_this_machine(self, line):
         line = line.replace("127.0.0.1:5432", f"127.0.0.1:{self.postgres.port}")
@@ -69,14 +78,32 @@ class Session:
         assert done.returncode == 0, done.stderr
         self.env = dict(item.split("=", 1) for item in done.stdout.split("\0") if "=" in item)
 
-    def manage(self, line):
+    def manage(self, line, env=None):
         """`.venv/bin/python manage.py ...` (or `python manage.py ...`): the virtualenv's Python."""
         argv = shlex.split(line, comments=True)
         done = subprocess.run(
-            [sys.executable, *argv[1:]], cwd=BASE, env=self.env, capture_output=True, text=True
+            [sys.executable, *argv[1:]],
+            cwd=BASE,
+            env=env or self.env,
+            capture_output=True,
+            text=True,
+            timeout=600,
         )
         assert done.returncode == 0, done.stdout + done.stderr
         return done
+
+    def move_to(self, line):
+        """`.venv/bin/python manage.py move_to postgres://...`: a table served on SQLite until
+        now (seed_demo's, in the test's folder, under the session's key file) moved whole into
+        the README's database; it prints the settings to serve it with."""
+        table = {**self.env, "SQLITE_PATH": str(self.tmp_path / "table.sqlite3")}
+        self.manage("python manage.py seed_demo", env=table)
+        done = self.manage(line, env=table)
+        url = shlex.split(line)[-1]
+        assert f"DATABASE_URL={url}\n" in done.stdout
+        assert f"DJANGO_SECRET_KEY_FILE={self.key_file}" in done.stdout
+        self.moved = done.stdout.count(" is whole: ")
+        assert self.moved == 2, done.stdout
 
     def daphne(self, line):
         """`.venv/bin/daphne ... -p PORT ... &`: started on a free port in place of PORT; it
@@ -150,9 +177,9 @@ def wait_for_health(port, process, log, headers, timeout=60):
 
 
 #: What runs each command (after this machine's changes): the first whose pattern matches.
-#: Issue #46's move from SQLite (`manage.py move_to`) will need its own, before "manage".
 RUNNERS = [
     (r"export ", Session.export),
+    (r"\.venv/bin/python manage\.py move_to postgres://", Session.move_to),
     (r"(\.venv/bin/)?python manage\.py check --deploy", Session.check_deploy),
     (r"(\.venv/bin/)?python manage\.py (migrate|collectstatic)\b", Session.manage),
     (r"\.venv/bin/daphne ", Session.daphne),
@@ -182,10 +209,14 @@ def session(tmp_path):
 
 def test_every_command_of_the_section_runs_in_order(session):
     shown = commands()
+    assert shown[0].startswith(".venv/bin/python manage.py move_to ")
     assert any(line.startswith(".venv/bin/daphne") for line in shown)
     for line in shown:
         session.run(line)
     assert len(session.daphnes) == 2
+    # The moved table is the one served: its logs verify under the key the section keeps.
+    verified = session.manage("python manage.py verify_rolls")
+    assert f"{session.moved} roll logs are whole" in verified.stdout
 
 
 def test_a_command_without_a_runner_fails(tmp_path):
