@@ -1,4 +1,5 @@
-"""Forms for signing up, creating a campaign and for the GM panel's settings.
+"""Forms for signing up (and deleting one's account), creating a campaign and for the GM
+panel's settings (and handing the campaign over, or deleting it).
 
 The campaign forms hold the name and ask the systems (``SYSTEMS``) for the rest; the fields
 below (costs, hit points) are what the systems' packages build theirs from
@@ -6,13 +7,15 @@ below (costs, hit points) are what the systems' packages build theirs from
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from core.names import check_username, plain_name
+from core.text import isolated
 
-from .models import Campaign
+from .models import Campaign, Membership
 from .systems import SYSTEMS, system_choices, system_of
 
 MAX_COST = 100
@@ -146,3 +149,34 @@ class SignupForm(UserCreationForm):
         if not self.has_error("username"):
             check_username(username)
         return username
+
+
+class AccountDeleteForm(forms.Form):
+    """Deleting one's own account: the password, again."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+
+class HandOverForm(forms.Form):
+    """The GM panel's "hand the campaign over": one of its players."""
+
+    to = forms.ModelChoiceField(queryset=None, label="New GM", empty_label="Choose a player")
+
+    def __init__(self, *args, campaign, **kwargs):
+        super().__init__(*args, **kwargs)
+        players = campaign.memberships.filter(role=Membership.PLAYER)
+        users = get_user_model().objects.filter(pk__in=players.values("user_id"))
+        self.fields["to"].queryset = users.order_by("username")
+        self.fields["to"].label_from_instance = lambda user: isolated(user.username)
+
+
+class CampaignDeleteForm(forms.Form):
+    """Deleting a campaign: its GM says yes, having been offered its export."""
+
+    confirm = forms.BooleanField(
+        label="Delete this campaign, its characters and its roll log, for every member"
+    )

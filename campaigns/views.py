@@ -11,7 +11,9 @@ again with the refused form in place.
 import math
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import get_user_model, login
+from django.contrib.auth import logout as auth_logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LogoutView, PasswordResetView, redirect_to_login
 from django.shortcuts import get_object_or_404, redirect, render
@@ -29,8 +31,11 @@ from . import links, services
 from .access import campaign_for
 from .accounts import LINK_DAYS
 from .forms import (
+    AccountDeleteForm,
     CampaignCreateForm,
+    CampaignDeleteForm,
     CampaignSettingsForm,
+    HandOverForm,
     MemberAddForm,
     SignupForm,
 )
@@ -199,6 +204,7 @@ def _panel_context(request, campaign, **overrides):
         "invite_elsewhere": links.elsewhere(request, invite),
         "settings_form": CampaignSettingsForm(campaign=campaign),
         "member_add_form": MemberAddForm(),
+        "hand_over_form": HandOverForm(campaign=campaign),
         **system.panel_context(request, campaign, overrides),
     }
     context.update(overrides)
@@ -246,6 +252,8 @@ def panel_section(name, template):
 MEMBERS = panel_section("members", "campaigns/_members.html")
 INVITE = panel_section("invite", "campaigns/_invite.html")
 SETTINGS = panel_section("settings", "campaigns/_settings.html")
+#: Handing the campaign over, and the way to its deletion.
+LEAVE = panel_section("leave", "campaigns/_leave.html")
 
 
 @login_required
@@ -303,6 +311,92 @@ def member_remove(request, campaign_id, user_id):
     ok, refusal = attempt(lambda: services.membership_remove(membership=membership))
     error = "" if ok else refusal
     return MEMBERS.answer(request, campaign, ok=ok, member_error=error)
+
+
+@login_required
+@require_POST
+def campaign_hand_over(request, campaign_id):
+    """The GM hands the campaign to one of its players and stays as a player: done, they go to
+    the campaign's page (the panel is no longer theirs)."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    form = HandOverForm(request.POST, campaign=campaign)
+    ok, result = attempt(
+        lambda: services.campaign_hand_over(campaign=campaign, **form.cleaned_data), form=form
+    )
+    if ok:
+        notice = f"{isolated(result.user.username)} is now the GM of {isolated(campaign.name)}."
+        url = reverse("campaign_detail", args=[campaign.id])
+        return answer(
+            request,
+            ok=ok,
+            fragment=lambda: render_to_string(
+                "campaigns/_handed_over.html", {"notice": notice, "url": url}, request=request
+            ),
+            page=None,
+            url=url,
+            notice=notice,
+        )
+    if result:
+        form.add_error("to", result)
+    return LEAVE.answer(request, campaign, ok=ok, hand_over_form=form)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_delete(request, campaign_id):
+    """The GM deletes the campaign, once they said yes on a page that offers its export
+    first (the log as JSON or CSV, with its fingerprint)."""
+    campaign = campaign_for(request, campaign_id, gm=True)
+    form = CampaignDeleteForm(request.POST if request.method == "POST" else None)
+    context = {"campaign": campaign, "form": form}
+    if request.method == "GET":
+        return render(request, "campaigns/delete.html", context)
+    name = campaign.name
+    ok, _ = attempt(lambda: services.campaign_delete(campaign=campaign), form=form)
+    pieces = _own_page(request, "campaigns/delete.html", lambda: context, reverse("home"))
+    return answer(request, ok=ok, notice=f"{isolated(name)} was deleted.", **pieces)
+
+
+def _account_context(request, form):
+    """The account deletion page's: what stays, what goes, and what to do first."""
+    user = request.user
+    blocking = services.campaigns_to_hand_over(user)
+    blocked = {campaign.pk for campaign in blocking}
+    alone = [
+        m.campaign
+        for m in user.memberships.select_related("campaign")
+        if m.is_gm and m.campaign_id not in blocked
+    ]
+    return {"form": form, "blocking": blocking, "alone": alone}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_delete(request):
+    """A user deletes their own account, with their password. The page says what stays (their
+    log entries, characters and ledger rows, as a former member's), what goes with it (the
+    campaigns they GM alone), what to do first (hand over a campaign they GM with others) and
+    offers their own data to take (``insights``' ``my_data``). Done: logged out, on the login
+    page; a wrong password changes nothing."""
+    form = AccountDeleteForm(request.POST if request.method == "POST" else None)
+    if request.method == "GET":
+        return render(request, "registration/account_delete.html", _account_context(request, form))
+    ok, refusal = attempt(
+        lambda: services.account_delete(user=request.user, **form.cleaned_data), form=form
+    )
+    if ok:
+        auth_logout(request)
+        messages.success(request, "Your account was deleted.")
+        return redirect("login")
+    if refusal:
+        form.add_error("password", refusal)
+    pieces = _own_page(
+        request,
+        "registration/account_delete.html",
+        lambda: _account_context(request, form),
+        reverse("login"),
+    )
+    return answer(request, ok=ok, **pieces)
 
 
 @require_GET

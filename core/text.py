@@ -46,3 +46,14 @@ def isolated(text):
     if not needs_isolation(text):
         return text
     return f"{FSI}{unmarked(text)}{PDI}"
+
+
+#: How a member who deleted their account is named where their name stood: their rows stay (the
+#: log, the ledger, their characters), their user does not.
+FORMER_MEMBER = "a former member"
+
+
+def member_name(user):
+    """``user``'s name, isolated (``isolated``), or ``FORMER_MEMBER`` for None: a row whose user
+    deleted their account."""
+    return FORMER_MEMBER if user is None else isolated(user)

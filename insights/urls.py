@@ -6,6 +6,7 @@ CAMPAIGN = "campaigns/<id:campaign_id>/"
 
 urlpatterns = [
     path("rules/odds/", views.odds_calculator, name="odds_calculator"),
+    path("accounts/data.json", views.my_data, name="my_data"),
     path(CAMPAIGN + "luck/", views.campaign_luck, name="campaign_luck"),
     path(CAMPAIGN + "tuning/", views.campaign_tuning, name="tuning"),
     path(CAMPAIGN + "sessions/<id:number>/", views.session_summary, name="session_summary"),

@@ -104,6 +104,55 @@ def campaign_log_json(request, campaign_id):
     return _export(request, campaign, "json", "application/json", chunks)
 
 
+def _sheet(character, system):
+    """A character as its player takes it home: what they wrote and its system's sheet
+    (``Sheet.export``)."""
+    return {
+        "name": character.name,
+        "concept": character.concept,
+        "history": character.history,
+        "sheet": system.sheet.export(character),
+    }
+
+
+def _my_data_chunks(user):
+    """The JSON of ``my_data``, compact, a chunk per campaign's batch of log entries."""
+    yield orjson.dumps({"user": user.username})[:-1] + b',"campaigns":['
+    memberships = user.memberships.select_related("campaign").order_by("joined_at", "id")
+    for number, membership in enumerate(memberships):
+        campaign = membership.campaign
+        system = system_of(campaign)
+        characters = campaign.characters.filter(owner=user).order_by("name", "id")
+        head = {
+            "campaign": campaign.name,
+            "system": campaign.system,
+            "role": membership.role,
+            "characters": [_sheet(character, system) for character in characters],
+        }
+        yield (b"," if number else b"") + orjson.dumps(head)[:-1] + b',"entries":['
+        last = None
+        for entries in insights.export_batches(campaign, user.pk, data=True):
+            rows = [insights.json_row(*entry) for entry in entries]
+            yield (b"," if last is not None else b"") + orjson.dumps(rows)[1:-1]
+            last = rows[-1]
+        fingerprint = insights.fingerprint_of(last) if last is not None else None
+        yield b'],"fingerprint":' + orjson.dumps(fingerprint) + b"}"
+    yield b"]}"
+
+
+@login_required
+@require_GET
+def my_data(request):
+    """A user's own data in one JSON file: for each campaign they are in, their characters
+    (their sheets and sparetime) and the campaign's log as its JSON export shows it to them
+    (``insights.export_batches``: what they may not see is a stub, others' whispers are not
+    in it), with its fingerprint. Streamed a batch of entries at a time."""
+    chunks = _my_data_chunks(request.user)
+    response = streaming_response(request, chunks, "application/json")
+    response["Content-Disposition"] = 'attachment; filename="rollroom-my-data.json"'
+    return response
+
+
 @login_required
 @require_GET
 def campaign_tuning(request, campaign_id):

@@ -10,7 +10,7 @@ from django.core.validators import RegexValidator
 
 from core.ids import IdsChoiceField
 from core.names import plain_name
-from core.text import isolated
+from core.text import isolated, member_name
 from core.writes import OnceField
 from rules import MAX_TARGET, RulesError, notation
 from sheets.models import Character
@@ -148,7 +148,7 @@ class AskForm(_CheckAboutForm):
         super().__init__(data, campaign=campaign, **kwargs)
         field = self.fields["character"]
         field.queryset = Character.objects.filter(campaign=campaign).select_related("owner")
-        field.label_from_instance = lambda c: f"{isolated(c.name)} ({isolated(c.owner.username)})"
+        field.label_from_instance = lambda c: f"{isolated(c.name)} ({member_name(c.owner)})"
         field.widget.attrs["size"] = 4
         if not self.is_bound and not self.initial.get("character"):
             # A fresh form has the first character chosen, as a single choice would.

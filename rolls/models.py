@@ -104,8 +104,9 @@ class Check(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="checks")
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="checks")
     session = models.ForeignKey(GameSession, null=True, blank=True, on_delete=models.SET_NULL)
+    # None once its maker deleted their account: the check stays with its rolls.
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     status = models.CharField(max_length=9, choices=STATUSES, default=OPEN)
     visibility = models.CharField(max_length=7, choices=VISIBILITIES, default=PUBLIC)
@@ -230,21 +231,46 @@ class LogEntry(models.Model):
     sub = models.PositiveIntegerField(default=0)
     kind = models.CharField(max_length=13, choices=KINDS, default=ROLL)
     session = models.ForeignKey(GameSession, null=True, blank=True, on_delete=models.SET_NULL)
+    # The ids of who made the entry, of which character and check, and of a whisper's
+    # recipient are under the hash as written (``rolls.chain.entry_fields``): they stay when
+    # the row they name goes (a member deleted their account), with no constraint to clear or
+    # refuse them. Were they set to NULL, as ``SET_NULL`` would, every hash from that entry on
+    # would stop verifying. A name whose row is gone is shown as a former member's
+    # (``core.templatetags.text.member``; ``select_related`` reads such a row as None).
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
     )
     character = models.ForeignKey(
-        Character, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        Character,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
     )
     check_ref = models.ForeignKey(
-        Check, null=True, blank=True, on_delete=models.SET_NULL, related_name="rolls"
+        Check,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="rolls",
     )
     visibility = models.CharField(
         max_length=7, choices=[*VISIBILITIES, (WHISPER, "Whisper")], default=PUBLIC
     )
     # A whisper's one recipient (under the hash when set, ``rolls.chain.entry_fields``).
     recipient = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
     )
     data = models.JSONField(default=dict)
     # Set before the hash is computed (the hash covers it), not when the row is saved.
@@ -352,13 +378,12 @@ class LogEntry(models.Model):
 
 def with_recipients(entries):
     """``entries`` (a list), each whisper's recipient read (their names, one query, none when
-    there is no whisper among them)."""
-    ids = {entry.recipient_id for entry in entries if entry.recipient_id}
-    if ids:
-        users = get_user_model().objects.only("username").in_bulk(ids)
-        for entry in entries:
-            if entry.recipient_id:
-                entry.recipient = users[entry.recipient_id]
+    there is no whisper among them; None for a former member, who deleted their account)."""
+    # Prefetched, not assigned: a recipient who is gone reads as None while the entry keeps
+    # their id (under its hash), where assigning None would clear the id with it.
+    whispers = [entry for entry in entries if entry.recipient_id]
+    users = get_user_model().objects.only("username")
+    models.prefetch_related_objects(whispers, models.Prefetch("recipient", queryset=users))
     return entries
 
 

@@ -199,7 +199,7 @@ def check_messages(check, entry=None, *, swap="update", owner_swap=None):
 
     message = {"gm": card(Viewer(gm_id, True))}
     owner_id = check.character.owner_id
-    if owner_id != gm_id:
+    if owner_id not in (None, gm_id):  # None: a former member's, the GM's card alone
         options["swap"] = owner_swap or swap
         message["users"] = {str(owner_id): card(Viewer(owner_id, False))}
     return [entry_message(entry), message] if entry else [message]

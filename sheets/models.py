@@ -16,8 +16,10 @@ class CharacterQuerySet(models.QuerySet):
 
 class Character(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="characters")
+    # None once its player deleted their account: the character stays in the campaign, a
+    # former member's, which the GM may still edit or hand to a player.
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters"
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="characters"
     )
     name = models.CharField(max_length=80)
     concept = models.CharField(max_length=200, blank=True)

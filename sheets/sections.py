@@ -40,7 +40,8 @@ def sheet_context(request, campaign, character, *, section=None, **overrides):
     }
     if section in (None, "header"):
         context["header_form"] = CharacterForm(instance=character)
-        if context["is_gm"] and character.owner_id == campaign.viewer.user_id:
+        # The GM's own (an NPC), or a former member's (its player deleted their account).
+        if context["is_gm"] and character.owner_id in (None, campaign.viewer.user_id):
             context["hand_over_form"] = HandOverForm(
                 campaign=campaign, auto_id=f"hand-over-{character.pk}-%s"
             )

@@ -40,21 +40,23 @@ def character_create(*, campaign, owner, name, concept="", history=""):
 
 
 def character_hand_over(*, campaign, character, to):
-    """The GM hands one of their own characters (an NPC) to ``to``, a player of the campaign:
+    """The GM hands one of their own characters (an NPC), or a former member's (its player
+    deleted their account), to ``to``, a player of the campaign:
     the player owns it from now on (sees its private side and rolls its checks), the GM keeps
     the GM's rights on it. Its live checks go with it: their cards are pushed to the new player
     (and again to the GM, who no longer rolls them). Refused while it has a live GM-secret
     check, which only the GM's own characters roll."""
     gm_id = campaign.gm_id()
     with transaction.atomic(savepoint=False):
-        owner_id = (
+        owners = list(
             Character.objects.select_for_update()
             .filter(pk=character.pk, campaign=campaign)
             .values_list("owner_id", flat=True)
-            .first()
         )
-        if owner_id is None or owner_id != gm_id:
-            raise Refused("Only the GM's own characters (NPCs) can be handed over.")
+        if not owners or owners[0] not in (None, gm_id):
+            raise Refused(
+                "Only the GM's own characters (NPCs) and former members' can be handed over."
+            )
         players = Membership.objects.filter(campaign=campaign, role=Membership.PLAYER)
         if to is None or not players.filter(user_id=to.pk).exists():
             raise Refused("Choose a player of this campaign.")

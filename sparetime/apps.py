@@ -8,8 +8,9 @@ class SparetimeConfig(AppConfig):
     ``config/urls.py`` includes), open in Pool campaigns only.
 
     Pool shows parts of the ledger (the room's award, a session's awards, the party's free
-    sparetime) but may not import it: at ``ready()`` the ledger gives Pool those answers
-    (``rolls.systems.pool.progression``); without this, Pool's pages fail on the first ask."""
+    sparetime, a character's rows in its player's own data) but may not import it: at
+    ``ready()`` the ledger gives Pool those answers (``rolls.systems.pool.progression``);
+    without this, Pool's pages fail on the first ask."""
 
     name = "sparetime"
     label = "sparetime"
@@ -23,4 +24,5 @@ class SparetimeConfig(AppConfig):
             session_context=views.session_award_context,
             summary_context=views.summary_awards_context,
             party_free_sparetime=services.party_free_sparetime,
+            ledger_export=services.ledger_export,
         )

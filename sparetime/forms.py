@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 
 from campaigns.models import GameSession, Membership
 from core.ids import IdsChoiceField
-from core.text import isolated
+from core.text import isolated, member_name
 from core.writes import OnceField
 from rolls.systems.pool.models import Rating
 from sheets.models import Character
@@ -128,7 +128,7 @@ class HandoutForm(AmountForm):
                 (rating.pk, f"{isolated(rating.character)} — {isolated(rating.label)}")
             )
         field.choices = [
-            (f"{isolated(character)} ({isolated(character.owner)})", options)
+            (f"{isolated(character)} ({member_name(character.owner)})", options)
             for character, options in groups.items()
         ]
         field.widget.attrs["size"] = 12

@@ -53,31 +53,33 @@ class SparetimeEntry(models.Model):
     character = models.ForeignKey(
         Character, null=True, blank=True, on_delete=models.CASCADE, related_name="sparetime"
     )
+    # A delegation's player, a hand-out's giver; None once they deleted their account (the
+    # ledger keeps every row: a balance is its sum).
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
-        on_delete=models.CASCADE,
+        on_delete=models.SET_NULL,
         related_name="delegated_sparetime",
     )
     source = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="spends"
+        "self", null=True, blank=True, on_delete=models.RESTRICT, related_name="spends"
     )
     targets = models.ManyToManyField(Rating, blank=True, related_name="earmarks")
     rating = models.ForeignKey(
-        Rating, null=True, blank=True, on_delete=models.PROTECT, related_name="spends"
+        Rating, null=True, blank=True, on_delete=models.RESTRICT, related_name="spends"
     )
     from_value = models.PositiveIntegerField(null=True, blank=True)
     to_value = models.PositiveIntegerField(null=True, blank=True)
     #: How many rating points the row raises (or sets back): 1 but for builds.
     points = models.PositiveIntegerField(default=1)
     reverses = models.OneToOneField(
-        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversal"
+        "self", null=True, blank=True, on_delete=models.RESTRICT, related_name="reversal"
     )
     session = models.ForeignKey(GameSession, null=True, blank=True, on_delete=models.SET_NULL)
     note = models.CharField(max_length=200, blank=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -116,7 +118,7 @@ class SparetimeLine(models.Model):
     undo or reversal): ``from_value`` → ``to_value``. Written with its row, never changed."""
 
     entry = models.ForeignKey(SparetimeEntry, on_delete=models.CASCADE, related_name="lines")
-    rating = models.ForeignKey(Rating, on_delete=models.PROTECT, related_name="+")
+    rating = models.ForeignKey(Rating, on_delete=models.RESTRICT, related_name="+")
     from_value = models.PositiveIntegerField()
     to_value = models.PositiveIntegerField()
 

@@ -12,7 +12,7 @@ from django.db.models import Q, Sum
 
 from campaigns.models import GameSession, Membership
 from campaigns.systems import system_of
-from core.text import isolated
+from core.text import isolated, member_name
 from core.writes import Refused
 from rolls.systems.pool.models import KEY, Rating, settings_of
 from rolls.systems.pool.services import hp_follow_endurance, rating_set
@@ -85,6 +85,21 @@ def party_free_sparetime():
     return Sum("sparetime__amount", filter=free)
 
 
+def ledger_export(character):
+    """``character``'s rows of the ledger, oldest first, as JSON's values (Pool's sheet in its
+    player's own data, ``rolls.systems.pool.sheet.export``)."""
+    rows = SparetimeEntry.objects.filter(character=character).order_by("created_at", "id")
+    return [
+        {
+            "kind": row.kind,
+            "amount": row.amount,
+            "note": row.note,
+            "time": row.created_at.isoformat(),
+        }
+        for row in rows
+    ]
+
+
 def free_sparetime(character):
     """Sparetime ``character`` may spend on anything."""
     total = (
@@ -114,7 +129,10 @@ def portion_left(handout):
 
 
 def delegation_left(campaign, player):
-    """What ``player`` may still hand out in ``campaign``."""
+    """What ``player`` may still hand out in ``campaign``; a former member (None: they deleted
+    their account) nothing."""
+    if player is None:
+        return 0
     rows = SparetimeEntry.objects.filter(campaign=campaign, player=player)
 
     def total(kind):  # the rows of ``kind`` and their counter-entries
@@ -510,8 +528,8 @@ def _check_reversible(entry):
         left = delegation_left(campaign, entry.player)
         if entry.amount > left:
             raise Refused(
-                f"{isolated(entry.player)} has {left} left to hand out; reversing this delegation "
-                f"takes {entry.amount}."
+                f"{member_name(entry.player)} has {left} left to hand out; reversing this "
+                f"delegation takes {entry.amount}."
             )
     elif entry.kind == SparetimeEntry.HANDOUT:
         left = portion_left(entry)

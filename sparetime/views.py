@@ -32,7 +32,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns.access import campaign_for, can_edit
 from campaigns.models import Membership
 from core.push import with_facts
-from core.text import isolated
+from core.text import isolated, member_name
 from core.writes import Piece, attempt
 from rolls.services import session_participants
 from rolls.systems.pool.models import Rating
@@ -448,7 +448,9 @@ def sparetime_delegate(request, campaign_id, system):
         ok=ok,
         result=entry,
         refused={"delegate_form": form},
-        notice=lambda: f"{isolated(entry.player)} may now hand out {entry.amount} more sparetime.",
+        notice=lambda: (
+            f"{member_name(entry.player)} may now hand out {entry.amount} more sparetime."
+        ),
     )
 
 
@@ -460,14 +462,14 @@ def _reversal_effect(campaign, entry):
         return f"{isolated(entry.character)}'s free sparetime {have} → {have - amount}"
     if entry.kind == SparetimeEntry.DELEGATE:
         left = services.delegation_left(campaign, entry.player)
-        return f"{isolated(entry.player)} left to hand out {left} → {left - amount}"
+        return f"{member_name(entry.player)} left to hand out {left} → {left - amount}"
     if entry.kind == SparetimeEntry.HANDOUT:
         left = services.portion_left(entry)
         giver = services.delegation_left(campaign, entry.player)
         return (
-            f"{isolated(entry.character)}'s portion from {isolated(entry.player)} "
+            f"{isolated(entry.character)}'s portion from {member_name(entry.player)} "
             f"{left} → {left - amount}; "
-            f"{isolated(entry.player)} left to hand out {giver} → {giver + amount}"
+            f"{member_name(entry.player)} left to hand out {giver} → {giver + amount}"
         )
     if entry.kind == SparetimeEntry.SPEND:
         if entry.source:

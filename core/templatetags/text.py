@@ -17,7 +17,7 @@ from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeData, mark_safe
 
-from core.text import FSI, PDI, needs_isolation, unmarked
+from core.text import FORMER_MEMBER, FSI, PDI, needs_isolation, unmarked
 
 register = template.Library()
 
@@ -44,3 +44,13 @@ def isolate(value):
     if not needs_isolation(str(value)):
         return value
     return f"{FSI}{_unmarked(value)}{PDI}"
+
+
+@register.filter
+def member(user):
+    """A member's name as ``bdi`` shows it, or "a former member" where the user is gone: None (a
+    row whose user deleted their account, read with ``select_related``) or "" (one the template
+    could not read)."""
+    if not user:
+        return format_html('<span class="former">{}</span>', FORMER_MEMBER)
+    return bdi(user)

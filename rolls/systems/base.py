@@ -11,10 +11,10 @@ from django.db.models import Count
 
 class Sheet:
     """What a system adds to a character (a system's ``sheet``: Pool's and Mana's are their
-    ``sheet.py`` module, which has these four). The defaults: nothing of its own."""
+    ``sheet.py`` module, which has these five). The defaults: nothing of its own."""
 
     #: The members a system's ``sheet`` must have (``rolls.systems.register`` checks them).
-    MEMBERS = ("character_fill", "party_characters", "party_row", "section_context")
+    MEMBERS = ("character_fill", "party_characters", "party_row", "section_context", "export")
 
     @staticmethod
     def character_fill(character):
@@ -36,6 +36,13 @@ class Sheet:
     def section_context(campaign, character, section, *, private):
         """The context of its sheet sections: ``section`` one's, or None for the whole sheet.
         Default: ``{}``."""
+        return {}
+
+    @staticmethod
+    def export(character):
+        """What the sheet holds of ``character`` beyond its name, concept and history, as JSON's
+        values, for its player's own data to take home (``insights.views.my_data``). Default:
+        ``{}``."""
         return {}
 
 

@@ -61,6 +61,10 @@ MATRIX = {
     "": ("pool", "login 200 200 200 200", "login 405 405 405 405"),
     "rules/": ("pool", "200 200 200 200 200", "405 405 405 405 405"),
     "accounts/signup/": ("pool", "200 200 200 200 200", "422 422 422 422 422"),
+    # Deleting one's own account: an empty form is refused (the password is asked again).
+    "accounts/delete/": ("pool", "login 200 200 200 200", "login 422 422 422 422"),
+    # One's own data: whoever is logged in, theirs alone.
+    "accounts/data.json": ("pool", "login 200 200 200 200", "login 405 405 405 405"),
     "campaigns/new/": ("pool", "login 200 200 200 200", "login 422 422 422 422"),
     "campaigns/<id:campaign_id>/": ("pool", "login 404 200 200 200", "login 405 405 405 405"),
     # The invite link: a logged-out invitee sees which campaign it is, and logs in to join.
@@ -85,6 +89,16 @@ MATRIX = {
         "pool",
         "login 405 405 405 405",
         "login 404 403 403 200",
+    ),
+    "campaigns/<id:campaign_id>/gm/hand-over/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<id:campaign_id>/gm/delete/": (
+        "pool",
+        "login 404 403 403 200",
+        "login 404 403 403 422",
     ),
     "campaigns/<id:campaign_id>/gm/skills/": (
         "mana",

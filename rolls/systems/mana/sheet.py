@@ -50,3 +50,14 @@ def pools(campaign, character):
     """One pool per color of the campaign, in palette order; a color without a row shows 0/0."""
     by_color = {pool.color: pool for pool in character.mana.all()}
     return [by_color.get(c) or ManaPool(color=c) for c in mana_colors(campaign)]
+
+
+def export(character):
+    """The sheet to take home: the pools, each color of the palette, and the traits."""
+    return {
+        "mana": [
+            {"color": pool.color, "current": pool.current, "maximum": pool.maximum}
+            for pool in pools(character.campaign, character)
+        ],
+        "traits": traits_of(character),
+    }

@@ -34,3 +34,8 @@ def party_free_sparetime():
     """A character's free sparetime, an expression the party's query annotates
     (``sparetime.services.party_free_sparetime``)."""
     return _ledger("party_free_sparetime")()
+
+
+def ledger_export(character):
+    """A character's ledger rows in its player's own data (``sparetime.services.ledger_export``)."""
+    return _ledger("ledger_export")(character)

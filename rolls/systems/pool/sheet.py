@@ -8,7 +8,7 @@ from django.db.models import IntegerField, OuterRef, Subquery
 from rules import sheet as pool_sheet
 
 from .models import PoolSheet, Rating, hp_max_of, settings_of, sheet_of
-from .progression import party_free_sparetime
+from .progression import ledger_export, party_free_sparetime
 
 
 def character_fill(character):
@@ -53,6 +53,21 @@ def section_context(campaign, character, section, *, private):
         "attributes": _pool_attributes(character.ratings.all()),
         "hp_current": sheet_of(character).hp_current,
         "hp_max": hp_max_of(character),
+    }
+
+
+def export(character):
+    """The sheet to take home: HP, every rating (proposed and declined ones with their
+    status) and its sparetime ledger's rows."""
+    ratings = character.ratings.order_by("attribute", "skill", "id")
+    return {
+        "hp_current": sheet_of(character).hp_current,
+        "hp_max": hp_max_of(character),
+        "ratings": [
+            {"attribute": r.attribute, "skill": r.skill, "value": r.value, "status": r.status}
+            for r in ratings
+        ],
+        "sparetime": ledger_export(character),
     }
 
 
