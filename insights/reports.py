@@ -27,6 +27,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from campaigns.models import GameSession
+from core.text import FORMER_MEMBER
 from rolls import export
 from rolls.models import (
     PRIVATE,
@@ -146,7 +147,7 @@ def luck(campaign, viewer_id):
     return Luck(
         players=rows(
             by["players"],
-            lambda k: users.get(k, "a former member"),
+            lambda k: users.get(k, FORMER_MEMBER),
             lambda k, label: (k is None, label.casefold()),
         ),
         characters=rows(
@@ -480,8 +481,13 @@ def _common(entry, hidden):
     """What both exports write of an entry of ``export_batches``, whatever their format: its
     values, the character named only where the viewer may see a roll or reveal of it, and its
     last value (its cells' text, or its data's)."""
-    seq, _sub, time, session, kind, visibility, _actor, player, character = entry[:9]
-    hash_, _recipient, recipient, text, last = entry[9:]
+    seq, _sub, time, session, kind, visibility, actor, player, character = entry[:9]
+    hash_, recipient_id, recipient, text, last = entry[9:]
+    # An id whose user is gone (they deleted their account): the log keeps the id, not the name.
+    if player is None and actor is not None:
+        player = FORMER_MEMBER
+    if recipient is None and recipient_id is not None:
+        recipient = FORMER_MEMBER
     if hidden or kind not in _NAMED:
         character = None
     head = (seq, _iso(time), session or "", kind, visibility, hidden, player, character)

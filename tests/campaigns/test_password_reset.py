@@ -244,8 +244,10 @@ def test_every_account_page_is_in_the_site_look(player, mailing):
         "password_reset_complete": (Client(), reverse("password_reset_complete")),
         "password_change": (user, reverse("password_change")),
         "password_change_done": (user, reverse("password_change_done")),
+        "account_delete": (user, reverse("account_delete")),
     }
-    gets = set(account_routes()) - {"logout"}  # logout takes a POST only (405)
+    # logout takes a POST only (405); my_data is a JSON file (tests/insights/test_my_data.py).
+    gets = set(account_routes()) - {"logout", "my_data"}
     assert gets == set(pages)
     for name, (client, url) in pages.items():
         html = client.get(url, follow=True).content.decode()

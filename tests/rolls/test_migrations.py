@@ -163,3 +163,35 @@ def test_a_log_kept_before_the_decimal_column_still_verifies(mana_table):
     assert [e.cells for e in entries] == [cells_text(e.kind, e.visibility, e.data) for e in entries]
     roll = next(e for e in entries if e.kind == LogEntry.ROLL)
     assert f",{roll.data['chance']},{float(Fraction(roll.data['chance']))}," in roll.cells
+
+
+#: rolls/migrations/0015_log_keeps_who_left (with sheets' 0007 and sparetime's 0006): before
+#: them, deleting a user set the log's ids of them to NULL, and every hash from there on broke.
+BEFORE_LEAVING = [
+    ("rolls", "0014_logentry_cells_chance_decimal"),
+    ("sheets", "0006_rating_moves_to_pool"),
+    ("sparetime", "0005_build_points_and_lines"),
+]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_log_kept_before_members_could_leave_keeps_its_fingerprints(pool_table):
+    from campaigns.services import account_delete
+    from rolls.models import LogEntry
+    from tests.campaigns.leaving import played
+    from tests.conftest import PASSWORD
+
+    played(pool_table)
+    fields = ("hash", "prev_hash", "actor_id", "recipient_id", "character_id", "check_ref_id")
+    log = LogEntry.objects.filter(campaign=pool_table.campaign).order_by("seq", "sub")
+    before = list(log.values_list(*fields))
+    head = campaigns.models.Campaign.objects.get(pk=pool_table.campaign.pk).head_hash
+    migrate(BEFORE_LEAVING)
+    migrate()
+    assert list(log.values_list(*fields)) == before
+    campaign = campaigns.models.Campaign.objects.get(pk=pool_table.campaign.pk)
+    assert campaign.head_hash == head
+    assert services.log_verify(campaign) is None
+    account_delete(user=pool_table.player, password=PASSWORD)  # and now she may leave
+    assert list(log.values_list(*fields)) == before
+    assert services.log_verify(campaign) is None

@@ -103,7 +103,11 @@ def test_an_npc_handed_over_takes_its_live_checks_along(
 @pytest.mark.parametrize(
     ("character", "to", "message"),
     [
-        ("mira", "other_player", "Only the GM's own characters (NPCs) can be handed over."),
+        (
+            "mira",
+            "other_player",
+            "Only the GM's own characters (NPCs) and former members' can be handed over.",
+        ),
         ("npc", "gm", "Choose a player of this campaign."),
         ("npc", "outsider", "Choose a player of this campaign."),
         ("npc", None, "Choose a player of this campaign."),
@@ -223,7 +227,8 @@ def test_only_the_gm_hands_over(mana_table, as_user, outsider):
         response = as_user(t.gm).post(hand_over_url(t, t.mira), {"to": t.other_player.id}, **HTMX)
     assert response.status_code == 422
     assert (
-        "Only the GM&#x27;s own characters (NPCs) can be handed over." in response.content.decode()
+        "Only the GM&#x27;s own characters (NPCs) and former members&#x27; can be handed over."
+        in response.content.decode()
     )
     assert (
         hand_over_url(t, t.mira)

@@ -14,6 +14,7 @@ def test_the_sparetime_app_gives_pool_its_answers():
         "session_context": views.session_award_context,
         "summary_context": views.summary_awards_context,
         "party_free_sparetime": services.party_free_sparetime,
+        "ledger_export": services.ledger_export,
     }
 
 
