@@ -154,6 +154,8 @@ def account_delete(*, user, password):
     if blocking:
         names = ", ".join(isolated(campaign.name) for campaign in blocking)
         raise Refused(f"You are the GM of {names}: hand it to another member, or delete it, first.")
+    # Their sockets close first (read now: delete() forgets the id), then the tables hear.
+    push.leave_on_commit(user.pk)
     for membership in user.memberships.select_related("campaign"):
         if membership.is_gm:
             campaign_delete(campaign=membership.campaign)
@@ -161,5 +163,4 @@ def account_delete(*, user, password):
             push.push_facts(
                 membership.campaign, list(user.characters.filter(campaign=membership.campaign))
             )
-    push.leave_on_commit(user.pk)  # read now: delete() forgets it
     user.delete()
