@@ -67,6 +67,17 @@ def test_isolated_wraps_only_text_that_can_turn_its_surroundings(typed, said):
     assert text.needs_isolation(typed) == (said != typed)
 
 
+def test_a_member_is_named_isolated_and_a_former_one_so(db):
+    shown = Template("{{ u|member }}: hi")
+    evil = make_user(f"{RLO}eve")
+    assert shown.render(Context({"u": evil})) == f"<bdi>{RLO}eve</bdi>: hi"
+    former = '<span class="former">a former member</span>: hi'
+    assert shown.render(Context({"u": None})) == former
+    assert shown.render(Context({})) == former  # a row the template could not read
+    assert text.member_name(evil) == f"{FSI}{RLO}eve{PDI}"
+    assert text.member_name(None) == "a former member"
+
+
 def test_isolated_says_any_object_as_its_text():
     # A sentence quotes a character or a user by its str().
     assert text.isolated(Character(name=f"{RLO}Mira")) == f"{FSI}{RLO}Mira{PDI}"
