@@ -27,7 +27,8 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from bench.management.commands.seed_demo import MANA_NAME, PASSWORD, POOL_NAME
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership
+from campaigns.services import account_delete
 from rolls.models import SECRET, DiceSeed, LogEntry, Presence, place_text
 from rolls.services import free_roll_make, message_send, roll_reveal, session_end, session_start
 from rolls.systems.pool.models import rating_of
@@ -95,7 +96,7 @@ def demo_table():
     GM-secret rolls under a seed revealed (a session ended), one revealed by the GM, one under
     the open seed; a whisper in each campaign; a raise; the Fate-style system's rows; a group
     with a permission, the admin's log; a socket's presence; a login's session and a wrong
-    password's attempt."""
+    password's attempt; a former member's entries (her account deleted)."""
     with override_settings(PASSWORD_HASHERS=global_settings.PASSWORD_HASHERS):
         call_command("seed_demo", stdout=StringIO())
     users = {user.username: user for user in get_user_model().objects.all()}
@@ -109,6 +110,14 @@ def demo_table():
     session_start(campaign=mana, by=gm)
     free_roll_make(campaign=mana, by=gm, notation=dice, visibility=SECRET)
     message_send(campaign=pool, by=gm, text="The ford is watched.", to=ana)
+    # A former member: cara rolled, whispered and was whispered to, then deleted her account;
+    # the log keeps her id (no row behind it), and the move must carry it as it is.
+    cara = get_user_model().objects.create_user(username="cara", password="cara's own words")
+    Membership.objects.create(campaign=pool, user=cara)
+    free_roll_make(campaign=pool, by=cara, notation=notation.parse("2d6"))
+    message_send(campaign=pool, by=cara, text="I have to go, friends.", to=gm)
+    message_send(campaign=pool, by=gm, text="Farewell, cara.", to=cara)
+    account_delete(user=cara, password="cara's own words")
     ilse = pool.characters.get(owner=ana)
     sparetime_spend(character=ilse, rating=rating_of(ilse, "Agility"), by=ana)
     FateSkill.objects.create(character=ilse, name="Fight", rating=3)
