@@ -110,8 +110,8 @@ def campaign_hand_over(*, campaign, to):
     """The GM hands ``campaign`` to ``to``, one of its players, and stays as a player. The GM's
     own characters (the NPCs) go with the role to the new GM, whose own characters become
     NPCs in turn (the table no longer sees them: ``Character.objects.visible_to``). Both of
-    their room sockets close (a page of the room is the GM's or a player's): they open the
-    room again as what they are now. Refused for anyone but a player of the campaign."""
+    their room sockets close (a page of the room is the GM's or a player's), and their pages load
+    again as what they are now. Refused for anyone but a player of the campaign."""
     gm = Membership.objects.select_for_update().filter(campaign=campaign, role=Membership.GM)
     old = gm.first()
     new = Membership.objects.filter(campaign=campaign, user_id=getattr(to, "pk", None)).first()
@@ -123,7 +123,7 @@ def campaign_hand_over(*, campaign, to):
     campaign.characters.filter(owner_id=from_id).update(owner_id=new.user_id)
     campaign.known_gm_id = new.user_id
     for user_id in (from_id, new.user_id):
-        push.leave_on_commit(user_id, campaign.pk)
+        push.leave_on_commit(user_id, campaign.pk, recast=True)
     return new
 
 

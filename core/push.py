@@ -179,16 +179,19 @@ def _failed(campaign_id):
     )
 
 
-def leave(user_id, campaign_id=None):
+def leave(user_id, campaign_id=None, *, recast=False):
     """Close ``user_id``'s room sockets in ``campaign_id`` (None: in every campaign), in every
-    process; each drops what it has not sent yet."""
+    process; each drops what it has not sent yet. ``recast``: they are still a member, in
+    another role, and their page loads itself again."""
     message = {"campaign": None if campaign_id is None else int(campaign_id)}
+    if recast:
+        message["recast"] = True
     group_send_all([(member_group_name(user_id), message)], "room.leave")
 
 
-def leave_on_commit(user_id, campaign_id=None):
+def leave_on_commit(user_id, campaign_id=None, *, recast=False):
     """:func:`leave` once the write in progress commits (its membership change is visible)."""
-    on_commit(campaign_id, lambda: leave(user_id, campaign_id))
+    on_commit(campaign_id, lambda: leave(user_id, campaign_id, recast=recast))
 
 
 # Facts: what a character's sheet shows ---------------------------------------------------------

@@ -63,13 +63,17 @@ MAX_CLIENT_FRAME = 1024
 # config/settings.py.)
 #: A socket whose user was removed from the campaign or logged out.
 LEFT = 4403
+#: A socket whose user's role in the campaign changed (a GM handed it over): the page, a GM's or
+#: a player's, is no longer theirs, and static/js/site.js loads it again (HTTP's 205, Reset
+#: Content). Closed as LEFT, the new GM would sit on a player's page until they reloaded it.
+RECAST = 4205
 #: A client's frame over MAX_CLIENT_FRAME.
 TOO_BIG = 4413
 #: A client's binary frame.
 BINARY = 4415
 #: A client's text frame that is not a JSON object (htmx's ws extension sends JSON objects).
 MALFORMED = 4400
-CLOSE_CODES = (LEFT, TOO_BIG, BINARY, MALFORMED)
+CLOSE_CODES = (LEFT, RECAST, TOO_BIG, BINARY, MALFORMED)
 
 #: What a send to a socket already closing raises: autobahn's error under daphne, an OSError
 #: (as ASGI asks) under other servers.
@@ -186,12 +190,16 @@ class RoomConsumer(PushConsumer):
             await self.send_presence(group, join=False)
 
     async def room_leave(self, message):
-        """The user was removed from this campaign (``campaign``) or logged out (None)."""
+        """The user was removed from this campaign (``campaign``) or logged out (None), or their
+        role in it changed (``recast``)."""
         campaign = message.get("campaign")
         if self.group is None or campaign not in (None, self.campaign_id):
             return
         await self.leave_room()
-        await self.close(code=LEFT)
+        if message.get("recast"):
+            await self.close(code=RECAST)
+        else:
+            await self.close(code=LEFT)
 
     async def receive(self, text_data=None, bytes_data=None):
         """Everything a player does goes through HTTP; the socket only listens. A small JSON

@@ -345,9 +345,20 @@
   document.addEventListener("htmx:wsOpen", function () {
     retries = 0;
   });
+  // A socket whose user's role changed (room/consumers.py RECAST: a GM handed the campaign
+  // over): the page is a GM's or a player's, so it loads again as what they are now; a page
+  // only a GM may see (the GM panel) names where to go instead (data-recast-to), as loaded
+  // again it would be refused.
+  const RECAST = 4205;
   document.addEventListener("htmx:wsClose", function (event) {
     event.detail.elt.dataset.socket = "closed";
     const close = event.detail.event && event.detail.event.closed;
+    if (close && close.code === RECAST) {
+      const elsewhere = event.detail.elt.dataset.recastTo;
+      if (elsewhere) window.location.assign(elsewhere);
+      else window.location.reload();
+      return;
+    }
     if (!close || REOPENED.indexOf(close.code) < 0) return;
     const [first, most] = close.code === TRY_AGAIN_LATER ? [1000, 10000] : [250, 2500];
     const wait = Math.min(most, first * 2 ** retries) * (0.5 + Math.random() / 2);

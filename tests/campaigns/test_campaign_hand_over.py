@@ -1,14 +1,19 @@
 """The GM hands the campaign to one of its players (campaigns.views.campaign_hand_over,
 services.campaign_hand_over), from the GM panel."""
 
+from contextlib import AsyncExitStack
+
+import pytest
 from django.urls import reverse
 
 from campaigns import services
 from campaigns.models import Campaign, Membership
+from room.consumers import RECAST
 from sheets.models import Character
 from tests.campaigns.helpers import panel
 from tests.conftest import PASSWORD
 from tests.helpers import HTMX, raises_refused, unchanged
+from tests.rolls.sockets import before_mark, post, room, with_clients
 
 
 def hand_over(campaign):
@@ -50,16 +55,30 @@ def test_with_htmx_the_section_says_so(as_user, pool_campaign, gm, player):
     assert "ana is now the GM of The Marches." in response.content.decode()
 
 
-def test_their_sockets_close(
-    pool_campaign, gm, player, monkeypatch, django_capture_on_commit_callbacks
-):
-    left = []
-    monkeypatch.setattr(
-        "core.push.leave", lambda user_id, campaign_id=None: left.append((user_id, campaign_id))
-    )
-    with django_capture_on_commit_callbacks(execute=True):
-        services.campaign_hand_over(campaign=pool_campaign, to=player)
-    assert sorted(left) == sorted([(gm.pk, pool_campaign.pk), (player.pk, pool_campaign.pk)])
+@pytest.fixture
+def table(pool_table, gm, player, other_player):
+    return with_clients(pool_table, gm, player, other_player)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.asyncio
+@pytest.mark.usefixtures("empty_channel_layer")
+async def test_both_pages_load_again_as_what_they_are_now(table, player):
+    """Through real sockets: the old and the new GM's room sockets close with RECAST, which
+    static/js/site.js answers by loading the page again; the other player's stays open."""
+    async with AsyncExitStack() as stack:
+        gm_socket, ana_socket, ben_socket = await room(stack, table)
+        await before_mark(gm_socket, ana_socket, ben_socket)
+        response = await post(table, "gm", "campaign_hand_over", {"to": player.pk}, htmx=False)
+        assert response.status_code == 302
+        for closed in (gm_socket, ana_socket):
+            assert await closed.receive_output(timeout=5) == {
+                "type": "websocket.close",
+                "code": RECAST,
+            }
+        await post(table, "ana", "talk_say", {"text": "I am the GM now"})
+        [heard] = await before_mark(ben_socket, presence=False)
+        assert any("I am the GM now" in frame for frame in heard)
 
 
 def test_bad_choices_change_nothing(as_user, pool_campaign, gm, outsider):

@@ -87,3 +87,46 @@ class TestTheCampaignFormInTheBrowser(BrowserTestCase):
             expect(page.locator("h1")).to_contain_text("Blue Harbor")
             browser.close()
         assert Campaign.objects.get().system == "mana"
+
+
+class TestAHandOverInTheBrowser(BrowserTestCase):
+    def setUp(self):
+        self.gm, self.ana = make_user("gm"), make_user("ana")
+        self.campaign = make_campaign(
+            self.gm, system="pool", name="The Marches", players=[self.ana]
+        )
+        self.log_in(self.gm, self.ana)
+
+    def test_both_rooms_load_again_as_what_they_are_now(self):
+        """The GM hands the campaign to ana from the GM panel: the room pages both had open
+        load again by themselves (room.consumers.RECAST), ana's now the GM's, the old GM's a
+        player's."""
+        from playwright.sync_api import expect
+
+        from tests.browser import confirm, room_ready
+
+        room = f"/campaigns/{self.campaign.id}/room/"
+        with self.browser() as browser:
+            gm_room = self.open_page(browser, "gm", room)
+            ana_room = self.open_page(browser, "ana", room)
+            for page in (gm_room, ana_room):
+                room_ready(page)
+            expect(gm_room.locator("#ask")).to_have_count(1)
+            expect(ana_room.locator("#ask")).to_have_count(0)
+            gm_room.evaluate("() => { window.beforeTheHandOver = true; }")
+            ana_room.evaluate("() => { window.beforeTheHandOver = true; }")
+
+            panel = gm_room.context.new_page()
+            panel.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/gm/")
+            panel.select_option("#gm-leave select", label="ana")
+            panel.locator("#gm-leave button[type=submit]").click()
+            confirm(panel)
+            # The panel is no longer theirs: it goes to the campaign's page.
+            panel.wait_for_url(f"{self.live_server_url}/campaigns/{self.campaign.id}/")
+
+            # Loaded again (the marks set on the old pages are gone), each as what they are now.
+            for page in (gm_room, ana_room):
+                page.wait_for_function("() => !window.beforeTheHandOver")
+                room_ready(page)
+            expect(ana_room.locator("#ask")).to_have_count(1)
+            expect(gm_room.locator("#ask")).to_have_count(0)

@@ -31,6 +31,7 @@ from room.consumers import (
     MALFORMED,
     MAX_CLIENT_FRAME,
     PRESENCE_TTL,
+    RECAST,
     TOO_BIG,
 )
 from tests.conftest import make_campaign
@@ -648,7 +649,7 @@ async def test_every_close_code_is_one_daphne_sends():
     and the client then sees 1011 or 1006."""
     assert len(set(CLOSE_CODES)) == len(CLOSE_CODES)
     assert all(4000 <= code <= 4999 for code in CLOSE_CODES)
-    assert {code for _, code, _ in REFUSED_FRAMES.values()} | {LEFT} == set(CLOSE_CODES)
+    assert {code for _, code, _ in REFUSED_FRAMES.values()} | {LEFT, RECAST} == set(CLOSE_CODES)
 
 
 async def test_every_close_in_the_consumers_names_one_of_the_close_codes():
