@@ -71,6 +71,33 @@ SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or secret_key_from_file(SECRET_
 # The key that signs the roll log (rolls/chain.py); empty: one derived from SECRET_KEY.
 ROLLROOM_LOG_KEY = os.environ.get("ROLLROOM_LOG_KEY", "")
 # --- end of safe by default ---
+
+
+# --- Backups (backups/: `manage.py backup` and `restore`) ---------------------------------------
+def env_number(name, default, kind=int, least=0):
+    """The number in the environment variable ``name`` (``kind``: int or float), at least
+    ``least``; ``default`` when unset or empty. Anything else is refused at start-up."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        number = kind(value)
+    except ValueError:
+        number = None
+    if number is None or not number >= least or number == float("inf"):
+        raise ImproperlyConfigured(f"{name}={value!r}: a number, at least {least}.")
+    return number
+
+
+# Where `manage.py backup` (without --to) and `host` put the backups: beside the secret key file
+# (.rollroom/backups/), readable by their owner only. `restore --replace` backs up there too.
+BACKUP_DIR = Path(os.environ.get("ROLLROOM_BACKUP_DIR") or Path(SECRET_KEY_FILE).parent / "backups")
+# How many backups a folder keeps: the oldest beyond this many are deleted after each new one.
+BACKUP_KEEP = env_number("ROLLROOM_BACKUP_KEEP", 10, least=1)
+# `manage.py host` takes a backup as it starts and then every BACKUP_HOURS while it serves;
+# 0 turns both off (e.g. when cron or a systemd timer runs `manage.py backup`).
+BACKUP_HOURS = env_number("ROLLROOM_BACKUP_HOURS", 24.0, kind=float)
+# --- end of backups ------------------------------------------------------------------------------
 ALLOWED_HOSTS = [
     h.strip()
     for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
@@ -189,6 +216,7 @@ INSTALLED_APPS = [
     "sparetime",  # the Pool system's progression, above rolls: Pool's pages need it
     "room",
     "insights",
+    "backups",  # its commands: backup, restore
     "bench",  # its commands: bench_rolls, seed_demo
 ]
 
