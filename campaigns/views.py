@@ -23,6 +23,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import push
+from core.backups import last_backup
 from core.text import isolated
 from core.writes import Piece, answer, attempt
 from rules import notation
@@ -205,6 +206,9 @@ def _panel_context(request, campaign, **overrides):
         "settings_form": CampaignSettingsForm(campaign=campaign),
         "member_add_form": MemberAddForm(),
         "hand_over_form": HandOverForm(campaign=campaign),
+        # The host's staff see when the server last backed the table up (core/backups.py).
+        "backups_shown": request.user.is_staff,
+        "last_backup": last_backup() if request.user.is_staff else None,
         **system.panel_context(request, campaign, overrides),
     }
     context.update(overrides)

@@ -12,10 +12,18 @@ proxy that terminates HTTPS, DJANGO_SECURE=1 turns the HTTPS hardening on. With 
 ``--key`` daphne serves HTTPS and wss itself (twisted's TLS endpoint), once the certificate is
 checked (``check_certificate``), and the server runs with DJANGO_SECURE=1 and no HSTS unless
 DJANGO_HSTS_SECONDS asks for it (``served_environment``).
+
+Backups (``ROLLROOM_BACKUP_HOURS``, 24 by default; 0: none): one as it starts, before
+``migrate`` (a database that was never migrated has nothing to keep), then one every that many
+hours by ``manage.py backup --every`` (the backups app's), a process of its own started beside
+daphne, which ends with it (``backups_beside``). Only this one process takes them, however many
+requests daphne serves; several daphne processes started otherwise (systemd, README's scale-out)
+take none: cron or a timer runs ``manage.py backup`` once for them.
 """
 
 import os
 import shlex
+import subprocess
 import sys
 from datetime import UTC, datetime
 
@@ -25,6 +33,7 @@ from cryptography.hazmat.primitives import serialization
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, connections
 from django.http.request import validate_host
 
 from campaigns.links import network_address
@@ -166,6 +175,27 @@ def served_environment(https, environ=None):
     return environ
 
 
+def backups_beside(hours):
+    """Start ``manage.py backup --every`` (the backups app's command, which this floor names
+    and does not import), taking a backup every ``hours``, in a process of its own: its
+    standard input is a pipe whose other end this process keeps open through the ``execve``
+    into daphne, so that the backups stop when daphne ends, by a signal or a crash alike (the
+    pipe closes with it)."""
+    manage = str(settings.BASE_DIR / "manage.py")
+    process = subprocess.Popen(
+        [sys.executable, manage, "backup", "--every", str(hours * 3600)],
+        stdin=subprocess.PIPE,
+    )
+    os.set_inheritable(process.stdin.fileno(), True)
+    return process
+
+
+def migrated():
+    """Whether the database was migrated before (it has Django's migrations table)."""
+    with connection.cursor() as cursor:
+        return "django_migrations" in connection.introspection.table_names(cursor)
+
+
 def command_line(argv=None):
     """The command that is running (``argv``: ``sys.argv``), as a line to paste into a shell:
     the Python that runs it (``sys.executable``: a bare ``python`` may be another one, without
@@ -208,6 +238,13 @@ class Command(BaseCommand):
             raise CommandError("--cert and --key go together: give both for HTTPS, or neither.")
         https = cert is not None
         certificates = check_certificate(cert, key) if https else []
+        if settings.BACKUP_HOURS and migrated():
+            try:
+                call_command("backup", stdout=self.stdout)  # before a migration changes it
+            except CommandError as error:
+                raise CommandError(
+                    f"{error} (ROLLROOM_BACKUP_HOURS=0 serves without backups)"
+                ) from None
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
         names = certificate_names(certificates[0]) if https else ()
@@ -221,6 +258,9 @@ class Command(BaseCommand):
         os.environ["ROLLROOM_LISTEN"] = f"{listen}:{port}"
         sys.stdout.flush()
         sys.stderr.flush()
+        connections.close_all()
+        if settings.BACKUP_HOURS:
+            backups_beside(settings.BACKUP_HOURS)
         os.execve(sys.executable, argv, served_environment(https))
 
     def greet(self, address, port, command, scheme="http", names=()):
@@ -268,6 +308,12 @@ class Command(BaseCommand):
                     f"to {', '.join(unknown)} too, start again with:\n"
                     f"    DJANGO_ALLOWED_HOSTS={hosts} {command}"
                 )
+        if settings.BACKUP_HOURS:
+            hours = f"{settings.BACKUP_HOURS:g}"
+            write(
+                f"A backup every {hours} hours into {settings.BACKUP_DIR} (the last "
+                f"{settings.BACKUP_KEEP} kept; ROLLROOM_BACKUP_HOURS=0 turns them off)."
+            )
         if scheme == "http" and not settings.SECURE:
             write(
                 "Plain HTTP; for HTTPS give --cert and --key, or put a proxy in front and set "
