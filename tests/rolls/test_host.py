@@ -125,9 +125,11 @@ def test_the_greeting_on_loopback_says_only_this_computer_reaches_it(monkeypatch
 
 def daphne_of(monkeypatch, **options):
     """What ``host`` (its ``options``) replaces itself with: (daphne's parsed arguments, the
-    environment), migrate and collectstatic left out."""
+    environment), migrate, collectstatic and the backups left out."""
     executed = []
     monkeypatch.setattr(host, "call_command", lambda *args, **kwargs: None)
+    monkeypatch.setattr(host, "migrated", lambda: False)
+    monkeypatch.setattr(host, "backups_beside", lambda hours: None)
     monkeypatch.setattr(host, "network_address", lambda: None)
     monkeypatch.setattr(host.os, "execve", lambda path, argv, env: executed.append((argv, env)))
     host.Command(stdout=StringIO()).handle(**options)
@@ -140,7 +142,6 @@ def test_daphne_gets_the_settings_websocket_limits(monkeypatch, settings):
     """The command replaces itself with daphne, whose own command line reads the settings'
     limits from its arguments (without them daphne reads frames of up to 1 MiB)."""
     monkeypatch.delenv("ROLLROOM_LISTEN", raising=False)  # restored after: handle sets it
-    settings.BACKUP_HOURS = 0  # no backups (tests/rolls/test_host_backups.py)
     settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = 3000
     settings.DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 2000
     args, _ = daphne_of(monkeypatch, addrport="127.0.0.1:8123")
@@ -273,13 +274,14 @@ def test_a_bad_certificate_is_refused_before_serving(tmp_path, case):
     ("addrport", "listen"),
     [("8123", "0.0.0.0:8123"), ("127.0.0.1:8123", "127.0.0.1:8123"), ("[::]:8123", "[::]:8123")],
 )
-def test_daphne_is_told_what_it_listens_on(monkeypatch, settings, addrport, listen):
+def test_daphne_is_told_what_it_listens_on(monkeypatch, addrport, listen):
     """ROLLROOM_LISTEN, in the environment daphne inherits: the GM panel reads it
     (settings.ROLLROOM_LISTEN, campaigns/links.py) to show a GM on 127.0.0.1 the address
     players use."""
     monkeypatch.delenv("ROLLROOM_LISTEN", raising=False)  # restored after: handle sets it
-    settings.BACKUP_HOURS = 0  # no backups (tests/rolls/test_host_backups.py)
     monkeypatch.setattr(host, "call_command", lambda *args, **kwargs: None)
+    monkeypatch.setattr(host, "migrated", lambda: False)
+    monkeypatch.setattr(host, "backups_beside", lambda hours: None)
     monkeypatch.setattr(host, "network_address", lambda: None)
     environments = []
     monkeypatch.setattr(host.os, "execve", lambda path, argv, env: environments.append(dict(env)))
