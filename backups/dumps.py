@@ -24,7 +24,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import CommandError
-from django.db import connection, connections
+from django.db import DatabaseError, connection, connections
 from django.db.migrations.loader import MigrationLoader
 
 from core.backups import SUFFIXES, backup_name, backups_in
@@ -70,8 +70,12 @@ def pg_environment():
 
 
 def last_line(text):
+    """The reason a program or a driver gives, in one line: its last line that says "error:"
+    (without its "program: error:"), else its last line."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[-1].rstrip(".") if lines else "no reason given"
+    errors = [line.split("error:", 1)[1].strip() for line in lines if "error:" in line]
+    found = errors[-1] if errors else lines[-1] if lines else "no reason given"
+    return found.rstrip(".")
 
 
 def run(argv, what):
@@ -273,7 +277,12 @@ def restore(path, *, replace=False):
                 f"{path} comes from a newer Rollroom, whose migrations {names}{more} this code "
                 "does not have: update the code, then restore it."
             )
-        filled = tables_with_rows()
+        try:
+            filled = tables_with_rows()
+        except DatabaseError as error:
+            raise CommandError(
+                f"The database {database_name()} cannot be reached: {last_line(str(error))}."
+            ) from None
         if filled and not replace:
             shown = ", ".join(filled[:3]) + (", …" if len(filled) > 3 else "")
             raise CommandError(

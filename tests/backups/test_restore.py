@@ -277,3 +277,16 @@ def test_a_restore_that_fails_midway_leaves_the_database_as_it_was(tmp_path, els
         done.stderr,
     ), done.stderr
     assert query(elsewhere, tables) == before
+
+
+def test_a_database_that_cannot_be_reached(backup, tmp_path):
+    if connection.vendor == "sqlite":
+        env = {"DATABASE_URL": "", "SQLITE_PATH": str(tmp_path / "no" / "such.sqlite3")}
+    else:
+        env = {"DATABASE_URL": "postgres://postgres@127.0.0.1:1/nowhere"}
+    kept = digest(backup)
+    done = manage("restore", backup, env=env)
+    assert done.returncode == 1
+    assert re.search(r"CommandError: The database \S+ cannot be reached: [^\n]+\.\n$", done.stderr)
+    assert digest(backup) == kept
+    assert not (tmp_path / "no").exists()

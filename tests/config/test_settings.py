@@ -567,14 +567,14 @@ def test_the_settings_refuse_a_mail_setting_they_cannot_use(env, refusal):
 
 
 def variables_read_by_the_settings():
-    """The names in every os.environ.get(...), os.environ[...] and env_bool(...) of
+    """The names in every os.environ.get(...), os.environ[...], env_bool(...) and env_number(...) of
     config/settings.py."""
     tree = ast.parse((settings.BASE_DIR / "config" / "settings.py").read_text())
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.args:
             function = ast.unparse(node.func)
-            if function in ("os.environ.get", "env_bool"):
+            if function in ("os.environ.get", "env_bool", "env_number"):
                 names.add(node.args[0])
         elif isinstance(node, ast.Subscript) and ast.unparse(node.value) == "os.environ":
             names.add(node.slice)
