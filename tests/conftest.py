@@ -45,6 +45,8 @@ LONGEST_FIRST = {
     "tests/config/test_scaleout.py": 1,
     "tests/room/test_consumers_live.py": 1,
     "tests/rolls/test_host.py": 1,
+    "tests/rolls/test_host_backups.py": 1,
+    "tests/backups/test_restore.py": 1,
     "tests/bench/test_bench.py": 1,
     "tests/rolls/test_move_to.py": 1,
     "tests/deploy/test_readme_scale_out.py": 1,
