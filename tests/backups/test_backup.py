@@ -130,3 +130,37 @@ def test_the_command_line_says_where_it_wrote(tmp_path):
     assert done.returncode == 0, done.stderr
     [path] = backups_in(tmp_path)
     assert done.stdout == f"Backed up to {path}.\n"
+
+
+def test_every_stops_quietly_on_ctrl_c(tmp_path):
+    """Ctrl-C on host's terminal interrupts its backups too: no traceback."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "manage.py",
+            "backup",
+            "-v",
+            "2",
+            "--every",
+            "3600",
+            "--to",
+            str(tmp_path),
+        ],
+        cwd=settings.BASE_DIR,
+        env={**__import__("os").environ, **source_env(), "PYTHONUNBUFFERED": "1"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # Once it says so, it waits for its period (its first backup is an hour away).
+        assert process.stdout.readline().startswith("A backup every 3600 seconds")
+        process.send_signal(__import__("signal").SIGINT)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0
+    assert process.stderr.read() == ""

@@ -37,13 +37,21 @@ class Command(BaseCommand):
             return
         if not every > 0:
             raise CommandError("--every takes a number of seconds above 0.")
-        while not closed(sys.stdin, every):
-            try:
-                self.stdout.write(f"Backed up to {backup_take(to)}.")
-            except CommandError as error:  # the next one may succeed: the server goes on
-                self.stderr.write(f"The backup failed: {error}")
-            connections.close_all()  # nothing held open between backups
+        if options["verbosity"] > 1:
+            self.stdout.write(f"A backup every {every:g} seconds, until standard input closes.")
             self.stdout.flush()
+        try:
+            while not closed(sys.stdin, every):
+                try:
+                    self.stdout.write(f"Backed up to {backup_take(to)}.")
+                except CommandError as error:  # the next one may succeed: the server goes on
+                    self.stderr.write(f"The backup failed: {error}")
+                connections.close_all()  # nothing held open between backups
+                self.stdout.flush()
+        except KeyboardInterrupt:
+            # Ctrl-C on host's terminal reaches this process too: it stops with the server,
+            # without a traceback.
+            return
 
 
 def closed(stream, timeout):
