@@ -37,10 +37,10 @@ class Command(BaseCommand):
             return
         if not every > 0:
             raise CommandError("--every takes a number of seconds above 0.")
-        if options["verbosity"] > 1:
-            self.stdout.write(f"A backup every {every:g} seconds, until standard input closes.")
-            self.stdout.flush()
         try:
+            if options["verbosity"] > 1:
+                self.stdout.write(f"A backup every {every:g} seconds, until its input closes.")
+                self.stdout.flush()
             while not closed(sys.stdin, every):
                 try:
                     self.stdout.write(f"Backed up to {backup_take(to)}.")
