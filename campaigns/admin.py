@@ -5,6 +5,7 @@ from django.contrib.auth.admin import UserAdmin
 from . import links
 from .accounts import LINK_DAYS, reset_path
 from .models import Campaign, GameSession, Membership
+from .services import campaigns_to_hand_over
 
 User = get_user_model()
 
@@ -17,6 +18,19 @@ admin.site.unregister(User)
 @admin.register(User)
 class RollroomUserAdmin(UserAdmin):
     actions = ["make_reset_links"]
+
+    def get_deleted_objects(self, objs, request):
+        """A user who is the GM of a campaign with other members is kept, as on their own
+        account page (``services.account_delete``): the admin's deletion would leave that
+        campaign without a GM. The admin lists each such campaign as what protects the user."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        for user in objs:
+            for campaign in campaigns_to_hand_over(user):
+                protected.append(
+                    f"{campaign.name}: {user.get_username()} is its GM; "
+                    "they hand it to another member first (its GM panel)"
+                )
+        return deleted, counts, perms_needed, protected
 
     @admin.action(description="Make a one-time password reset link")
     def make_reset_links(self, request, queryset):

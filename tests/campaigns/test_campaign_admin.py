@@ -73,3 +73,22 @@ def test_sparetime_ledger_is_read_only(admin_client_, entry):
 def test_non_staff_user_cannot_reach_the_admin(as_user, gm):
     response = as_user(gm).get(admin_url(Campaign, "changelist"))
     assert response.status_code == 302
+
+
+def test_a_gm_with_players_is_not_deleted_from_the_admin(admin_client_, mana_campaign, gm, player):
+    """The admin keeps a GM whose campaign has other members (it would be left without a GM),
+    on the user's page and through the list's action; a player is deleted as usual."""
+    User = get_user_model()
+    page = admin_client_.get(admin_url(User, "delete", gm.pk))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "protected" in html and f"{mana_campaign.name}: gm is its GM" in html
+    admin_client_.post(admin_url(User, "delete", gm.pk), {"post": "yes"})
+    listed = {"action": "delete_selected", "_selected_action": [gm.pk], "post": "yes"}
+    admin_client_.post(admin_url(User, "changelist"), listed)
+    assert User.objects.filter(pk=gm.pk).exists()
+    assert Membership.objects.filter(campaign=mana_campaign, user=gm, role=Membership.GM).exists()
+
+    response = admin_client_.post(admin_url(User, "delete", player.pk), {"post": "yes"})
+    assert response.status_code == 302
+    assert not User.objects.filter(pk=player.pk).exists()
