@@ -7,6 +7,7 @@ Caddy in front of them (``Caddy``: bench/caddy.py's, on this worker's ports).
 Under CI=true a missing server binary fails the test; elsewhere it is skipped.
 """
 
+import json
 import os
 import re
 import secrets
@@ -125,15 +126,17 @@ def wait_for_log(port, line, process, timeout=15):
         time.sleep(0.05)
 
 
-def start_daphne(port, app="config.asgi:application", *, argv=None, **env):
+def start_daphne(port, app="config.asgi:application", *, argv=None, access_log=None, **env):
     """A daphne process on ``port``, on the test database, with ``env`` over this process's
     environment (e.g. ``REDIS_URL``) and the websocket limits ``manage.py host`` gives it, serving
     ``app`` (the site's own by default), or the command line ``argv``, which must listen on
-    ``port``; its output in :func:`daphne_log`."""
+    ``port``; its output in :func:`daphne_log`, and each request it answers in the file
+    ``access_log`` when given (daphne's ``--access-log``: '"GET /healthz" 200')."""
     env = {**os.environ, **database_env(), "DJANGO_DEBUG": "1", **env}
+    logged = ["--access-log", str(access_log)] if access_log else []
     argv = argv or (
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-        + [*daphne_limits(), app]
+        + [*logged, *daphne_limits(), app]
     )
     process = subprocess.Popen(
         argv,
@@ -269,6 +272,10 @@ def own_postgres():
             shutil.rmtree(directory, ignore_errors=True)
 
 
+#: The logger of Caddy's active health checks (caddy 2.6).
+HEALTH_CHECKER = "http.handlers.reverse_proxy.health_checker.active"
+
+
 class Caddy(bench.caddy.Caddy):
     """bench/caddy.py's Caddy (deploy/Caddyfile with ``tls internal`` on 127.0.0.1) on ports
     that are this test worker's (``free_port``). A missing caddy fails under CI=true, else
@@ -280,3 +287,18 @@ class Caddy(bench.caddy.Caddy):
         super().__init__(
             directory, domain, upstreams, https_port=free_port(), http_port=free_port(), **env
         )
+
+    def health_seen(self, upstream):
+        """What Caddy's active health checks last said of ``upstream`` (``host:port``), from
+        its log: False after a failed check (each is logged), True after "host is up" (logged
+        when a check passes after one failed) or before any failed (Caddy starts with every
+        upstream healthy and says nothing of a check that passes as the one before did)."""
+        said = True
+        for line in self.log().splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("logger") == HEALTH_CHECKER and entry.get("host") == upstream:
+                said = entry.get("msg") == "host is up"
+        return said

@@ -68,6 +68,10 @@ def test_the_caddyfile_with_env_example_balances_over_the_processes():
     assert [u["dial"] for u in proxy["upstreams"]] == env["ROLLROOM_UPSTREAMS"].split()
     active = proxy["health_checks"]["active"]
     assert active["uri"] == "/healthz"
+    # Asked every second; a process that could not be reached is left alone for 2 s
+    # (tests/deploy/test_restarts.py: without them, restarts answer 502s).
+    assert active["interval"] == 1_000_000_000
+    assert proxy["health_checks"]["passive"]["fail_duration"] == 2_000_000_000
     assert active["headers"] == {"Host": [env["ROLLROOM_DOMAIN"]], "X-Forwarded-Proto": ["https"]}
     # A real domain's certificate comes from an ACME issuer (Let's Encrypt) with the address.
     (policy,) = config["apps"]["tls"]["automation"]["policies"]

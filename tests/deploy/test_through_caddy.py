@@ -1,9 +1,9 @@
-"""The production layout with real parts (deploy/Caddyfile): Debian's Caddy with `tls internal`
-in front of two daphne processes on PostgreSQL and Redis, all on 127.0.0.1, the site's name
-(``DOMAIN``) mapped to loopback. Chromium over https:// logs in, opens a room, and a roll made
-on another page reaches it; bad input through the proxy (plain HTTP to the HTTPS port, a wrong
-Host, a body over the limit, a socket from a foreign Origin) is refused clearly and writes
-nothing.
+"""The production layout with real parts (deploy/Caddyfile, the fixture ``deployment`` of
+tests/deploy/conftest.py): Debian's Caddy with `tls internal` in front of two daphne processes on
+PostgreSQL and Redis, all on 127.0.0.1, the site's name (``DOMAIN``) mapped to loopback.
+Chromium over https:// logs in, opens a room, and a roll made on another page reaches it; bad
+input through the proxy (plain HTTP to the HTTPS port, a wrong Host, a body over the limit, a
+socket from a foreign Origin) is refused clearly and writes nothing.
 
 Chromium trusts Caddy's local authority through ``--ignore-certificate-errors-spki-list`` with
 the hash of the public key of that authority's intermediate, read from Caddy's storage
@@ -20,13 +20,10 @@ import base64
 import gzip
 import hashlib
 import os
-import re
 import secrets
 import socket
 import ssl
 import urllib.parse
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import redis
@@ -34,67 +31,22 @@ import websockets
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.conf import settings
-from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.test import Client
 from django.urls import reverse
 
 from tests.browser import CHROMIUM, TIMEOUT, Chromium
-from tests.conftest import make_campaign
-from tests.faults import Caddy, daphne_log, fail_or_skip, start_daphne
-from tests.helpers import free_port, stop, unchanged
+from tests.deploy.conftest import DOMAIN, PASSWORD, SCALEOUT
+from tests.faults import daphne_log, fail_or_skip
+from tests.helpers import unchanged
 
-pytestmark = [
-    pytest.mark.skipif(
-        not os.environ.get("DATABASE_URL", "").startswith("postgres")
-        or not os.environ.get("REDIS_URL"),
-        reason="needs PostgreSQL and Redis: set DATABASE_URL=postgres://... and REDIS_URL=redis://...",
-    ),
-    pytest.mark.django_db(transaction=True),
-]
-
-DOMAIN = "rollroom.test"
-PASSWORD = "a long enough password 1"
+pytestmark = [SCALEOUT, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def deployment(tmp_path, django_user_model):
-    """Caddy on a free HTTPS port of 127.0.0.1 in front of two daphne processes configured as
-    /etc/rollroom/env would (DJANGO_SECURE, the domain in ALLOWED_HOSTS and the CSRF origins);
-    a Pool campaign of a GM and a player."""
-    # Hashed as the servers hash (the tests' own MD5 is not among their hashers).
-    password = PBKDF2PasswordHasher().encode(PASSWORD, PBKDF2PasswordHasher().salt())
-    gm = django_user_model.objects.create_user(username="gm", password=None)
-    ana = django_user_model.objects.create_user(username="ana", password=None)
-    django_user_model.objects.update(password=password)
-    gm.refresh_from_db()
-    ana.refresh_from_db()
-    campaign = make_campaign(gm, system="pool", players=[ana])
-    ports = [free_port(), free_port()]
-    caddy = Caddy(tmp_path, DOMAIN, [f"127.0.0.1:{port}" for port in ports])
-    env = {
-        "DJANGO_SECURE": "1",
-        "DJANGO_ALLOWED_HOSTS": DOMAIN,
-        "DJANGO_CSRF_TRUSTED_ORIGINS": f"https://{DOMAIN}:{caddy.https_port}",
-        "DJANGO_TRUSTED_PROXIES": env_example("DJANGO_TRUSTED_PROXIES"),
-        "REDIS_URL": os.environ["REDIS_URL"],
-        "DJANGO_SETTINGS_MODULE": "tests.server_settings",
-        "TEST_WRITE_WINDOW": "3600",  # no window of the limits ends during a test
-    }
-    processes = []
-    try:
-        processes = [start_daphne(port, **env) for port in ports]
-        caddy.start()
-        yield SimpleNamespace(caddy=caddy, ports=ports, campaign=campaign, gm=gm, ana=ana)
-    finally:
-        caddy.stop()
-        for process in processes:
-            stop(process)
-
-
-def env_example(name):
-    """The value deploy/env.example gives ``name``."""
-    text = (Path(settings.BASE_DIR) / "deploy" / "env.example").read_text()
-    return re.search(rf"^{name}=(.*)$", text, re.M).group(1)
+def deployment_env():
+    """The servers count writes in windows of an hour: no window of the limits ends during a
+    test that counts them."""
+    return {"DJANGO_SETTINGS_MODULE": "tests.server_settings", "TEST_WRITE_WINDOW": "3600"}
 
 
 def spki_hash(path):
