@@ -94,10 +94,10 @@ class Player:
 
     user_id: int
     session_key: str
-    body: bytes
-    #: The checks it rolls, in order.
-    checks: list
-    #: Every try of each check sent: its status (None: no answer).
+    #: What it sends, in order: (key, path, body) each, the key naming the write (a check's id,
+    #: a form's one-time token), which a try sent again after a lost answer keeps.
+    writes: list
+    #: Every try of each write sent, by its key: its status (None: no answer).
     answers: dict = field(default_factory=dict)
     #: The number of every entry its socket received, in order, duplicates included.
     seen: list = field(default_factory=list)
@@ -120,6 +120,8 @@ class RollLoad:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.rolled = 0
+        #: Requests sent and not answered yet.
+        self.in_flight = 0
         self.error = None
 
     # The test's side (its thread) --------------------------------------------------------------
@@ -212,23 +214,26 @@ class RollLoad:
                 ("HX-Request", "true"),
                 ("Content-Type", "application/x-www-form-urlencoded"),
             ]
-            for check_id in player.checks:
+            for key, path, body in player.writes:
                 if not self.rolling:
                     return
                 started = loop.time()
-                path = reverse("check_roll", args=[self.campaign_id, check_id])
-                tries = player.answers[check_id] = []
+                tries = player.answers[key] = []
                 # A player whose click got no answer clicks again, as a page's user would.
                 while len(tries) < self.tries and (not tries or tries[-1] in LOST):
-                    tries.append(
-                        await request(self.site, "POST", path, headers=headers, body=player.body)
-                    )
+                    self.in_flight += 1
+                    self._moved()
+                    try:
+                        status = await request(self.site, "POST", path, headers=headers, body=body)
+                    finally:
+                        self.in_flight -= 1
+                    tries.append(status)
                     self.rolled += ok(tries[-1])
                     self._moved()
                     if tries[-1] in LOST:
                         await asyncio.sleep(self.pause)  # the user's pause before clicking again
                 await asyncio.sleep(max(0.0, started + self.pause - loop.time()))  # the pace
-            raise RuntimeError("a player ran out of open checks: give it more")
+            raise RuntimeError("a player ran out of writes to send: give it more")
         except Exception as error:  # noqa: BLE001 - the test thread raises it
             self.error = error
             self._moved()
@@ -284,14 +289,15 @@ def load_table(players, checks_each):
     sends = [(0, p) for _ in range(checks_each) for p in range(players)]
     table = table_create(rooms=1, clients=players, sends=sends, warmups=[])
     room = table.rooms[0]
+
+    def rolls(index, player):
+        body = urlencode({"attribute": player.attribute_id, "skill": player.skill_id}).encode()
+        checks = [c for (_, p), c in zip(sends, table.checks, strict=True) if p == index]
+        return [(c, reverse("check_roll", args=[room.campaign_id, c]), body) for c in checks]
+
     return room.campaign_id, [
-        Player(
-            user_id=player.user_id,
-            session_key=player.session_key,
-            body=urlencode({"attribute": player.attribute_id, "skill": player.skill_id}).encode(),
-            checks=[c for (_, p), c in zip(sends, table.checks, strict=True) if p == index],
-        )
-        for index, player in enumerate(room.players)
+        Player(user_id=p.user_id, session_key=p.session_key, writes=rolls(index, p))
+        for index, p in enumerate(room.players)
     ]
 
 

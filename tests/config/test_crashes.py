@@ -1,0 +1,129 @@
+"""A server killed (SIGKILL, as a crash or a power cut of the process) in the middle of a steady
+stream of writes, several of them in flight, and started again: every write answered 2xx is
+there exactly once, nothing is half-written (a check marked rolled without its roll in the log,
+a rating raised without its row in the sparetime ledger, or a row without its raise), and
+``verify_rolls`` passes. The players go on through the restart (tests/load.py): a roll or a build
+whose answer was lost is sent again, as a user clicks again, and never written twice (a check is
+rolled once; a build's form carries a one-time token).
+
+Runs on the test database: SQLite (WAL, config/settings.py) or PostgreSQL (DATABASE_URL), with
+Redis when REDIS_URL is set."""
+
+import secrets
+from collections import Counter
+from contextlib import contextmanager
+from urllib.parse import urlencode
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from campaigns.models import FormToken
+from rolls.systems.pool.models import Rating
+from sparetime.models import SparetimeEntry
+from sparetime.services import free_sparetime, sparetime_grant
+from tests.faults import start_daphne
+from tests.helpers import free_port, stop
+from tests.load import RollLoad, Site, load_table, ok, rolls_logged_once, sockets_caught_up
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PLAYERS = 12
+#: Writes each player has to send: more than it sends in the test.
+WRITES = 30
+#: Writes answered 2xx before the kill and after the restart.
+BETWEEN = 15
+#: The kill comes while at least this many writes are in flight.
+IN_FLIGHT = 4
+GRANT = 1000
+
+
+@contextmanager
+def crash_and_restart(load, port, process):
+    """Kill the server while writes are in flight, start it again on ``port``, and let the load
+    go on until more are answered; then stop the load. Yields the running process's holder."""
+    held = {"process": process}
+    try:
+        load.wait_for_rolls(BETWEEN)
+        load.wait_for(lambda: load.in_flight >= IN_FLIGHT, f"{IN_FLIGHT} writes in flight")
+        process.kill()
+        process.wait(timeout=10)
+        held["process"] = start_daphne(port)
+        load.wait_for_rolls(BETWEEN)
+        load.stop_rolling()
+        yield held
+    finally:
+        stop(held["process"])
+
+
+def verified():
+    with open("/dev/null", "w") as quiet:
+        call_command("verify_rolls", stdout=quiet)
+
+
+def test_a_crash_during_rolls_loses_no_answered_roll_and_writes_none_twice():
+    campaign_id, players = load_table(PLAYERS, WRITES)
+    port = free_port()
+    process = start_daphne(port)
+    with RollLoad(Site("127.0.0.1", port), campaign_id, players) as load:
+        with crash_and_restart(load, port, process):
+            statuses = rolls_logged_once(campaign_id, players)
+            sockets_caught_up(load, campaign_id)
+    verified()
+    print(f"\nrolls through a crash: answered {dict(statuses)}")
+    assert statuses[204] >= 2 * BETWEEN
+
+
+def builds(campaign_id, players):
+    """Each player's character granted GRANT sparetime, and WRITES builds for each to send, of one
+    point of Agility each, each form with its own one-time token."""
+    from sheets.models import Character
+
+    writes = {}
+    for player in players:
+        character = Character.objects.get(campaign_id=campaign_id, owner_id=player.user_id)
+        sparetime_grant(character=character, amount=GRANT, by=character.owner)
+        agility = character.ratings.get(attribute="Agility", skill="")
+        path = reverse("sparetime_build", args=[campaign_id, character.pk])
+        tokens = [secrets.token_urlsafe(24) for _ in range(WRITES)]
+        player.writes = [
+            (token, path, urlencode({"once": token, f"points-{agility.pk}": 1}).encode())
+            for token in tokens
+        ]
+        writes[player.user_id] = (character, agility.value)
+    return writes
+
+
+def test_a_crash_during_sparetime_builds_leaves_every_ledger_agreeing_with_its_sheet():
+    campaign_id, players = load_table(PLAYERS, 1)
+    characters = builds(campaign_id, players)
+    port = free_port()
+    process = start_daphne(port)
+    with RollLoad(Site("127.0.0.1", port), campaign_id, players) as load:
+        with crash_and_restart(load, port, process):
+            pass
+    answered = 0
+    for player in players:
+        character, before = characters[player.user_id]
+        sent = set(player.answers)
+        claimed = set(
+            FormToken.objects.filter(user_id=player.user_id).values_list("token", flat=True)
+        )
+        spends = SparetimeEntry.objects.filter(character=character, kind=SparetimeEntry.SPEND)
+        # A build is written with its token claimed, in one transaction: as many builds in the
+        # ledger as tokens claimed, each a token a player sent; every build answered 2xx among
+        # them (a try sent again after a lost answer is answered as the first, not built again).
+        assert claimed <= sent
+        assert spends.count() == len(claimed)
+        for token, tries in player.answers.items():
+            if any(ok(status) for status in tries):
+                assert token in claimed, tries
+                answered += 1
+        # The sheet agrees with the ledger: one point of Agility and one sparetime per build.
+        agility = Rating.objects.get(character=character, attribute="Agility", skill="")
+        assert agility.value == before + len(claimed)
+        assert free_sparetime(character) == GRANT - len(claimed)
+        assert Counter(spends.values_list("amount", flat=True)) <= Counter({-1: len(claimed)})
+    print(f"\nbuilds through a crash: {load.summary()}")
+    assert answered >= 2 * BETWEEN
+    verified()
