@@ -92,6 +92,8 @@ async def request(site, method, path, *, headers=(), body=b"", timeout=30):
 class Player:
     """One player of the load: what it rolls and what its socket received."""
 
+    #: The campaign whose room's socket it holds.
+    campaign_id: int
     user_id: int
     session_key: str
     #: What it sends, in order: (key, path, body) each, the key naming the write (a check's id,
@@ -107,12 +109,12 @@ class Player:
 
 
 class RollLoad:
-    """``with RollLoad(site, campaign_id, players) as load:`` the players' sockets are open and
+    """``with RollLoad(site, players) as load:`` the players' sockets are open and
     they roll, one roll after another each (``pause`` seconds from the start of one to the start
     of the next, at least), until ``stop_rolling()``; leaving the block closes the sockets."""
 
-    def __init__(self, site, campaign_id, players, *, pause=PAUSE, tries=4):
-        self.site, self.campaign_id, self.players = site, campaign_id, players
+    def __init__(self, site, players, *, pause=PAUSE, tries=4):
+        self.site, self.players = site, players
         self.pause, self.tries = pause, tries
         self.changed = threading.Condition()
         self.rolling = True
@@ -162,11 +164,11 @@ class RollLoad:
             self._call(self._rolls_done).result(timeout=TIMEOUT * 2)
 
     def catch_up(self, seqs, timeout=TIMEOUT):
-        """Wait until every socket has received every entry of ``seqs``."""
-        wanted = set(seqs)
+        """Wait until every socket has received every entry of its campaign's ``seqs``
+        ({campaign id: entry numbers})."""
         self.wait_for(
-            lambda: all(wanted <= set(p.seen) for p in self.players),
-            f"every socket received the log's {len(wanted)} entries",
+            lambda: all(set(seqs[p.campaign_id]) <= set(p.seen) for p in self.players),
+            "every socket received its log's entries",
             timeout,
         )
 
@@ -246,7 +248,7 @@ class RollLoad:
         closed_at = None
         while not self.closing:
             after = max(player.seen, default=0)
-            path = f"/ws/campaigns/{self.campaign_id}/?after={after}"
+            path = f"/ws/campaigns/{player.campaign_id}/?after={after}"
             try:
                 async with connect(
                     self.site.socket_url(path),
@@ -296,7 +298,7 @@ def load_table(players, checks_each):
         return [(c, reverse("check_roll", args=[room.campaign_id, c]), body) for c in checks]
 
     return room.campaign_id, [
-        Player(user_id=p.user_id, session_key=p.session_key, writes=rolls(index, p))
+        Player(room.campaign_id, p.user_id, p.session_key, writes=rolls(index, p))
         for index, p in enumerate(room.players)
     ]
 
@@ -333,11 +335,16 @@ def rolls_logged_once(campaign_id, players):
     return Counter(s for tries in sent.values() for s in tries)
 
 
-def sockets_caught_up(load, campaign_id):
-    """Every socket received every entry of the log, once each (after waiting for it)."""
-    seqs = list(LogEntry.objects.filter(campaign_id=campaign_id).values_list("seq", flat=True))
+def sockets_caught_up(load):
+    """Every socket received every entry of its campaign's log, once each (after waiting for
+    it)."""
+    entries = LogEntry.objects.values_list("seq", flat=True)
+    seqs = {
+        campaign_id: set(entries.filter(campaign_id=campaign_id))
+        for campaign_id in {p.campaign_id for p in load.players}
+    }
     load.catch_up(seqs)
     for player in load.players:
         counts = Counter(player.seen)
-        assert set(counts) == set(seqs), "a socket received an entry not in the log"
+        assert set(counts) == seqs[player.campaign_id], "a socket received an entry not in the log"
         assert max(counts.values(), default=1) == 1, "a socket received an entry twice"

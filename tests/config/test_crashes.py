@@ -15,16 +15,29 @@ from contextlib import contextmanager
 from urllib.parse import urlencode
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
-from campaigns.models import FormToken
+from bench.data import session_for
+from campaigns.models import FormToken, GameSession
+from rolls.models import DiceSeed, LogEntry
 from rolls.systems.pool.models import Rating
 from sparetime.models import SparetimeEntry
 from sparetime.services import free_sparetime, sparetime_grant
+from tests.conftest import make_campaign
 from tests.faults import start_daphne
 from tests.helpers import free_port, stop
-from tests.load import RollLoad, Site, load_table, ok, rolls_logged_once, sockets_caught_up
+from tests.load import (
+    LOST,
+    Player,
+    RollLoad,
+    Site,
+    load_table,
+    ok,
+    rolls_logged_once,
+    sockets_caught_up,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -65,10 +78,10 @@ def test_a_crash_during_rolls_loses_no_answered_roll_and_writes_none_twice():
     campaign_id, players = load_table(PLAYERS, WRITES)
     port = free_port()
     process = start_daphne(port)
-    with RollLoad(Site("127.0.0.1", port), campaign_id, players) as load:
+    with RollLoad(Site("127.0.0.1", port), players) as load:
         with crash_and_restart(load, port, process):
             statuses = rolls_logged_once(campaign_id, players)
-            sockets_caught_up(load, campaign_id)
+            sockets_caught_up(load)
     verified()
     print(f"\nrolls through a crash: answered {dict(statuses)}")
     assert statuses[204] >= 2 * BETWEEN
@@ -99,7 +112,7 @@ def test_a_crash_during_sparetime_builds_leaves_every_ledger_agreeing_with_its_s
     characters = builds(campaign_id, players)
     port = free_port()
     process = start_daphne(port)
-    with RollLoad(Site("127.0.0.1", port), campaign_id, players) as load:
+    with RollLoad(Site("127.0.0.1", port), players) as load:
         with crash_and_restart(load, port, process):
             pass
     answered = 0
@@ -126,4 +139,52 @@ def test_a_crash_during_sparetime_builds_leaves_every_ledger_agreeing_with_its_s
         assert Counter(spends.values_list("amount", flat=True)) <= Counter({-1: len(claimed)})
     print(f"\nbuilds through a crash: {load.summary()}")
     assert answered >= 2 * BETWEEN
+    verified()
+
+
+def gm_tables(count):
+    """``count`` Pool campaigns, each with its GM logged in, who starts and ends sessions one
+    after the other (WRITES of them): one load player per GM, on its campaign's room."""
+    users = get_user_model().objects
+    gms = []
+    for index in range(count):
+        gm = users.create_user(username=f"gm{index}")
+        campaign = make_campaign(gm, system="pool", name=f"Table {index}")
+        start = reverse("session_start", args=[campaign.pk])
+        end = reverse("session_end", args=[campaign.pk])
+        writes = [(n, start if n % 2 == 0 else end, b"") for n in range(WRITES)]
+        gms.append(Player(campaign.pk, gm.pk, session_for(gm), writes=writes))
+    return gms
+
+
+def test_a_crash_during_session_ends_leaves_every_session_as_its_log_says():
+    gms = gm_tables(PLAYERS)
+    port = free_port()
+    process = start_daphne(port)
+    with RollLoad(Site("127.0.0.1", port), gms) as load:
+        with crash_and_restart(load, port, process):
+            sockets_caught_up(load)
+    for gm in gms:
+        sessions = GameSession.objects.filter(campaign_id=gm.campaign_id)
+        log = LogEntry.objects.filter(campaign_id=gm.campaign_id)
+        starts = list(log.filter(kind=LogEntry.SESSION_START).values_list("data", flat=True))
+        ends = list(log.filter(kind=LogEntry.SESSION_END).values_list("data", flat=True))
+        # Every session in the log once, started and (all but the last, maybe) ended, as its row
+        # says: nothing written by halves.
+        assert sorted(d["number"] for d in starts) == list(range(1, sessions.count() + 1))
+        assert sorted(d["number"] for d in ends) == sorted(
+            sessions.exclude(ended_at=None).values_list("number", flat=True)
+        )
+        assert sessions.filter(ended_at=None).count() <= 1
+        # Each start and end turned the dice seed over: one open seed once there was a session.
+        open_seeds = DiceSeed.objects.filter(campaign_id=gm.campaign_id, revealed_at=None)
+        assert open_seeds.count() == min(1, sessions.count())
+        # Every change answered 2xx is there: the ends answered 2xx at most those logged, the
+        # ends logged at most those sent without a refusal.
+        for kind, logged in ((0, starts), (1, ends)):
+            answered = [t for n, t in gm.answers.items() if n % 2 == kind]
+            done = sum(1 for tries in answered if any(ok(s) for s in tries))
+            maybe = sum(1 for tries in answered if any(s in LOST for s in tries))
+            assert done <= len(logged) <= done + maybe, (kind, gm.answers)
+    print(f"\nsession starts and ends through a crash: {load.summary()}")
     verified()

@@ -51,7 +51,7 @@ def site(deployment):
 def checked(load, campaign_id, what):
     """The checks every test of the file makes once the load has stopped."""
     statuses = rolls_logged_once(campaign_id, load.players)
-    sockets_caught_up(load, campaign_id)
+    sockets_caught_up(load)
     call_command("verify_rolls", stdout=open("/dev/null", "w"))
     longest = load.longest_without_socket()
     print(f"\n{what}: rolls answered {dict(statuses)}; longest without socket: {longest:.2f} s")
@@ -60,7 +60,7 @@ def checked(load, campaign_id, what):
 
 def test_a_rolling_restart_loses_no_roll_and_every_socket_catches_up(deployment, table):
     campaign_id, players = table
-    with RollLoad(site(deployment), campaign_id, players) as load:
+    with RollLoad(site(deployment), players) as load:
         load.wait_for_rolls(BETWEEN)
         for index in range(len(deployment.ports)):
             # systemctl restart: SIGTERM, the drain, the exit (within 10 s), a new process.
@@ -82,7 +82,7 @@ def test_a_rolling_restart_loses_no_roll_and_every_socket_catches_up(deployment,
 
 def test_a_process_killed_loses_no_answered_roll_and_the_other_serves(deployment, table):
     campaign_id, players = table
-    with RollLoad(site(deployment), campaign_id, players) as load:
+    with RollLoad(site(deployment), players) as load:
         load.wait_for_rolls(BETWEEN)
         deployment.kill(0)
         load.wait_for_rolls(BETWEEN * 2)
