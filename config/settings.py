@@ -308,10 +308,13 @@ def sqlite_database(name, options=None):
             # "database is locked" when another wrote in between, without waiting.
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,
-            # Readers and the writer do not block each other (WAL); a commit survives a crash
-            # of the process without waiting for the disk (synchronous=NORMAL).
+            # Readers and the writer do not block each other (WAL). A commit is on the disk
+            # before the request is answered (synchronous=FULL: the log is synced at each
+            # commit): with NORMAL, a commit survives a crash of the process but the last ones
+            # may be undone by a power cut or a crash of the system, and a roll the table saw
+            # would vanish, its number then taken by another roll (README "Configuration").
             "init_command": (
-                "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;PRAGMA busy_timeout=20000;"
+                "PRAGMA journal_mode=WAL;PRAGMA synchronous=FULL;PRAGMA busy_timeout=20000;"
             ),
             **(options or {}),
         },

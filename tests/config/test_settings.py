@@ -20,6 +20,7 @@ import redis
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
+from django.db import connection
 from django.urls import reverse
 from django.utils.module_loading import import_string
 
@@ -96,6 +97,20 @@ def test_sqlite_uses_wal_and_immediate():
     out = settings_read({}, "s.DATABASES['default']['OPTIONS']").stdout
     assert "IMMEDIATE" in out
     assert "journal_mode=WAL" in out
+    assert "synchronous=FULL" in out
+
+
+@pytest.mark.django_db
+def test_a_sqlite_connection_syncs_each_commit():
+    """What the connections get (the tests' own, as the servers'): WAL, and FULL (2), which
+    makes every commit durable before its request is answered (tests/config/test_crashes.py)."""
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite's settings")
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA journal_mode")
+        assert cursor.fetchone() == ("wal",)
+        cursor.execute("PRAGMA synchronous")
+        assert cursor.fetchone() == (2,)
 
 
 def test_environment_selects_postgres_and_redis():
