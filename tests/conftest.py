@@ -43,6 +43,8 @@ LONGEST_FIRST = {
     "tests/config/test_database_outage.py": 1,
     "tests/config/test_redis_down.py": 1,
     "tests/config/test_scaleout.py": 1,
+    "tests/config/test_crashes.py": 1,
+    "tests/deploy/test_restarts.py": 1,
     "tests/room/test_consumers_live.py": 1,
     "tests/rolls/test_host.py": 1,
     "tests/rolls/test_host_backups.py": 1,

@@ -1,15 +1,17 @@
 """A steady load of players at a real server, for the tests that restart or kill its processes:
-each player rolls its Pool checks one after another over HTTP (HTTPS through a proxy, or plain
-HTTP to daphne) and holds the room's socket as a page does, reopening it when it closes with
-``?after=`` the last entry it has (static/js/room.js) and backing off as static/js/site.js does.
-The load runs on an asyncio loop in a thread of its own, so that the test restarts processes
-meanwhile; it records every answer of every roll and every entry each socket received, for the
-test to hold against the log (``rolls_logged_once``, ``sockets_caught_up``).
+each player sends its writes one after another over HTTP (HTTPS through a proxy, or plain HTTP
+to daphne), Pool rolls by default, and holds its campaign room's socket as a page does,
+reopening it when it closes with ``?after=`` the last entry it has (static/js/room.js) and
+backing off as static/js/site.js does. The load runs on an asyncio loop in a thread of its own,
+so that the test restarts processes meanwhile; it records every answer of every write and every
+entry each socket received, for the test to hold against the database (``rolls_logged_once``,
+``sockets_caught_up``).
 
-The table is bench_rolls's (bench/data.py): a Pool campaign, its players with a character each
-and logged-in sessions, and the open checks they roll. A check is rolled once: a roll sent
-again after its answer was lost (a 502 from the proxy, a connection cut by a killed process) is
-refused (422) if the first one was logged, so a retry can never log a roll twice, and the log
+A write whose answer was lost (no answer, a 502 from the proxy, a connection cut by a killed
+process) is sent again, as a user clicks again, with the same key: the same check (rolled once:
+refused with 422 if the first try was logged), the same one-time form token (answered as the
+first, not written again). The rolls' table is bench_rolls's (bench/data.py): a Pool campaign,
+its players with a character each and logged-in sessions, and the open checks they roll; the log
 says which checks were rolled."""
 
 import asyncio
@@ -109,9 +111,10 @@ class Player:
 
 
 class RollLoad:
-    """``with RollLoad(site, players) as load:`` the players' sockets are open and
-    they roll, one roll after another each (``pause`` seconds from the start of one to the start
-    of the next, at least), until ``stop_rolling()``; leaving the block closes the sockets."""
+    """``with RollLoad(site, players) as load:`` the players' sockets are open and they send
+    their writes, one after another each (``pause`` seconds from the start of one to the start
+    of the next, at least; ``tries`` at most of one), until ``stop_rolling()``; leaving the block
+    closes the sockets."""
 
     def __init__(self, site, players, *, pause=PAUSE, tries=4):
         self.site, self.players = site, players
@@ -139,6 +142,7 @@ class RollLoad:
         self._call(self._close).result(timeout=TIMEOUT)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(timeout=TIMEOUT)
+        self.loop.close()
 
     def answered(self):
         """How many rolls were answered 2xx so far."""
