@@ -89,4 +89,6 @@ def test_a_process_killed_loses_no_answered_roll_and_the_other_serves(deployment
         load.stop_rolling()
         statuses = checked(load, campaign_id, "one process killed")
     assert statuses[204] >= BETWEEN * 3
+    # Caddy's health checks took the dead process out; the other served the rest.
+    assert deployment.caddy.health_seen(deployment.upstream(0)) is False
     assert "Traceback" not in daphne_log(deployment.ports[1])
