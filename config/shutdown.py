@@ -8,7 +8,12 @@ SIGTERM handler does. Past ``GRACE`` seconds it stops all the same, so the proce
 
 The port stays open while draining (daphne has no documented way to close its listener): a
 request that still arrives is answered, not refused, so nothing a proxy sent before it noticed
-the 503 is lost.
+the 503 is lost. A process whose health a proxy checks (/healthz was asked) first waits, at
+most ``PROXY_WAIT`` seconds, until it has answered the proxy 503, and only then closes its
+sockets and stops: stopped sooner, the proxy would go on sending it requests until its next
+check, and Debian's Caddy 2.6 answers 502 to a POST it retries after a refused connection
+(caddyserver/caddy#5454), a roll lost; the pages' sockets, closed after that answer, reopen on
+another process at once rather than on this one.
 
 Why not only twisted's ``addSystemEventTrigger("before", "shutdown", ...)``: daphne registers its
 own before-shutdown trigger (``Server.kill_all_applications``), and twisted calls every trigger of
@@ -23,6 +28,7 @@ import logging
 import signal
 import sys
 import threading
+import time
 
 logger = logging.getLogger(__name__)
 
@@ -34,11 +40,17 @@ logger = logging.getLogger(__name__)
 #: with a 4xxx code: static/js/site.js reopens this one at once.
 SERVICE_RESTART = 4012
 
-#: How long a drain waits for the requests and sockets it holds, in seconds: a request still
-#: running after it is cut when the reactor stops, so that the process exits within 10 s.
+#: How long a drain waits for the requests and sockets it holds, in seconds, from the signal: a
+#: request still running after it is cut when the reactor stops, so that the process exits
+#: within 10 s.
 GRACE = 8
+#: How long a drain waits, at most, for the proxy that checks this process's health to ask it
+#: again and hear 503 (deploy/Caddyfile asks every second), in seconds, within ``GRACE``.
+PROXY_WAIT = 3
 
-_state = {"draining": False}
+_state = {"draining": False, "watched": False}
+#: Set once /healthz answered 503 while draining: the proxy sends no new request here.
+_proxy_told = threading.Event()
 #: The application instances (HTTP requests and sockets) running in this process.
 _running = set()
 #: The ``send`` of each socket accepted and not yet closed.
@@ -49,6 +61,14 @@ _idle = {}
 def draining():
     """Whether this process is draining for a restart (SIGTERM received): /healthz answers 503."""
     return _state["draining"]
+
+
+def health_answered(healthy):
+    """/healthz answered (config/views.py), ``healthy`` or not: a proxy checks this process, and
+    a drain waits for it to hear 503 (``PROXY_WAIT``)."""
+    _state["watched"] = True
+    if not healthy and draining():
+        _proxy_told.set()
 
 
 class Draining:
@@ -101,6 +121,11 @@ async def drain():
     nothing runs any more or ``GRACE`` seconds have passed."""
     _state["draining"] = True
     _idle["event"] = idle = asyncio.Event()
+    started = time.monotonic()
+    if _state["watched"]:
+        logger.info("Draining for a restart: waiting for the proxy to see it")
+        if not await asyncio.to_thread(_proxy_told.wait, PROXY_WAIT):
+            logger.warning("The proxy did not ask /healthz within %d s", PROXY_WAIT)
     logger.info(
         "Draining for a restart: closing %d sockets, %d requests and sockets running",
         len(_open_sockets),
@@ -115,7 +140,7 @@ async def drain():
     if not _running:
         return
     try:
-        await asyncio.wait_for(idle.wait(), GRACE)
+        await asyncio.wait_for(idle.wait(), max(0, GRACE - (time.monotonic() - started)))
     except TimeoutError:
         logger.warning("Drained for %d s, stopping with %d still running", GRACE, len(_running))
 

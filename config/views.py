@@ -20,6 +20,7 @@ from django.views.decorators.http import require_safe
 from psycopg_pool import PoolTimeout
 
 from config import health
+from config.shutdown import health_answered
 
 #: What a request meets when the database cannot answer: PostgreSQL stopped or restarting (no
 #: connection, or a pooled one cut: OperationalError; one already closed: InterfaceError), no
@@ -47,7 +48,9 @@ def healthz(request):
     sends a process requests (deploy/Caddyfile). It reads no session and writes nothing (a proxy
     asking every few seconds would otherwise fill the session table or meet the write limits),
     and says nothing of the tables, as anyone can ask it."""
-    if health.healthy():
+    healthy = health.healthy()
+    health_answered(healthy)
+    if healthy:
         return HttpResponse("ok", content_type="text/plain")
     return HttpResponse("unavailable", status=503, content_type="text/plain")
 

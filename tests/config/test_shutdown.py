@@ -68,3 +68,38 @@ async def restart(process, port, campaign, cookie):
     process.send_signal(signal.SIGUSR1)  # tests/held_asgi.py answers it now
     status, _, body = await held
     return status, body, code, late_code
+
+
+def test_a_process_a_proxy_checks_serves_on_until_the_proxy_hears_503(pool_campaign, player):
+    """A process whose /healthz was asked (a proxy checks it) and then told to stop keeps
+    serving what arrives, its sockets open, until it has answered /healthz 503; then it closes
+    its sockets with SERVICE_RESTART and exits. Stopped at once, the requests the proxy sends
+    before its next check would find the port closed (a 502 from Caddy for a POST: a roll
+    lost)."""
+    cookie = session_cookie(player)
+    port = free_port()
+    process = start_daphne(port)
+    try:
+        assert http(port, "/healthz")[0] == 200  # as the proxy asks
+
+        async def drained():
+            socket_ = await room_socket(port, pool_campaign.id, cookie, after=0)
+            process.send_signal(signal.SIGTERM)
+            await asyncio.to_thread(wait_for_log, port, "waiting for the proxy to see it", process)
+            # Before the proxy knows: served, and the socket still open.
+            status, _, body = await asyncio.to_thread(http, port, reverse("login"))
+            assert status == 200 and 'name="password"' in body
+            assert socket_.close_code is None and process.poll() is None
+            # The proxy asks: 503, and only then the sockets close.
+            assert (await asyncio.to_thread(http, port, "/healthz"))[:3:2] == (
+                503,
+                "unavailable",
+            )
+            return await closed(socket_, timeout=10)
+
+        assert asyncio.run(drained()) == SERVICE_RESTART
+        assert process.wait(timeout=10) == 0
+    finally:
+        stop(process)
+    log = daphne_log(port)
+    assert "did not ask /healthz" not in log and "Traceback" not in log, log
