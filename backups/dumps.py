@@ -197,7 +197,10 @@ def sqlite_migrations(path, copy):
                 raise sqlite3.DatabaseError(check)
             return set(database.execute("SELECT app, name FROM django_migrations").fetchall())
     except sqlite3.Error as error:
-        raise CommandError(f"{path} is not a whole Rollroom backup: {error}.") from None
+        # quick_check reports a page per line ("*** in database main ***", "Page 50: ..."):
+        # the sentence keeps one.
+        reason = last_line(str(error))
+        raise CommandError(f"{path} is not a whole Rollroom backup: {reason}.") from None
 
 
 def pg_migrations(path, script):

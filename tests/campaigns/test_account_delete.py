@@ -167,7 +167,9 @@ def test_her_sockets_close_once_deleted(
     pool_table, player, monkeypatch, django_capture_on_commit_callbacks
 ):
     left = []
-    monkeypatch.setattr("core.push.leave", lambda user_id, campaign_id=None: left.append(user_id))
+    monkeypatch.setattr(
+        "core.push.leave", lambda user_id, campaign_id=None, **_: left.append(user_id)
+    )
     ana_id = player.pk
     with django_capture_on_commit_callbacks(execute=True):
         services.account_delete(user=player, password=PASSWORD)

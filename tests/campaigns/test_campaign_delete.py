@@ -38,7 +38,9 @@ def test_every_members_sockets_close(
     pool_campaign, gm, player, other_player, monkeypatch, django_capture_on_commit_callbacks
 ):
     left = []
-    monkeypatch.setattr("core.push.leave", lambda user_id, campaign_id=None: left.append(user_id))
+    monkeypatch.setattr(
+        "core.push.leave", lambda user_id, campaign_id=None, **_: left.append(user_id)
+    )
     with django_capture_on_commit_callbacks(execute=True):
         services.campaign_delete(campaign=pool_campaign)
     assert sorted(left) == sorted([gm.pk, player.pk, other_player.pk])
