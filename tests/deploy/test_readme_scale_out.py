@@ -9,6 +9,7 @@ machine changes in a line (``on_this_machine``): the ports of PostgreSQL, Redis 
 virtualenv's path, and the static files' folder (the test's own, not the checkout's). A command
 of a form no runner knows fails."""
 
+import os
 import re
 import shlex
 import subprocess
@@ -23,6 +24,12 @@ from rolls.management.commands.host import daphne_limits
 from tests.deploy.test_readme import BASE, clean_env, section
 from tests.faults import RedisServer, http, own_postgres
 from tests.helpers import free_port, stop
+
+#: Its PostgreSQL and Redis are its own whichever database the suite runs on: it runs once, in
+#: the suite's run on SQLite, rather than the same again in the run on PostgreSQL.
+pytestmark = pytest.mark.skipif(
+    bool(os.environ.get("DATABASE_URL")), reason="runs in the suite's run on SQLite"
+)
 
 TITLE = "## Scale out: PostgreSQL, Redis and several daphne processes"
 VENV_BIN = Path(sys.executable).parent

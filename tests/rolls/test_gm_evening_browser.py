@@ -193,7 +193,9 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
         )
         with self.browser() as browser:
             ana = self.open_page(browser, "ana", room)
-            ana.wait_for_selector('#ws-status[data-state="ok"]')
+            # The live checks fetched again as the socket opens: focus set before that lands
+            # would be on cards swapped away.
+            room_ready(ana)
             ana.keyboard.press("Tab")
             skip = ana.get_by_role("link", name="Skip to your checks")
             expect(skip).to_be_focused()
@@ -208,7 +210,7 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
             expect(roll).to_be_focused()
 
             gm = self.open_page(browser, "gm", room)
-            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            room_ready(gm)
             gm.keyboard.press("Tab")
             expect(gm.get_by_role("link", name="Skip to the GM's tools")).to_be_focused()
             gm.keyboard.press("Enter")
