@@ -165,7 +165,7 @@ def test_with_a_certificate_daphne_listens_on_the_tls_endpoint(monkeypatch, tmp_
     args, env = daphne_of(monkeypatch, addrport="127.0.0.1:8443", cert=str(cert), key=str(key))
     escaped = str(folder).replace(":", "\\:")
     assert args.socket_strings == [
-        f"ssl:port=8443:interface=127.0.0.1:privateKey={escaped}/cert.key"
+        f"rollroomtls:port=8443:interface=127.0.0.1:privateKey={escaped}/cert.key"
         f":certKey={escaped}/cert.pem"
     ]
     assert (args.host, args.port) == (None, None)
@@ -176,7 +176,7 @@ def test_a_full_chain_file_sends_its_issuers(monkeypatch, tmp_path):
     _, fullchain, key = make_chain(tmp_path)
     args, _ = daphne_of(monkeypatch, addrport="127.0.0.1:8443", cert=str(fullchain), key=str(key))
     assert args.socket_strings == [
-        f"ssl:port=8443:interface=127.0.0.1:privateKey={key}:certKey={fullchain}"
+        f"rollroomtls:port=8443:interface=127.0.0.1:privateKey={key}:certKey={fullchain}"
         f":extraCertChain={fullchain}"
     ]
 
@@ -403,8 +403,8 @@ def test_host_serves_the_app_with_debug_off_over_plain_http(hosted):
 def test_host_serves_https_and_wss_with_secure_cookies(tmp_path):
     """``host --cert --key`` on the test database: the login page and a login over HTTPS (the
     test trusts the certificate), both cookies Secure and no HSTS; the room's socket over wss
-    hears the presence list and a roll's push; plain HTTP to the port is refused without a
-    traceback in the log, and HTTPS goes on."""
+    hears the presence list and a roll's push; plain HTTP to the port is answered with a 400
+    that says to use https://, without a traceback in the log, and HTTPS goes on."""
     gm, ana, ben = make_user("gm"), make_user("ana"), make_user("ben")
     campaign = make_campaign(gm, name="Blue Harbor", system="mana", players=[ana, ben])
     table = build_harbor_table(campaign, gm, ana, ben)
@@ -459,14 +459,21 @@ def test_host_serves_https_and_wss_with_secure_cookies(tmp_path):
 
         asyncio.run(room())
 
-        # Plain HTTP to the HTTPS port: the connection is closed without an HTTP answer
-        # (twisted has no way to answer it: twisted/twisted#7338; README's "At home" says so).
+        # Plain HTTP to the HTTPS port (a player who typed http://): a 400 that says to use
+        # https://, then the connection closes, before daphne (rolls/https_port.py).
         with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as plain:
-            plain.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            plain.sendall(
+                f"GET /accounts/login/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+            )
             answer = b""
             while chunk := plain.recv(4096):
                 answer += chunk
-        assert not answer.startswith(b"HTTP/")
+        head, _, body = answer.decode().partition("\r\n\r\n")
+        assert head.startswith("HTTP/1.1 400 Bad Request\r\n")
+        assert "Content-Type: text/plain; charset=utf-8" in head
+        assert body == (
+            f"This address is served over HTTPS: open https://127.0.0.1:{port}/ instead.\n"
+        )
         assert get(port, "/accounts/login/", context=trusted)[0] == 200
         assert "Traceback" not in log() and "Error" not in log()
         assert f"Rollroom serves https://127.0.0.1:{port}/" in log()

@@ -9,7 +9,8 @@ key made on first run, the host names of DJANGO_ALLOWED_HOSTS.
 
 It serves plain HTTP, as a table at home reaches the host by its network address; behind a
 proxy that terminates HTTPS, DJANGO_SECURE=1 turns the HTTPS hardening on. With ``--cert`` and
-``--key`` daphne serves HTTPS and wss itself (twisted's TLS endpoint), once the certificate is
+``--key`` daphne serves HTTPS and wss itself (twisted's TLS endpoint; plain HTTP sent to the
+port is answered with a 400 that says to use https://: rolls/https_port.py), once the certificate is
 checked (``check_certificate``), and the server runs with DJANGO_SECURE=1 and no HSTS unless
 DJANGO_HSTS_SECONDS asks for it (``served_environment``).
 
@@ -37,6 +38,7 @@ from django.db import connection, connections
 from django.http.request import validate_host
 
 from campaigns.links import network_address
+from rolls.https_port import PREFIX
 
 DEFAULT_ADDRESS = "0.0.0.0"
 DEFAULT_PORT = 8000
@@ -139,8 +141,9 @@ def endpoint_value(value):
 
 def listen_options(address, port, cert=None, key=None, chain=False):
     """Daphne's command-line options to listen on ``address``:``port``: plain HTTP, or HTTPS
-    and wss with the certificate ``cert`` and its private key ``key`` (twisted's ``ssl:``
-    endpoint, daphne's ``-e``). ``chain``: ``cert`` is a full chain file (the certificate, then
+    and wss with the certificate ``cert`` and its private key ``key`` (daphne's ``-e``: twisted's
+    ``ssl:`` endpoint as ``rollroomtls:``, which answers plain HTTP with a 400 saying to use
+    https://, rolls/https_port.py). ``chain``: ``cert`` is a full chain file (the certificate, then
     its issuers, as Let's Encrypt's fullchain.pem), whose issuers are sent too."""
     if cert is None:
         return ["-b", address, "-p", str(port)]
@@ -156,7 +159,7 @@ def listen_options(address, port, cert=None, key=None, chain=False):
         # that does not already hold them cannot verify it. extraCertChain takes every
         # certificate of its file, the first one again too, which clients pass over.
         fields.append(f"extraCertChain={cert}")
-    return ["-e", ":".join(["ssl", *fields])]
+    return ["-e", ":".join([PREFIX, *fields])]
 
 
 def served_environment(https, environ=None):
