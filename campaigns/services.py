@@ -120,10 +120,13 @@ def campaign_hand_over(*, campaign, to):
     from_id = old.user_id
     Membership.objects.filter(pk=old.pk).update(role=Membership.PLAYER)
     Membership.objects.filter(pk=new.pk).update(role=Membership.GM)
+    swapped = list(campaign.characters.filter(owner_id__in=(from_id, new.user_id)))
     campaign.characters.filter(owner_id=from_id).update(owner_id=new.user_id)
     campaign.known_gm_id = new.user_id
     for user_id in (from_id, new.user_id):
         push.leave_on_commit(user_id, campaign.pk, recast=True)
+    # The other players' open pages: the party shows the new GM's characters as NPCs now.
+    push.push_facts(campaign, swapped)
     return new
 
 

@@ -79,6 +79,8 @@ async def test_both_pages_load_again_as_what_they_are_now(table, player):
         await post(table, "ana", "talk_say", {"text": "I am the GM now"})
         [heard] = await before_mark(ben_socket, presence=False)
         assert any("I am the GM now" in frame for frame in heard)
+        # Ben's party learns that ana's characters are NPCs now.
+        assert any(frame.startswith("<!--facts ") for frame in heard), heard
 
 
 def test_bad_choices_change_nothing(as_user, pool_campaign, gm, outsider):
