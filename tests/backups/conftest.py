@@ -37,20 +37,11 @@ def source_env():
 def query(env, sql):
     """The rows of ``sql`` in the database ``env`` points at, read by a process of its own."""
     code = (
-        "import django, json; django.setup(); from django.db import connection\n"
+        "import json\n"
         "with connection.cursor() as c:\n"
         f"    c.execute({sql!r}); print(json.dumps([list(r) for r in c.fetchall()]))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=settings.BASE_DIR,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return json.loads(in_django(env, code))
 
 
 @pytest.fixture
@@ -75,13 +66,22 @@ def elsewhere(tmp_path):
 
 def psql(env, sql):
     """Run ``sql`` outside a transaction (CREATE and DROP DATABASE) where ``env`` points."""
-    code = (
-        "import django; django.setup(); from django.db import connection\n"
+    in_django(
+        env,
         "connection.ensure_connection(); connection.connection.autocommit = True\n"
-        f"connection.connection.execute({sql!r})"
+        f"connection.connection.execute({sql!r})",
     )
+
+
+def in_django(env, code):
+    """Run ``code`` in a Python process of its own, Django set up (``connection`` imported)
+    on the database ``env`` points at: what it printed."""
     done = subprocess.run(
-        [sys.executable, "-c", code],
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup()\nfrom django.db import connection\n" + code,
+        ],
         cwd=settings.BASE_DIR,
         env={**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", **env},
         capture_output=True,
@@ -89,3 +89,4 @@ def psql(env, sql):
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
+    return done.stdout
