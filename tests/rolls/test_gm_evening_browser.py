@@ -76,7 +76,7 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
         services.session_end(campaign=self.campaign, by=self.gm)
         with self.browser() as browser:
             gm = self.open_page(browser, "gm", f"/campaigns/{self.campaign.id}/room/")
-            gm.wait_for_selector('#ws-status[data-state="ok"]')
+            room_ready(gm)  # the confirmation below the card would go with its first resync
             offer = gm.locator("#session .live-checks")
             expect(offer).to_be_visible()
             gm.locator("#checks > .check").get_by_role("button", name="Close check").click()
