@@ -212,6 +212,13 @@ class LogEntry(models.Model):
     #: The GM revealed the dice seed early (data: ``seed``, the one revealed; ``dice``, the
     #: commitment of the next), as a session's start and end do (``rolls.dice``).
     DICE = "dice_seed"
+    #: The GM showed a scene (``scene``; data: ``scene``, its id, and ``name``).
+    SCENE = "scene"
+    #: The initiative order started, moved to the next turn, or ended (``scene``; data:
+    #: ``action``, one of ``start``, ``turn``, ``end``, with ``round`` and ``name``).
+    TURNS = "turns"
+    #: A character's HP changed from the room (data: ``name``, ``before``, ``after``).
+    HP = "hp"
     KINDS = [
         (ROLL, "Roll"),
         (SESSION_START, "Session start"),
@@ -220,6 +227,9 @@ class LogEntry(models.Model):
         (FREE, "Free roll"),
         (MESSAGE, "Message"),
         (DICE, "Dice seed"),
+        (SCENE, "Scene"),
+        (TURNS, "Initiative"),
+        (HP, "HP"),
     ]
     #: The entries that announce the next dice seed's commitment (``data["dice"]``).
     ANNOUNCE_DICE = (SESSION_START, SESSION_END, DICE)
