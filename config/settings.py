@@ -214,6 +214,7 @@ INSTALLED_APPS = [
     "rolls",
     *ROLL_SYSTEMS,
     "sparetime",  # the Pool system's progression, above rolls: Pool's pages need it
+    "scene",  # maps, tokens, initiative, handouts: above the room, whose sockets push them
     "room",
     "insights",
     "backups",  # its commands: backup, restore
