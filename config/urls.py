@@ -29,6 +29,7 @@ urlpatterns = [
     path("", include("campaigns.urls")),
     path("", include("sheets.urls")),
     *system_urls(),
+    path("", include("scene.urls")),  # maps, tokens, initiative, handouts (scene/urls.py)
     path("", include("sparetime.urls")),  # open in Pool campaigns only (sparetime/urls.py)
     path("", include("room.urls")),
     path("", include("insights.urls")),

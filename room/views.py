@@ -136,6 +136,14 @@ def _dice_commitment(campaign, *, make):
     return seed.commitment if seed else ""
 
 
+#: What the apps above the room add to its page, which it may not import (the floors):
+#: functions ``(request, campaign) -> HTML`` ("" for nothing), appended at their apps' ready().
+#: "wide": across the room, above the log and the side (the scene's map); "side": at the end of
+#: the side column (the initiative order, the handouts). Without it the room could show none of
+#: the scene app's cards.
+ROOM_CARDS = {"wide": [], "side": []}
+
+
 def _room_page(request, campaign, *, replace=None):
     """The room. ``replace`` maps a piece ("session", "ask", "npc", "request-<character id>",
     "check-<id>", "log": above the log) to the HTML to show instead: a refused form with its
@@ -165,6 +173,8 @@ def _room_page(request, campaign, *, replace=None):
         "asked": asked,
         "talk_html": replace.get("talk") or TALK.html(request, campaign),
         **party_context(campaign),
+        "wide_cards": [card(request, campaign) for card in ROOM_CARDS["wide"]],
+        "side_cards": [card(request, campaign) for card in ROOM_CARDS["side"]],
     }
     if is_gm:
         context["session_html"] = replace.get("session") or SESSION.html(request, campaign)

@@ -1,0 +1,3 @@
+"""The scene's pages, which ``config/urls.py`` includes."""
+
+urlpatterns = []
