@@ -31,7 +31,7 @@ def say(client, table, text, **headers):
 
 
 def last_entry(table):
-    return LogEntry.objects.filter(campaign=table.campaign).order_by("-seq").first()
+    return LogEntry.objects.filter(campaign=table.campaign).order_by("-seq", "-sub").first()
 
 
 def room_html(client, table):
