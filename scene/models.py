@@ -5,6 +5,7 @@ backup, a restore and ``move_to`` carry them with the rest of the table (docs/sc
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 
 from campaigns.models import Campaign
 from sheets.models import Character
@@ -26,6 +27,16 @@ class Picture(models.Model):
 
     def __str__(self):
         return f"{self.content_type} {self.width}x{self.height}"
+
+    def get_absolute_url(self):
+        """Its address, which names its digest: new bytes, a new address (the page may cache
+        the old one for good)."""
+        return reverse("scene_picture", args=[self.campaign_id, self.pk, self.digest])
+
+
+def picture_url(picture):
+    """``picture``'s address (``Picture.get_absolute_url``), "" for no picture."""
+    return picture.get_absolute_url() if picture is not None else ""
 
 
 class Scene(models.Model):

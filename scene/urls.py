@@ -1,3 +1,15 @@
 """The scene's pages, which ``config/urls.py`` includes."""
 
-urlpatterns = []
+from django.urls import path
+
+from . import views
+
+CAMPAIGN = "campaigns/<id:campaign_id>/"
+
+urlpatterns = [
+    path(
+        CAMPAIGN + "pictures/<id:picture_id>/<str:digest>/",
+        views.picture,
+        name="scene_picture",
+    ),
+]

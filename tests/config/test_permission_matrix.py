@@ -25,6 +25,7 @@ from config.asgi import application
 from config.routing import websocket_urlpatterns
 from rolls import services
 from rolls.systems.pool.models import Rating
+from scene.services import picture_add
 from tests.conftest import make_campaign, make_user
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, build_mana_table, build_pool_table
@@ -45,6 +46,12 @@ EXCLUDED = {
 # who may: 200, 302 (done, or already there), 204 (done, the socket brings it), 422 (refused:
 # the empty form), 400 (a query that needs parameters).
 LOGIN = "login"
+
+#: A 1x1 PNG: the campaigns' picture.
+TINY_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de"
+    "0000000c49444154789c63382127070002b6010534a675aa0000000049454e44ae426082"
+)
 
 #: route -> (system of the campaign it is asked in, GET row, POST row); a POST is sent as htmx.
 MATRIX = {
@@ -420,6 +427,12 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 403 403 204",
     ),
+    # A picture of the campaign (a map, a token's, a handout's): every member sees it.
+    "campaigns/<id:campaign_id>/pictures/<id:picture_id>/<str:digest>/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
 }
 
 #: Websocket routes -> one answer per role: "open" or "refused" (in the player's campaign).
@@ -485,6 +498,8 @@ def build_world():
     mana.rating = None
     mana.skill = mana.gather
     pool.skill = None
+    for table in (pool, mana):
+        table.picture = picture_add(campaign=table.campaign, upload=TINY_PNG)
     users = {"non-member": zed, "player": ana, "another player": ben, "GM": gm}
     return SimpleNamespace(tables={"pool": pool, "mana": mana}, users=users)
 
@@ -518,6 +533,8 @@ def kwargs_for(route, table):
         "token": table.campaign.invite_token,
         "seq": 1,  # the session's start: nothing to reveal
         "number": 1,
+        "picture_id": table.picture.id,
+        "digest": table.picture.digest,
     }
     if route.startswith("accounts/reset/"):  # a password reset link (an invalid one)
         return {"uidb64": "MQ", "token": "set-password"}
