@@ -8,3 +8,13 @@ class SceneConfig(AppConfig):
 
     name = "scene"
     label = "scene"
+
+    def ready(self):
+        # The room's Handouts card: the room, a floor below, shows the cards the apps above it
+        # give it and imports none of them.
+        from room.views import ROOM_CARDS
+
+        from .handouts import room_card
+
+        if room_card not in ROOM_CARDS["side"]:
+            ROOM_CARDS["side"].append(room_card)

@@ -33,7 +33,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 SESSION_READ = 1 if settings.SESSION_ENGINE == "django.contrib.sessions.backends.db" else 0
 
 #: The apps whose rows a refused write must leave as they were.
-OUR_APPS = ("campaigns", "sheets", "sparetime", "rolls")
+OUR_APPS = ("campaigns", "sheets", "sparetime", "rolls", "scene")
 
 
 def db_snapshot():

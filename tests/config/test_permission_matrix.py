@@ -25,7 +25,7 @@ from config.asgi import application
 from config.routing import websocket_urlpatterns
 from rolls import services
 from rolls.systems.pool.models import Rating
-from scene.services import picture_add
+from scene.services import handout_share, picture_add
 from tests.conftest import make_campaign, make_user
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, build_mana_table, build_pool_table
@@ -433,6 +433,28 @@ MATRIX = {
         "login 404 200 200 200",
         "login 405 405 405 405",
     ),
+    # The handouts shared with the viewer: every member (the GM: all of them).
+    "campaigns/<id:campaign_id>/handouts/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
+    # The GM's share form, its post (the empty form: 422) and a delete (done: the list, 200).
+    "campaigns/<id:campaign_id>/gm/handouts/": (
+        "pool",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<id:campaign_id>/gm/handouts/share/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<id:campaign_id>/gm/handouts/<id:handout_id>/delete/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
 }
 
 #: Websocket routes -> one answer per role: "open" or "refused" (in the player's campaign).
@@ -500,6 +522,10 @@ def build_world():
     pool.skill = None
     for table in (pool, mana):
         table.picture = picture_add(campaign=table.campaign, upload=TINY_PNG)
+        # A handout for the player alone: the GM may delete it.
+        table.handout = handout_share(
+            campaign=table.campaign, title="A letter", everyone=False, recipients=[ana]
+        )
     users = {"non-member": zed, "player": ana, "another player": ben, "GM": gm}
     return SimpleNamespace(tables={"pool": pool, "mana": mana}, users=users)
 
@@ -535,6 +561,7 @@ def kwargs_for(route, table):
         "number": 1,
         "picture_id": table.picture.id,
         "digest": table.picture.digest,
+        "handout_id": table.handout.id,
     }
     if route.startswith("accounts/reset/"):  # a password reset link (an invalid one)
         return {"uidb64": "MQ", "token": "set-password"}

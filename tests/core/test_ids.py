@@ -24,6 +24,7 @@ from core.ids import MAX_ID, IdConverter
 from rolls.models import Check, LogEntry
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool.models import Rating
+from scene.models import Handout, Picture
 from sheets.models import Character
 from tests.config import test_permission_matrix
 from tests.config.test_permission_matrix import (
@@ -51,9 +52,12 @@ COLUMNS = {
     "check_id": Check._meta.pk,
     "seq": LogEntry._meta.get_field("seq"),
     "number": GameSession._meta.get_field("number"),
+    "picture_id": Picture._meta.pk,
+    "handout_id": Handout._meta.pk,
 }
-#: What a URL names that is not an id: a password reset link's parts, an invite's token.
-TEXT_PARAMETERS = {"uidb64", "token"}
+#: What a URL names that is not an id: a password reset link's parts, an invite's token, a
+#: picture's digest.
+TEXT_PARAMETERS = {"uidb64", "token", "digest"}
 
 #: Numbers beyond any id, or no ids at all: each matches no route.
 NOT_IDS = [str(2**63), str(10**30), str(MAX_ID + 1), "0", "-1", "abc", "1.5", "1e3"]
