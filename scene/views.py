@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET
 from campaigns.access import campaign_for
 
 from .models import Picture
+from .services import picture_visible
 
 #: A picture's address names its digest, so its bytes never change: a browser keeps it for good
 #: (a year, the most HTTP allows to say), but only for this user ("private": not a shared cache).
@@ -28,7 +29,9 @@ def picture(request, campaign_id, picture_id, digest):
     browser that has it already (``If-None-Match``) gets 304."""
     campaign = campaign_for(request, campaign_id)
     found = get_object_or_404(Picture.objects.defer("data"), campaign=campaign, pk=picture_id)
-    if found.digest != digest:
+    # A handout's picture is for those the handout is shared with: the address alone must not
+    # show it to the other members.
+    if found.digest != digest or not picture_visible(found, campaign, request.user):
         raise Http404("No such picture.")
     asked = request.headers.get("If-None-Match", "")
     tags = [tag.strip().removeprefix("W/") for tag in asked.split(",")]
