@@ -10,12 +10,14 @@ from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool import services as pool_services
 from rules.notation import parse
+from scene.services import handout_share
 from sheets.services import character_create
 from sparetime.services import sparetime_grant, sparetime_spend
 from tests.browser import BROWSER, BrowserTestCase, confirm, settled
 from tests.conftest import make_campaign, make_user
 from tests.rolls.room_setup import fill, rate
 from tests.rules.scripted_rng import ScriptedRng
+from tests.scene.conftest import picture_bytes
 
 pytestmark = BROWSER
 
@@ -62,6 +64,8 @@ PAGES = [
     ("gm", "/campaigns/{mana}/gm/"),
     ("gm", "{mana_sheet}"),
     ("gm", "/campaigns/{pool}/room/dice/"),
+    ("ana", "/campaigns/{pool}/handouts/"),
+    ("gm", "/campaigns/{pool}/handouts/"),
 ]
 
 
@@ -96,6 +100,15 @@ class PagesTestCase(BrowserTestCase):
             campaign=pool, by=ana, notation=parse("3d6 vs 10"), contribution="ab" * 16
         )
         rolls.dice_seed_reveal(campaign=pool, by=self.gm)
+        # A handout with a picture, for ana alone: the room's card and the handouts page show it.
+        handout_share(
+            campaign=pool,
+            title="A letter from the harbour master",
+            text="Meet me at the docks.\n\nCome alone.",
+            upload=picture_bytes(size=(1200, 800)),
+            everyone=False,
+            recipients=[ana],
+        )
 
         mana = make_campaign(self.gm, system="mana", name="Blue Harbor", players=[ana])
         gather = ManaSkill.objects.create(
