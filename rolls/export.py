@@ -105,6 +105,12 @@ def entry_cells(kind, visibility, data, *, hidden=False):
         about, result = f"Reveal of #{get('of', '')}", reveal_preimage(data)
         note = f"commitment {get('commitment', '')}"
         return ["", "", about, "", "", result, "", "", "", "", "", note]
+    if kind == LogEntry.TURNS:
+        action, round_ = get("action", ""), get("round", "")
+        about = {"start": "Initiative started", "end": "Initiative ended"}.get(action, "Turn")
+        names = get("names") if action != "turn" else None
+        note = ", ".join(map(str, names)) if isinstance(names, list) else get("name", "")
+        return ["", "", about, "", "", f"round {round_}", "", "", "", "", "", note]
     if kind == LogEntry.MESSAGE:
         about = "Whisper" if visibility == WHISPER else "Message"
     elif kind == LogEntry.DICE:

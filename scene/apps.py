@@ -10,11 +10,12 @@ class SceneConfig(AppConfig):
     label = "scene"
 
     def ready(self):
-        # The room's Handouts card: the room, a floor below, shows the cards the apps above it
-        # give it and imports none of them.
+        # The room's cards (the initiative order, the handouts): the room, a floor below, shows
+        # the cards the apps above it give it and imports none of them.
         from room.views import ROOM_CARDS
 
-        from .handouts import room_card
+        from . import handouts, initiative
 
-        if room_card not in ROOM_CARDS["side"]:
-            ROOM_CARDS["side"].append(room_card)
+        for card in (initiative.room_card, handouts.room_card):
+            if card not in ROOM_CARDS["side"]:
+                ROOM_CARDS["side"].append(card)

@@ -2,14 +2,18 @@
 Each registers its own pushes with ``transaction.on_commit``."""
 
 from django.db import transaction
+from django.db.models import Max
 
-from campaigns.models import Membership
+from campaigns.models import Campaign, Membership
 from core.images import image_read
 from core.text import isolated
 from core.writes import Refused
+from rolls import services as rolls_services
+from rolls.models import LogEntry
+from rules import RulesError, notation
 
 from .handout_push import audience_of, handouts_for, push_handouts
-from .models import Handout, Picture, Scene, Token
+from .models import Combatant, Handout, Initiative, Picture, Scene, Token
 
 
 def picture_add(*, campaign, upload):
@@ -107,3 +111,214 @@ def picture_visible(picture, campaign, user):
     if not handouts.exists():
         return True
     return handouts_for(campaign, user_id=user.pk, is_gm=False).filter(picture=picture).exists()
+
+
+# The initiative order -------------------------------------------------------------------------
+
+#: The scores a place in the turn order may have, both ends included (typed or rolled).
+SCORE_MIN, SCORE_MAX = -99, 999
+#: A combatant's name, at most (a character's longer name is cut to it).
+NAME_MAX = Combatant._meta.get_field("name").max_length
+
+
+def _initiative_locked(campaign):
+    """The campaign's turn order (or None), under the campaign row's lock, held until the write
+    ends: two GM tabs' writes on the order run one after the other (the log's head takes the
+    same lock, so a write that logs takes no second lock in another order)."""
+    Campaign.objects.select_for_update().filter(pk=campaign.pk).values_list("pk").get()
+    return Initiative.objects.filter(campaign=campaign).first()
+
+
+def _order(initiative):
+    return list(initiative.combatants.select_related("character"))
+
+
+def _current(initiative, order):
+    """Whose turn it is (None: not started, or nobody in the order)."""
+    if not initiative.started or not order:
+        return None
+    return order[min(initiative.turn, len(order) - 1)]
+
+
+def _renumber(initiative, order, current):
+    """Store ``order`` as the order's places (0, 1, ...); the turn stays with ``current``
+    (else it stays where it was, within the order)."""
+    changed = []
+    for place, combatant in enumerate(order):
+        if combatant.place != place:
+            combatant.place = place
+            changed.append(combatant)
+    Combatant.objects.bulk_update(changed, ["place"])
+    if current is not None and current in order:
+        initiative.turn = order.index(current)
+    elif initiative.turn >= len(order):
+        initiative.turn = 0  # the last one's turn, removed: the first one's
+    initiative.save(update_fields=["turn"])
+
+
+def initiative_state(campaign):
+    """What the initiative card shows: (the order or None, its combatants in order, whose turn
+    it is or None). Two small queries at most; one without an order."""
+    initiative = Initiative.objects.filter(campaign=campaign).first()
+    if initiative is None:
+        return None, [], None
+    order = _order(initiative)
+    return initiative, order, _current(initiative, order)
+
+
+def _rolled_score(campaign, by, dice):
+    """A free roll of ``dice`` (``rules.notation``), logged and chained with the campaign's fair
+    dice as any roll typed in the room: (its total, its entry)."""
+    try:
+        parsed = notation.parse(dice)
+    except RulesError as error:
+        raise Refused(str(error)) from None
+    if parsed.target is not None:
+        raise Refused("An initiative score is a total: roll without “vs”.")
+    entry = rolls_services.free_roll_make(campaign=campaign, by=by, notation=parsed)
+    return entry.data["total"], entry
+
+
+@transaction.atomic(savepoint=False)
+def combatant_add(*, campaign, by, name="", character=None, score=None, dice=""):
+    """Add a place at the end of the campaign's turn order (made if it has none): ``character``
+    (of the campaign) or a ``name`` the GM typed, with a ``score``, or with ``dice`` to roll for
+    it (a public free roll, verifiable as any: its total is the score). (the combatant, the
+    roll's entry or None)."""
+    if character is not None:
+        if character.campaign_id != campaign.pk:
+            raise Refused("Choose a character of this campaign.")
+        name = character.name[:NAME_MAX]
+    name = (name or "").strip()
+    if not name:
+        raise Refused("Choose a character or type a name.")
+    if len(name) > NAME_MAX:
+        raise Refused(f"A name has at most {NAME_MAX} characters.")
+    dice = (dice or "").strip()
+    if dice and score is not None:
+        raise Refused("Give a score or dice to roll for it, not both.")
+    if not dice and score is None:
+        raise Refused("Give a score, or dice to roll for it (e.g. d20+2).")
+    initiative = _initiative_locked(campaign)
+    entry = None
+    if dice:
+        score, entry = _rolled_score(campaign, by, dice)
+    if not SCORE_MIN <= score <= SCORE_MAX:
+        raise Refused(f"A score lies in {SCORE_MIN}..{SCORE_MAX} (got {score}).")
+    if initiative is None:
+        initiative = Initiative.objects.create(campaign=campaign)
+    last = initiative.combatants.aggregate(last=Max("place"))["last"]
+    combatant = Combatant.objects.create(
+        initiative=initiative,
+        name=name,
+        character=character,
+        score=score,
+        place=0 if last is None else last + 1,
+    )
+    return combatant, entry
+
+
+def _combatant_in(initiative, order, combatant_id):
+    found = next((c for c in order if c.pk == combatant_id), None)
+    if initiative is None or found is None:
+        raise Refused("That one is no longer in the turn order.")
+    return found
+
+
+@transaction.atomic(savepoint=False)
+def combatant_remove(*, campaign, combatant_id):
+    """Take a place out of the order; whose turn it is stays (the next one's, when it was the
+    removed one's)."""
+    initiative = _initiative_locked(campaign)
+    order = _order(initiative) if initiative else []
+    gone = _combatant_in(initiative, order, combatant_id)
+    current = _current(initiative, order)
+    index = order.index(gone)
+    order.remove(gone)
+    gone.delete()
+    if current is gone:
+        current = order[index] if index < len(order) else None
+    _renumber(initiative, order, current)
+
+
+@transaction.atomic(savepoint=False)
+def combatant_move(*, campaign, combatant_id, direction):
+    """Move a place one up (``"up"``, earlier) or down (``"down"``); the turn stays with whom it
+    was."""
+    if direction not in ("up", "down"):
+        raise Refused("Move up or down.")
+    initiative = _initiative_locked(campaign)
+    order = _order(initiative) if initiative else []
+    moved = _combatant_in(initiative, order, combatant_id)
+    index = order.index(moved)
+    to = index - 1 if direction == "up" else index + 1
+    if not 0 <= to < len(order):
+        raise Refused(f"{isolated(moved.name)} is {'first' if to < 0 else 'last'} already.")
+    current = _current(initiative, order)
+    order[index], order[to] = order[to], order[index]
+    _renumber(initiative, order, current)
+
+
+@transaction.atomic(savepoint=False)
+def initiative_sort(*, campaign):
+    """Sort the order by score, highest first (ties keep their places); the turn stays with whom
+    it was."""
+    initiative = _initiative_locked(campaign)
+    order = _order(initiative) if initiative else []
+    if not order:
+        raise Refused("Nobody is in the turn order yet.")
+    current = _current(initiative, order)
+    _renumber(initiative, sorted(order, key=lambda c: -c.score), current)
+
+
+def _log(campaign, by, **data):
+    return rolls_services.log_append(campaign=campaign, kind=LogEntry.TURNS, actor=by, data=data)
+
+
+@transaction.atomic(savepoint=False)
+def initiative_start(*, campaign, by):
+    """Start the order: round 1, the first one's turn; logged (``turns``, ``start``)."""
+    initiative = _initiative_locked(campaign)
+    order = _order(initiative) if initiative else []
+    if not order:
+        raise Refused("Add someone to the turn order first.")
+    if initiative.started:
+        raise Refused("The turn order is running already.")
+    initiative.started, initiative.round, initiative.turn = True, 1, 0
+    initiative.save(update_fields=["started", "round", "turn"])
+    names = [c.name for c in order]
+    return _log(campaign, by, action="start", round=1, name=names[0], names=names)
+
+
+@transaction.atomic(savepoint=False)
+def initiative_next(*, campaign, by):
+    """The next one's turn; past the last, the first one's in the next round. Logged
+    (``turns``, ``turn``)."""
+    initiative = _initiative_locked(campaign)
+    order = _order(initiative) if initiative else []
+    if initiative is None or not initiative.started:
+        raise Refused("Start the turn order first.")
+    if not order:
+        raise Refused("Nobody is in the turn order.")
+    initiative.turn += 1
+    if initiative.turn >= len(order):
+        initiative.turn = 0
+        initiative.round += 1
+    initiative.save(update_fields=["turn", "round"])
+    name = order[initiative.turn].name
+    return _log(campaign, by, action="turn", round=initiative.round, name=name)
+
+
+@transaction.atomic(savepoint=False)
+def initiative_end(*, campaign, by):
+    """End the order and clear it; logged (``turns``, ``end``) when it had started. The entry,
+    or None."""
+    initiative = _initiative_locked(campaign)
+    if initiative is None:
+        raise Refused("There is no turn order to end.")
+    entry = None
+    if initiative.started:
+        names = [c.name for c in _order(initiative)]
+        entry = _log(campaign, by, action="end", round=initiative.round, names=names)
+    initiative.delete()
+    return entry

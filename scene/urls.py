@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import handouts, views
+from . import handouts, initiative, views
 
 CAMPAIGN = "campaigns/<id:campaign_id>/"
 
@@ -23,5 +23,49 @@ urlpatterns += [
         CAMPAIGN + "gm/handouts/<id:handout_id>/delete/",
         handouts.handout_delete,
         name="scene_handout_delete",
+    ),
+]
+
+# The initiative order (scene/initiative.py).
+urlpatterns += [
+    path(
+        "campaigns/<id:campaign_id>/initiative/",
+        initiative.initiative_card,
+        name="initiative_card",
+    ),
+    path(
+        "campaigns/<id:campaign_id>/initiative/add/",
+        initiative.combatant_add,
+        name="combatant_add",
+    ),
+    path(
+        "campaigns/<id:campaign_id>/initiative/<id:combatant_id>/remove/",
+        initiative.combatant_remove,
+        name="combatant_remove",
+    ),
+    path(
+        "campaigns/<id:campaign_id>/initiative/<id:combatant_id>/move/",
+        initiative.combatant_move,
+        name="combatant_move",
+    ),
+    path(
+        "campaigns/<id:campaign_id>/initiative/sort/",
+        initiative.initiative_sort,
+        name="initiative_sort",
+    ),
+    path(
+        "campaigns/<id:campaign_id>/initiative/start/",
+        initiative.initiative_start,
+        name="initiative_start",
+    ),
+    path(
+        "campaigns/<id:campaign_id>/initiative/next/",
+        initiative.initiative_next,
+        name="initiative_next",
+    ),
+    path(
+        "campaigns/<id:campaign_id>/initiative/end/",
+        initiative.initiative_end,
+        name="initiative_end",
     ),
 ]

@@ -295,13 +295,17 @@
 // Being asked: the checks asked of this player (cards marked data-asks-me, room/push.py)
 // are counted in the tab title, "(1) Room · …", as pushes and resyncs bring cards in and out;
 // a new one plays a short chime when the player opted in (the checkbox, kept in localStorage).
+// So is the player's turn in the initiative order (its card marked data-my-turn,
+// scene/initiative.py): "Your turn · Room · …", with the chime when it comes.
 (function () {
   "use strict";
 
   const SOUND_KEY = "rollroom.askSound";
-  const BADGE = /^(\(\d+\) )?(✉\d+ )?/;
+  const BADGE = /^(\(\d+\) )?(✉\d+ )?(Your turn · )?/;
+  const TURN = "Your turn · ";
   const baseTitle = document.title.replace(BADGE, "");
   let asked = null; // the count shown; null until the page's own is read
+  let myTurn = null; // whether the title says it is this player's turn; null until read
   let audio = null;
   let wanted = false;
   try {
@@ -361,8 +365,9 @@
     });
   }
 
-  function title(count) {
-    return (count ? "(" + count + ") " : "") + (calls ? "✉" + calls + " " : "") + baseTitle;
+  function title(count, turn) {
+    const badges = (count ? "(" + count + ") " : "") + (calls ? "✉" + calls + " " : "");
+    return badges + (turn ? TURN : "") + baseTitle;
   }
 
   function called() {
@@ -392,9 +397,13 @@
   function recount() {
     const checks = document.getElementById("checks");
     const count = checks ? checks.querySelectorAll("[data-asks-me]").length : 0;
-    document.title = title(count);
-    if (checks && asked !== null && count > asked && soundWanted()) chime();
+    const turn = Boolean(document.querySelector("#initiative [data-my-turn]"));
+    document.title = title(count, turn);
+    const newTurn = myTurn === false && turn;
+    const moreAsked = checks && asked !== null && count > asked;
+    if ((moreAsked || newTurn) && soundWanted()) chime();
     if (checks) asked = count;
+    myTurn = turn;
   }
 
   const toggle = document.getElementById("ask-sound");
