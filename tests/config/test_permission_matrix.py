@@ -25,7 +25,7 @@ from config.asgi import application
 from config.routing import websocket_urlpatterns
 from rolls import services
 from rolls.systems.pool.models import Rating
-from scene.services import handout_share, picture_add
+from scene.services import combatant_add, handout_share, picture_add
 from tests.conftest import make_campaign, make_user
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, build_mana_table, build_pool_table
@@ -427,6 +427,49 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 403 403 204",
     ),
+    # The initiative order (scene/initiative.py): everyone sees it, the GM runs it. The world's
+    # order holds one combatant, not started: the empty add and move are refused, and so is
+    # "next" before the start.
+    "campaigns/<id:campaign_id>/initiative/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<id:campaign_id>/initiative/add/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<id:campaign_id>/initiative/<id:combatant_id>/remove/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<id:campaign_id>/initiative/<id:combatant_id>/move/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<id:campaign_id>/initiative/sort/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<id:campaign_id>/initiative/start/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<id:campaign_id>/initiative/next/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<id:campaign_id>/initiative/end/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
     # A picture of the campaign (a map, a token's, a handout's): every member sees it.
     "campaigns/<id:campaign_id>/pictures/<id:picture_id>/<str:digest>/": (
         "pool",
@@ -520,6 +563,11 @@ def build_world():
     mana.rating = None
     mana.skill = mana.gather
     pool.skill = None
+    # An initiative order with one combatant, not started (scene/initiative.py's routes).
+    for table in (pool, mana):
+        table.combatant = combatant_add(
+            campaign=table.campaign, by=gm, character=table.character, score=10
+        )[0]
     for table in (pool, mana):
         table.picture = picture_add(campaign=table.campaign, upload=TINY_PNG)
         # A handout for the player alone: the GM may delete it.
@@ -562,6 +610,7 @@ def kwargs_for(route, table):
         "picture_id": table.picture.id,
         "digest": table.picture.digest,
         "handout_id": table.handout.id,
+        "combatant_id": table.combatant.id,
     }
     if route.startswith("accounts/reset/"):  # a password reset link (an invalid one)
         return {"uidb64": "MQ", "token": "set-password"}
