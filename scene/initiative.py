@@ -49,8 +49,9 @@ class CombatantForm(forms.Form):
         self.fields["character"].queryset = campaign.characters.order_by("name", "pk")
 
 
-def card_context(campaign, *, viewer_id, is_gm, error="", form=None, oob=False):
-    initiative, order, current = initiative_state(campaign)
+def card_context(campaign, *, viewer_id, is_gm, error="", form=None, oob=False, state=None):
+    """The card's context for one viewer; ``state``: ``initiative_state``'s, read already."""
+    initiative, order, current = state or initiative_state(campaign)
     owner = current.character.owner_id if current and current.character else None
     context = {
         "campaign": campaign,
@@ -104,12 +105,13 @@ def card_message(campaign):
     """The card's push, rendered for each viewer: the GM's (controls), the player's whose
     character's turn it is ("Your turn"), everyone else's."""
     gm_id = campaign.gm_id()
+    state = initiative_state(campaign)
 
     def html(viewer_id, is_gm):
-        context = card_context(campaign, viewer_id=viewer_id, is_gm=is_gm, oob=True)
+        context = card_context(campaign, viewer_id=viewer_id, is_gm=is_gm, oob=True, state=state)
         return render_to_string(TEMPLATE, context)
 
-    _initiative, _order, current = initiative_state(campaign)
+    current = state[2]
     message = {"all": html(None, False), "gm": html(gm_id, True), "users": {}}
     owner = current.character.owner_id if current and current.character else None
     if owner is not None and owner != gm_id:

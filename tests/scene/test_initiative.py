@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from rolls import services as rolls_services
+from rolls.export import entry_cells
 from rolls.models import LogEntry
 from scene import services
 from scene.models import Combatant, Initiative
@@ -78,6 +79,21 @@ def test_sort_start_and_next_count_rounds_and_log_each_turn(fight):
         {"action": "end", "round": 2, "names": ["Goblin", "Tor", "Ilse"]},
     ]
     assert not rolls_services.log_check(campaign).broken  # chained as every entry
+
+
+def test_the_exports_say_what_each_turns_entry_was(fight):
+    campaign, gm = fight.campaign, fight.gm
+    start = services.initiative_start(campaign=campaign, by=gm)
+    turn = services.initiative_next(campaign=campaign, by=gm)
+    end = services.initiative_end(campaign=campaign, by=gm)
+    about, result, note = 2, 5, 11  # rolls.export.CELLS' places
+    cells = [entry_cells(e.kind, e.visibility, e.data) for e in (start, turn, end)]
+    assert [(c[about], c[result], c[note]) for c in cells] == [
+        ("Initiative started", "round 1", "Ilse, Goblin, Tor"),
+        ("Turn", "round 1", "Goblin"),
+        ("Initiative ended", "round 1", "Ilse, Goblin, Tor"),
+    ]
+    assert not rolls_services.log_check(campaign).broken  # the stored cells match the data
 
 
 def test_the_turn_stays_with_whom_it_was_when_the_order_changes(fight):
