@@ -283,3 +283,37 @@ def test_a_plain_post_goes_back_to_the_room(pool_table, as_user):
     assert response.status_code == 302 and response["Location"] == url("room", pool_table)
     response = client.post(url("initiative_next", pool_table), follow=True)
     assert "Start the turn order first." in response.content.decode()
+
+
+# At once --------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_adds_and_turns_at_once_make_one_order(pool_table, client_factory, pushes, settings):
+    """Real requests at once from the GM's tabs (on both databases: the suite runs on SQLite and
+    on PostgreSQL): the first adds make one order between them (none fails on the campaign's one
+    order), and two "next" clicks advance twice, each logged."""
+    from tests.helpers import race
+
+    settings.WRITE_LIMITS = {}
+    clients = client_factory(pool_table.gm, 4)
+
+    def adding(client, name):
+        def send():
+            data = {"name": name, "dice": "d20"}
+            response = client.post(url("combatant_add", pool_table), data, **HTMX)
+            assert response.status_code == 200, response.content.decode()
+
+        return send
+
+    assert race(*(adding(c, f"Orc {n}") for n, c in enumerate(clients))) == [None] * 4
+    assert Initiative.objects.count() == 1 and len(names(pool_table)) == 4
+    services.initiative_start(campaign=pool_table.campaign, by=pool_table.gm)
+
+    def advancing(client):
+        return lambda: client.post(url("initiative_next", pool_table), **HTMX).status_code
+
+    assert race(advancing(clients[0]), advancing(clients[1])) == [200, 200]
+    assert state(pool_table) == (True, 1, 2)
+    assert [d["action"] for d in turns(pool_table)] == ["start", "turn", "turn"]
+    assert not rolls_services.log_check(pool_table.campaign).broken
