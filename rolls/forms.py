@@ -13,7 +13,7 @@ from core.names import plain_name
 from core.text import isolated, member_name
 from core.writes import OnceField
 from rules import MAX_TARGET, RulesError, notation
-from sheets.models import Character
+from sheets.models import Character, SavedRoll
 
 from . import talk
 from .models import PRIVATE, PUBLIC, VISIBILITIES, WHISPER, Check
@@ -205,6 +205,16 @@ class TargetForm(forms.Form):
     target = target_field()
 
 
+class SavedRollForm(forms.Form):
+    """A saved roll's Roll button (``room.views.saved_roll``): the roller's browser's part of
+    the dice, and the number an NPC's check without one of its own is rolled against."""
+
+    target = forms.IntegerField(
+        label="Difficulty / TN", min_value=1, max_value=MAX_TARGET, required=False
+    )
+    contribution = contribution_field()
+
+
 class TalkForm(forms.Form):
     """The room's one box (``rolls.talk``): a message, a whisper or a free roll. Cleaned, it
     holds ``said`` (``rolls.talk.Said``), and for a roll its ``notation``
@@ -238,6 +248,31 @@ class TalkForm(forms.Form):
             self.members = {m.user.username.lower(): m.user for m in memberships}
         return self.members
 
+    def saved_named(self, text):
+        """The saved roll of the speaker's own characters (the GM's: the NPCs) that ``text``
+        names, whatever its case: ``name``, or ``Character:name`` when several of them have
+        one of that name (refused then without it, naming them); None when none has it."""
+        who, _, name = text.rpartition(":")
+        name, who = (" ".join(part.split()).casefold() for part in (name, who))
+        if not name:
+            return None
+        kept = SavedRoll.objects.filter(
+            character__campaign=self.campaign, character__owner=self.user
+        ).select_related("character")
+        found = [
+            saved
+            for saved in kept
+            if saved.name.casefold() == name and (not who or saved.character.name.casefold() == who)
+        ]
+        if len(found) > 1:
+            whose = ", ".join(isolated(saved.character.name) for saved in found)
+            first = found[0]
+            raise forms.ValidationError(
+                f"Several of your characters have “{isolated(first.name)}” ({whose}): say "
+                f"whose, e.g. /r {isolated(first.character.name)}:{isolated(first.name)}."
+            )
+        return found[0] if found else None
+
     def clean(self):
         cleaned = super().clean()
         if "text" not in cleaned:
@@ -246,7 +281,13 @@ class TalkForm(forms.Form):
         try:
             said = talk.read(cleaned["text"], is_gm=is_gm)
             if said.kind == "roll":
-                cleaned["notation"] = notation.parse(said.text)
+                try:
+                    cleaned["notation"] = notation.parse(said.text)
+                except RulesError:
+                    # Not dice: a saved roll's name (a name is never dice notation).
+                    cleaned["saved"] = self.saved_named(said.text)
+                    if cleaned["saved"] is None:
+                        raise
         except (talk.TalkError, RulesError) as error:
             raise forms.ValidationError(str(error)) from None
         cleaned["said"] = said

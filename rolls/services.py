@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, GameSession
+from core.text import isolated
 from core.writes import Refused
 from rules import fair
 from rules import notation as rules_notation
@@ -24,6 +25,7 @@ from sheets.models import Character
 from . import chain, dice
 from .chain import GENESIS
 from .export import cells_text
+from .forms import first_error
 from .models import (
     ASK_THE_SYSTEM,
     PRIVATE,
@@ -647,28 +649,108 @@ def roll_reveal(*, campaign, seq, by):
 
 
 @transaction.atomic(savepoint=False)
-def free_roll_make(*, campaign, by, notation, visibility=PUBLIC, contribution="", rng=None):
+def free_roll_make(
+    *,
+    campaign,
+    by,
+    notation,
+    visibility=PUBLIC,
+    contribution="",
+    rng=None,
+    character=None,
+    saved="",
+):
     """A member rolls dice typed in dice notation (``notation``: ``rules.notation.parse``'s),
     outside any check: its dice from the campaign's seed with ``contribution``, the roller's
     browser's (``roll_dice``; ``rng``: a test's), its exact chance when it states a target
     (counted in luck then), logged and chained as a check's roll; private for the roller and
     the GM, or the GM's secret (committed now, revealed later). Refused: a player's secret
-    roll."""
+    roll. ``character`` and ``saved``: a saved roll's (``saved_roll_roll``), in whose name and
+    under which name the entry says it was rolled."""
     if visibility not in (PUBLIC, PRIVATE, SECRET):
         raise Refused("Choose public, private or GM secret.")
     if visibility == SECRET and by.pk != campaign.gm_id():
         raise Refused("Only the GM rolls in secret.")
     head, rolled = roll_dice(campaign, contribution=contribution, rng=rng)
     outcome = rules_notation.roll(notation, rolled, chance=rules_notation.chance(notation))
+    data = outcome.as_data()
+    if saved:
+        data["saved"] = saved
     return log_append(
         campaign=campaign,
         kind=LogEntry.FREE,
         actor=by,
-        data=outcome.as_data(),
+        character=character,
+        data=data,
         visibility=visibility,
         head=head,
         dice=rolled,
     )
+
+
+@dataclass(frozen=True)
+class SavedRolled:
+    """What a saved roll did (``saved_roll_roll``): its log ``entry`` (a free roll's, an NPC's
+    check's), its ``check`` (an NPC's, or the player's request, which has no entry yet)."""
+
+    entry: object = None
+    check: object = None
+
+
+@transaction.atomic(savepoint=False)
+def saved_roll_roll(*, campaign, saved, by, visibility=PUBLIC, target=None, contribution=""):
+    """``by`` rolls ``saved`` (``sheets.models.SavedRoll``) of their own character: its dice
+    notation as a free roll in the character's name (``free_roll_make``); its check as the
+    campaign's system rolls one for that character now, its choices made its roll form's data
+    (``saved_check_data``, the form checking them against the sheet as it is): for the GM's
+    NPC at once against ``target`` or the number it keeps (``check_roll_npc``), for a player
+    the request of that check, which the GM gives its number (``check_request``: a player's
+    check is never rolled before). Either way its name is the check's note. Refused: another's
+    character, a check the sheet no longer allows, an NPC's check without a number."""
+    character = saved.character
+    if character.campaign_id != campaign.pk or character.owner_id != by.pk:
+        raise Refused("Only the character's player rolls its saved rolls.")
+    if not saved.is_check:
+        entry = free_roll_make(
+            campaign=campaign,
+            by=by,
+            notation=rules_notation.parse(saved.notation),
+            visibility=visibility,
+            contribution=contribution,
+            character=character,
+            saved=saved.name,
+        )
+        return SavedRolled(entry=entry)
+    system = system_of(campaign)
+    data = {**system.saved_check_data(character, saved.choices), "contribution": contribution}
+    probe = Check(campaign=campaign, character=character)
+    form = system.roll_form(probe, data)
+    if not form.is_valid():
+        name = isolated(saved.name)
+        raise Refused(f"“{name}” no longer fits the sheet: {first_error(form)}")
+    if character.owner_id != campaign.gm_id():
+        check = check_request(
+            campaign=campaign,
+            character=character,
+            by=by,
+            note=saved.name,
+            visibility=visibility,
+            **system.npc_asked(form.cleaned_data),
+        )
+        return SavedRolled(check=check)
+    target = target if target is not None else saved.target
+    if target is None:
+        raise Refused(f"Set the {system.number} to roll “{isolated(saved.name)}” against.")
+    check, entry = check_roll_npc(
+        campaign=campaign,
+        character=character,
+        by=by,
+        target=_check_target(target),
+        data=form.cleaned_data,
+        note=saved.name,
+        visibility=visibility,
+    )
+    return SavedRolled(entry=entry, check=check)
 
 
 @transaction.atomic(savepoint=False)

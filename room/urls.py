@@ -28,6 +28,11 @@ urlpatterns = [
         views.check_request,
         name="check_request",
     ),
+    path(
+        ROOM + "characters/<id:character_id>/saved-rolls/<id:saved_id>/roll/",
+        views.saved_roll,
+        name="saved_roll",
+    ),
     path(CHECK + "target/", views.check_set_target, name="check_set_target"),
     path(CHECK + "roll/", views.check_roll, name="check_roll"),
     path(CHECK + "form/", views.check_form, name="check_form"),

@@ -17,14 +17,15 @@ from functools import partial
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse, HttpResponseBadRequest
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.access import campaign_for
 from core.ids import parse_id
 from core.push import push_facts
-from core.writes import Piece, Refused, attempt
+from core.writes import Piece, Refused, answer, attempt
 from rolls import dice, services, talk
 from rolls.access import check_for
 from rolls.forms import (
@@ -33,12 +34,14 @@ from rolls.forms import (
     AskForm,
     NpcRollForm,
     RequestForm,
+    SavedRollForm,
     TalkForm,
     TargetForm,
     chosen,
     first_error,
 )
 from rolls.models import (
+    PUBLIC,
     VISIBILITIES,
     Check,
     DiceSeed,
@@ -49,6 +52,7 @@ from rolls.models import (
 from rolls.systems import system_of
 from rules import notation
 from sheets.access import character_for
+from sheets.models import SavedRoll
 from sheets.party import party_context
 
 from . import push
@@ -354,12 +358,17 @@ ASK = _room_piece("ask", "rolls/_ask.html", _ask_context)
 
 
 def _own_characters(request, campaign):
-    return list(campaign.characters.filter(owner=request.user))
+    """The viewer's characters, with their saved rolls (one query for all)."""
+    return list(campaign.characters.filter(owner=request.user).prefetch_related("saved_rolls"))
 
 
 def _characters_fingerprint(characters):
-    """What a player's panel shows of their characters, in short: it changes with them."""
-    shown = "\n".join(f"{c.pk} {c.name} {c.concept}" for c in characters)
+    """What a player's panel shows of their characters (their saved rolls' buttons too), in
+    short: it changes with them."""
+    shown = "\n".join(
+        f"{c.pk} {c.name} {c.concept} {[(s.pk, s.name) for s in c.saved_rolls.all()]}"
+        for c in characters
+    )
     return hashlib.blake2s(shown.encode(), digest_size=8).hexdigest()
 
 
@@ -389,6 +398,8 @@ def _request_context(request, campaign, character, *, form=None, error="", creat
         "form": form or RequestForm(campaign=campaign, auto_id=f"request-{character.pk}-%s"),
         "error": error,
         "created": created,
+        # Each rolled with one click (``saved_roll``).
+        "saved_rolls": list(character.saved_rolls.all()),
     }
 
 
@@ -492,6 +503,10 @@ def _npc_context(request, campaign, *, values=None, error="", rolled=False):
         "check": NPC_PROBE,
         "once": blank["once"].initial,
     }
+    saved = SavedRoll.objects.filter(character__in=npcs) if npcs else []
+    context["npc_saved"] = [
+        (npc, rolls) for npc in npcs if (rolls := [s for s in saved if s.character_id == npc.pk])
+    ]
     if npcs:
         probe = _npc_probe(campaign, npcs, values)
         context["npc"] = probe.character
@@ -726,6 +741,81 @@ def check_odds(request, campaign_id, check_id):
     return render(request, "rolls/_odds.html", {"odds": odds, "system": system})
 
 
+# Saved rolls ------------------------------------------------------------------------------------
+
+
+def _saved_roll_write(request, campaign, saved, *, visibility, target=None, contribution=""):
+    """Roll ``saved`` (``services.saved_roll_roll``) and register its pushes, as the write it
+    stands for does: a free roll's entry to the room; a player's request's card to the GM and
+    the player; an NPC's roll as ``npc_roll`` pushes it. Returns what it did."""
+    system = system_of(campaign)
+    rolled = services.saved_roll_roll(
+        campaign=campaign,
+        saved=saved,
+        by=request.user,
+        visibility=visibility,
+        target=target,
+        contribution=contribution,
+    )
+    check = rolled.check
+    if check is None:
+        push.push_entry_on_commit(rolled.entry)
+        return rolled
+    check = Check.objects.of(campaign).get(pk=check.pk)
+    check.campaign = campaign
+    if rolled.entry is None:  # a player's request: its card
+        push_check(check, swap="new")
+        return rolled
+    if check.status == Check.DONE:
+        push.push_entry_on_commit(rolled.entry)
+    else:
+        push_check(check, entry=rolled.entry, swap="new")
+    if system.roll_facts:  # Mana's pools: their pages show the new amounts
+        push_facts(campaign, [check.character], private=system.roll_facts == "private")
+    return rolled
+
+
+def _saved_said(campaign, rolled):
+    """What a saved roll's Roll button says once it was done."""
+    if rolled.entry is None:
+        return f"Requested: the GM sets the {system_of(campaign).number}."
+    return "Rolled: the log shows it."
+
+
+@login_required
+@require_POST
+def saved_roll(request, campaign_id, character_id, saved_id):
+    """A saved roll of the viewer's own character, rolled with one click (from its sheet or the
+    room): what it rolls reaches the log and the cards through the sockets, as the write it
+    stands for (``_saved_roll_write``). An NPC's check without a number of its own takes the
+    one posted (``target``). htmx gets a sentence: what was done, or why not (422)."""
+    campaign, character = character_for(request, campaign_id, character_id, owner=True)
+    saved = get_object_or_404(SavedRoll, pk=saved_id, character=character)
+    saved.character = character
+    form = SavedRollForm(request.POST)
+
+    def write():
+        return _saved_roll_write(
+            request,
+            campaign,
+            saved,
+            visibility=PUBLIC,
+            target=form.cleaned_data["target"],
+            contribution=form.cleaned_data["contribution"],
+        )
+
+    ok, result = attempt(write, form=form)
+    said = _saved_said(campaign, result) if ok else result or first_error(form)
+    html = render_to_string("rolls/_saved_said.html", {"ok": ok, "said": said})
+    return answer(
+        request,
+        ok=ok,
+        fragment=lambda: html,
+        page=lambda: _room_page(request, campaign, replace={"log": html}),
+        url=reverse("room", args=[campaign.id]),
+    )
+
+
 # Table talk -------------------------------------------------------------------------------------
 
 
@@ -752,6 +842,14 @@ def talk_say(request, campaign_id):
 
     def write():
         said, cleaned = form.cleaned_data["said"], form.cleaned_data
+        if cleaned.get("saved") is not None:  # "/r name": a saved roll, pushed as its kind is
+            return _saved_roll_write(
+                request,
+                campaign,
+                cleaned["saved"],
+                visibility=said.visibility,
+                contribution=cleaned["contribution"],
+            )
         if said.kind == "roll":
             entry = services.free_roll_make(
                 campaign=campaign,
@@ -792,6 +890,9 @@ def talk_odds(request, campaign_id):
     if talk.is_roll(request.GET.get("text", "")):
         if not form.is_valid():
             preview["error"] = first_error(form)
+        elif form.cleaned_data.get("saved") is not None:
+            preview["said"] = form.cleaned_data["said"]
+            preview["saved"] = form.cleaned_data["saved"]
         else:
             typed = form.cleaned_data["notation"]
             preview["said"] = form.cleaned_data["said"]

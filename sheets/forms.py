@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 
 from campaigns.models import Membership
 from core.names import plain_name
+from rules import MAX_TARGET
 
 from .models import Character
 
@@ -64,3 +65,22 @@ class HandOverForm(forms.Form):
     def __init__(self, *args, campaign, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["to"].queryset = _players(campaign)
+
+
+class SavedRollForm(forms.Form):
+    """A saved roll's name and what it rolls: dice notation or a check of the campaign's system
+    (its choices are read from the same post by ``sheets.services.saved_roll_add``, each system
+    checking its own), with an NPC check's number. Lengths and ranges are the service's too: a
+    post without this form's limits is refused the same way."""
+
+    NOTATION, CHECK = "notation", "check"
+
+    name = forms.CharField(label="Name", required=False, max_length=200)
+    kind = forms.ChoiceField(
+        label="Rolls",
+        choices=[(NOTATION, "Dice notation"), (CHECK, "A check")],
+        initial=NOTATION,
+        error_messages={"invalid_choice": "Choose dice notation or a check."},
+    )
+    notation = forms.CharField(label="Dice", required=False, max_length=200)
+    target = forms.IntegerField(label="Number", required=False, min_value=1, max_value=MAX_TARGET)

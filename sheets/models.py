@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 
 from campaigns.models import Campaign
 
@@ -33,3 +34,34 @@ class Character(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class SavedRoll(models.Model):
+    """A roll a character's player (the GM, for an NPC) keeps on the sheet to roll with one click
+    or with ``/r name`` in the room's box: dice ``notation`` (``rules.notation``'s text), or a
+    check of the campaign's system with the ``choices`` its ``saved_check_clean`` kept (JSON;
+    ``notation`` then empty). ``target``: the difficulty or TN an NPC's saved check is rolled
+    against (None: the click asks for it). The name is its ``/r`` key: unique per character
+    whatever its case, and never dice notation itself (``sheets.services.saved_roll_add``)."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="saved_rolls")
+    name = models.CharField(max_length=40)
+    notation = models.CharField(max_length=100, blank=True)
+    choices = models.JSONField(null=True, blank=True)
+    target = models.PositiveIntegerField(null=True, blank=True)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                Lower("name"), "character", name="saved_roll_name_unique_per_character"
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_check(self):
+        return self.choices is not None

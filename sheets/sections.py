@@ -24,7 +24,7 @@ from campaigns.views import placed
 from core.push import with_facts
 from core.writes import Piece, attempt
 
-from .forms import CharacterForm, HandOverForm
+from .forms import CharacterForm, HandOverForm, SavedRollForm
 
 
 def sheet_context(request, campaign, character, *, section=None, **overrides):
@@ -45,6 +45,8 @@ def sheet_context(request, campaign, character, *, section=None, **overrides):
             context["hand_over_form"] = HandOverForm(
                 campaign=campaign, auto_id=f"hand-over-{character.pk}-%s"
             )
+    if section in (None, "saved_rolls") and context["can_edit"]:
+        context.update(saved_context(campaign, character, context["system"]))
     # The campaign's system's sections (its ``sheet_sections``; their context its sheet's).
     context.update(
         context["system"].sheet.section_context(
@@ -53,6 +55,20 @@ def sheet_context(request, campaign, character, *, section=None, **overrides):
     )
     context.update(overrides)
     return context
+
+
+def saved_context(campaign, character, system):
+    """The saved rolls section's: the rolls, the form of a new one with the system's choices
+    of a check (``saved_check_fields``), whether a check keeps its number (an NPC's: the GM
+    rolls it at once) and whether the viewer rolls them (the character's own)."""
+    owner = character.owner_id
+    return {
+        "saved_rolls": list(character.saved_rolls.all()),
+        "saved_form": SavedRollForm(auto_id=f"saved-{character.pk}-%s"),
+        "saved_fields": system.saved_check_fields(character),
+        "saved_target": owner == campaign.gm_id(),
+        "rolls_saved": owner is not None and owner == campaign.viewer.user_id,
+    }
 
 
 def sheet_page(request, context, replace):
@@ -84,12 +100,15 @@ def section(name, template):
 
 #: The sheet's own section: the character's name, concept and history, the GM's hand-over.
 HEADER = section("header", "sheets/_sheet_header.html")
+#: The character's saved rolls (its player's and the GM's alone), after the system's sections.
+SAVED = section("saved_rolls", "sheets/_saved_rolls.html")
 
 
 def pieces(campaign):
     """The sections of the sheet of ``campaign``'s characters that answer ``?section=<name>``,
     by name: the header and its system's ``sheet_pieces``."""
-    return {HEADER.name: HEADER, **{p.name: p for p in system_of(campaign).sheet_pieces}}
+    own = {HEADER.name: HEADER, SAVED.name: SAVED}
+    return {**own, **{p.name: p for p in system_of(campaign).sheet_pieces}}
 
 
 def _error_text(form):

@@ -14,4 +14,10 @@ urlpatterns = [
     path(SHEET, views.character_detail, name="character_detail"),
     path(SHEET + "edit/", views.character_edit, name="character_edit"),
     path(SHEET + "hand-over/", views.character_hand_over, name="character_hand_over"),
+    path(SHEET + "saved-rolls/", views.saved_roll_add, name="saved_roll_add"),
+    path(
+        SHEET + "saved-rolls/<id:saved_id>/delete/",
+        views.saved_roll_delete,
+        name="saved_roll_delete",
+    ),
 ]

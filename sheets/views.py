@@ -17,21 +17,23 @@ party (``party``, ``sheets/party.py``).
 """
 
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.access import campaign_for
+from campaigns.systems import system_of
 from campaigns.views import members_of
 from core.push import with_facts
 from core.writes import answer, attempt
 
 from . import sections, services
 from .access import character_for
-from .forms import CharacterCreateForm, CharacterForm, HandOverForm
+from .forms import CharacterCreateForm, CharacterForm, HandOverForm, SavedRollForm
+from .models import SavedRoll
 from .party import party_context
-from .sections import HEADER
+from .sections import HEADER, SAVED
 
 # Sheet views ----------------------------------------------------------------------------------
 
@@ -123,3 +125,45 @@ def character_hand_over(request, campaign_id, character_id):
     )
     error = sections.refusal(ok, refusal, form)
     return HEADER.answer(request, campaign, character, ok=ok, hand_over_error=error)
+
+
+# Saved rolls ----------------------------------------------------------------------------------
+# The character's player and the GM keep them; the room rolls them (``room.views.saved_roll``).
+# A save or a delete sends a facts push: the player's room panel shows its Roll buttons again.
+
+
+@login_required
+@require_POST
+def saved_roll_add(request, campaign_id, character_id):
+    campaign, character = character_for(request, campaign_id, character_id, edit=True)
+    form = SavedRollForm(request.POST, auto_id=f"saved-{character.pk}-%s")
+
+    def write():
+        data = form.cleaned_data
+        check = None
+        if data["kind"] == SavedRollForm.CHECK:
+            fields = system_of(campaign).saved_check_fields(character)
+            check = {f["name"]: request.POST.get(f["name"], "") for f in fields}
+        services.saved_roll_add(
+            campaign=campaign,
+            character=character,
+            name=data["name"],
+            notation=data["notation"] if check is None else "",
+            check=check,
+            target=data["target"] if check is not None else None,
+        )
+
+    return sections.section_write(request, campaign, character, SAVED, form, write)
+
+
+@login_required
+@require_POST
+def saved_roll_delete(request, campaign_id, character_id, saved_id):
+    campaign, character = character_for(request, campaign_id, character_id, edit=True)
+    saved = get_object_or_404(SavedRoll, pk=saved_id, character=character)
+    form = SavedRollForm({"kind": SavedRollForm.NOTATION})
+
+    def write():
+        services.saved_roll_delete(character=character, saved=saved)
+
+    return sections.section_write(request, campaign, character, SAVED, form, write)

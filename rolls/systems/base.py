@@ -8,6 +8,8 @@ from collections import Counter
 
 from django.db.models import Count
 
+from core.writes import Refused
+
 
 class Sheet:
     """What a system adds to a character (a system's ``sheet``: Pool's and Mana's are their
@@ -215,6 +217,31 @@ class RuleSystem:
         """Whether a done check was closed without a success. Default: a done check without
         a roll was cancelled by the GM."""
         return last_roll is None
+
+    # -- Saved rolls (``sheets.models.SavedRoll``) -------------------------------------------
+    # A character's saved check keeps the choices of its system's roll form as JSON: the sheet's
+    # form asks for them (``saved_check_fields``), the system checks and keeps them
+    # (``saved_check_clean``), and a click rolls them through the roll form
+    # (``saved_check_data``, then ``roll_form`` and ``npc_asked`` as for the GM's NPC roll).
+
+    def saved_check_fields(self, character):
+        """The choices a saved check of ``character`` keeps, for the sheet's form, each a dict:
+        ``{"name", "label", "options": [(value, text)]}`` (one of them; a value of "" is
+        "none") or ``{"name", "label", "min", "max"}`` (a whole number). Default: ``()``, no
+        saved checks: the sheet saves dice notation only."""
+        return ()
+
+    def saved_check_clean(self, character, data):
+        """The choices of a saved check of ``character`` in ``data`` (what the sheet's form
+        sent, by ``saved_check_fields``' names), as the JSON to keep, with ``"text"``: what it
+        rolls, in words, which the sheet and the room show; or ``core.writes.Refused`` with
+        why. Default: refused (no saved checks)."""
+        raise Refused(f"{self.name} saves no checks here: save dice notation instead.")
+
+    def saved_check_data(self, character, choices):
+        """The data of its roll form (``roll_form``) that rolls the kept ``choices`` of
+        ``character`` now. Default: ``{}``."""
+        return {}
 
     # -- The campaign's settings ------------------------------------------------------------
     # In the create form and the GM panel's settings form (``campaigns.forms``; field names

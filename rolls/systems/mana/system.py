@@ -6,6 +6,7 @@ from fractions import Fraction
 from django import forms
 from django.core.exceptions import ValidationError
 
+from core.ids import parse_id
 from core.text import isolated
 from core.writes import Refused
 from rules import advice, mana
@@ -203,6 +204,59 @@ class Mana(RuleSystem):
     def asked(self, check):
         skill = check_of(check).skill
         return skill.name if skill else ""
+
+    def saved_check_fields(self, character):
+        """A skill of the campaign and the mana spent on it, of each kind."""
+        skills = [(str(s.pk), s.name) for s in character.campaign.mana_skills.all()]
+        spends = [
+            ("spend_a", "First color"),
+            ("spend_b", "Second color"),
+            ("colorless", "Colorless"),
+        ]
+        return (
+            {"name": "skill", "label": "Skill", "options": skills},
+            *({"name": n, "label": label, "min": 0, "max": MAX_SPEND} for n, label in spends),
+        )
+
+    def saved_check_clean(self, character, data):
+        """The skill (by id: the GM may rename it) and the amounts, each 0 to MAX_SPEND."""
+        skill = character.campaign.mana_skills.filter(pk=parse_id(str(data.get("skill") or "")))
+        skill = skill.first()
+        if skill is None:
+            raise Refused("Choose one of this campaign's skills.")
+        kept = {"skill": skill.pk}
+        for name, what in (
+            ("spend_a", skill.color_a),
+            ("spend_b", skill.color_b),
+            ("colorless", COLORLESS),
+        ):
+            field = forms.IntegerField(min_value=0, max_value=MAX_SPEND, required=False)
+            try:
+                kept[name] = field.clean(data.get(name)) or 0
+            except ValidationError:
+                raise Refused(f"Mana of {what}: a whole number from 0 to {MAX_SPEND}.") from None
+        spent = [
+            f"{kept[n]} {c}"
+            for n, c in (
+                ("spend_a", skill.color_a),
+                ("spend_b", skill.color_b),
+                ("colorless", COLORLESS),
+            )
+            if kept[n]
+        ]
+        return {**kept, "text": f"{skill.name}" + (f" ({' + '.join(spent)})" if spent else "")}
+
+    def saved_check_data(self, character, choices):
+        """The skill's colors now, with the amounts kept."""
+        skill = character.campaign.mana_skills.filter(pk=choices.get("skill")).first()
+        if skill is None:
+            return {"skill": ""}
+        return {
+            "skill": skill.pk,
+            "color_a": skill.color_a,
+            "color_b": skill.color_b,
+            **{n: choices.get(n, 0) for n in ("spend_a", "spend_b", "colorless")},
+        }
 
     def closed_by_gm(self, check, last_roll):
         """A done check whose last roll failed was closed by the GM (no re-attempt)."""

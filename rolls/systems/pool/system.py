@@ -223,6 +223,48 @@ class Pool(RuleSystem):
     def asked(self, check):
         return services.pool_asked(check)
 
+    def saved_check_fields(self, character):
+        """An attribute, and one of the character's approved skills or none."""
+        skills = [
+            (str(r.pk), f"{r.skill} ({r.attribute})")
+            for r in Rating.objects.filter(character=character).exclude(skill="")
+            if r.is_approved
+        ]
+        return (
+            {"name": "attribute", "label": "Attribute", "options": Rating.ATTRIBUTE_CHOICES},
+            {"name": "skill", "label": "Skill", "options": [("", "— none —"), *skills]},
+        )
+
+    def saved_check_clean(self, character, data):
+        """The attribute and skill by name (a rating's row may be raised, never renamed)."""
+        attribute = str(data.get("attribute") or "")
+        if attribute not in pool_sheet.ATTRIBUTES:
+            raise Refused("Choose one of the attributes.")
+        skill = ""
+        skill_id = parse_id(str(data.get("skill") or ""))
+        if data.get("skill"):
+            rating = Rating.objects.filter(character=character, pk=skill_id).first()
+            if rating is None or rating.is_attribute or not rating.is_approved:
+                raise Refused("Choose one of the character's approved skills, or none.")
+            if rating.attribute != attribute:
+                raise Refused(f"{rating.skill} is a skill of {rating.attribute}, not {attribute}.")
+            skill = rating.skill
+        text = f"{attribute} + {skill}" if skill else attribute
+        return {"attribute": attribute, "skill": skill, "text": text}
+
+    def saved_check_data(self, character, choices):
+        """The ratings the kept names are now (none found: the roll form says what is missing)."""
+        names = [(choices.get("attribute"), ""), (choices.get("attribute"), choices.get("skill"))]
+        rows = {
+            (r.attribute, r.skill): r.pk
+            for r in Rating.objects.filter(
+                character=character, attribute=choices.get("attribute", "")
+            )
+        }
+        # A rating gone is sent as no id at all: the form refuses it, naming the field.
+        attribute, skill = (rows.get(name, "gone") for name in names)
+        return {"attribute": attribute, "skill": skill if choices.get("skill") else ""}
+
     #: The GM's answer to a shift (``room.views.check_answer_shift``).
     answer_shift = staticmethod(services.check_answer_shift)
 
