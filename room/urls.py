@@ -29,7 +29,7 @@ urlpatterns = [
         name="check_request",
     ),
     path(
-        ROOM + "characters/<id:character_id>/saved-rolls/<id:saved_id>/roll/",
+        ROOM + "characters/<id:character_id>/saved-rolls/<id:saved_id>/",
         views.saved_roll,
         name="saved_roll",
     ),

@@ -26,6 +26,7 @@ from config.routing import websocket_urlpatterns
 from rolls import services
 from rolls.systems.pool.models import Rating
 from scene.services import combatant_add, handout_share, picture_add
+from sheets.models import SavedRoll
 from tests.conftest import make_campaign, make_user
 from tests.helpers import HTMX
 from tests.rolls.room_setup import ask, build_mana_table, build_pool_table
@@ -138,6 +139,24 @@ MATRIX = {
         "pool",
         "login 405 405 405 405",
         "login 404 422 403 422",
+    ),
+    # A saved roll (#47 item 6): its player and the GM keep them (an empty form is refused;
+    # a delete needs no data); only the character's player rolls one (the player's is "1d6",
+    # rolled at once; the GM may not roll a player's).
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/saved-rolls/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 422",
+    ),
+    "campaigns/<id:campaign_id>/characters/<id:character_id>/saved-rolls/<id:saved_id>/delete/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 200 403 200",
+    ),
+    "campaigns/<id:campaign_id>/room/characters/<id:character_id>/saved-rolls/<id:saved_id>/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 200 403 403",
     ),
     # The GM hands an NPC to a player: refused for the empty form (the player's character is
     # not the GM's either).
@@ -561,6 +580,11 @@ def build_world():
         custom=True,
     )
     mana.rating = None
+    # A saved roll of the player's character (#47 item 6).
+    for table in (pool, mana):
+        table.saved = SavedRoll.objects.create(
+            character=table.character, name="Hit", notation="1d6"
+        )
     mana.skill = mana.gather
     pool.skill = None
     # An initiative order with one combatant, not started (scene/initiative.py's routes).
@@ -611,6 +635,7 @@ def kwargs_for(route, table):
         "digest": table.picture.digest,
         "handout_id": table.handout.id,
         "combatant_id": table.combatant.id,
+        "saved_id": table.saved.id,
     }
     if route.startswith("accounts/reset/"):  # a password reset link (an invalid one)
         return {"uidb64": "MQ", "token": "set-password"}

@@ -5,6 +5,7 @@ from fractions import Fraction
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db.models import prefetch_related_objects
 
 from core.ids import parse_id
 from core.text import isolated
@@ -206,7 +207,10 @@ class Mana(RuleSystem):
         return skill.name if skill else ""
 
     def saved_check_fields(self, character):
-        """A skill of the campaign and the mana spent on it, of each kind."""
+        """A skill of the campaign and the mana spent on it, of each kind. The skills are read
+        into the campaign's cache, where the sheet's Mana section finds them: one read for
+        both (``campaign.mana_skills.all()``)."""
+        prefetch_related_objects([character.campaign], "mana_skills")
         skills = [(str(s.pk), s.name) for s in character.campaign.mana_skills.all()]
         spends = [
             ("spend_a", "First color"),

@@ -4,6 +4,7 @@ odds are in ``rules.pool``; this module is the table's side of them."""
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.db.models import prefetch_related_objects
 
 from campaigns.forms import cost_field, hp_field
 from core.ids import parse_id
@@ -224,11 +225,14 @@ class Pool(RuleSystem):
         return services.pool_asked(check)
 
     def saved_check_fields(self, character):
-        """An attribute, and one of the character's approved skills or none."""
+        """An attribute, and one of the character's approved skills or none. Its ratings are
+        read into the character's cache, where the sheet's Pool section finds them: one read
+        for both (``character.ratings.all()``)."""
+        prefetch_related_objects([character], "ratings")
         skills = [
             (str(r.pk), f"{r.skill} ({r.attribute})")
-            for r in Rating.objects.filter(character=character).exclude(skill="")
-            if r.is_approved
+            for r in character.ratings.all()
+            if r.is_approved and not r.is_attribute
         ]
         return (
             {"name": "attribute", "label": "Attribute", "options": Rating.ATTRIBUTE_CHOICES},
