@@ -4,6 +4,10 @@
   ``vs 12`` after it states a target (success on 12 or more), whose exact chance shows before
   rolling. ``/gr`` (``/gmroll``): for the roller and the GM. ``/sr`` (``/secretroll``): the GM's
   secret roll, committed before and revealed later, as a secret check's.
+* ``/r sneak``: a saved roll of one of the speaker's characters (``sheets.models.SavedRoll``;
+  the GM's: the NPCs), by its name whatever its case, or ``/r Character:sneak`` when several of
+  them have one of that name; ``TalkForm.saved_named`` finds it when the text is not dice
+  notation (a saved roll's name never is), ``/gr`` and ``/sr`` choose its visibility.
 * ``/w gm I pick the lock`` (or ``/whisper``; ``/w name …``): a whisper, which only its sender
   and its one recipient ever learn of (``rolls.models.WHISPER``).
 * Anything else is a message to everyone; ``@name`` in it calls that member (an alert and a tab
@@ -28,9 +32,9 @@ SECRET_ROLLS = {"sr": SECRET, "secretroll": SECRET}
 WHISPERS = {"w", "whisper"}
 
 HELP = (
-    "/r 2d6+3 rolls for everyone (add “vs 12” for the chance of 12 or more), /gr rolls for "
-    "you and the GM, /w gm … or /w name … whispers; anything else is said to the table, and "
-    "@name calls someone."
+    "/r 2d6+3 rolls for everyone (add “vs 12” for the chance of 12 or more), /r name rolls "
+    "a saved roll, /gr rolls for you and the GM, /w gm … or /w name … whispers; anything "
+    "else is said to the table, and @name calls someone."
 )
 
 _COMMAND = re.compile(r"/(\w+)\s*(.*)\Z", re.DOTALL)

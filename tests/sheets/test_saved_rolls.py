@@ -505,3 +505,15 @@ def test_a_plain_post_goes_back_to_the_room(pool_table, as_user):
     client = as_user(pool_table.gm)
     response = client.post(roll_url(pool_table, pool_table.npc, npc))
     assert response.status_code == 200 and "Set the TN" in response.content.decode()
+
+
+def test_a_name_is_shown_escaped_and_isolated_everywhere(pool_table, as_user):
+    saved(pool_table, pool_table.ilse, name="<b>Bold</b> שלום")
+    client = as_user(pool_table.player)
+    for path in (
+        sheet_url(pool_table, pool_table.ilse),
+        reverse("room", args=[pool_table.campaign.id]),
+    ):
+        html = client.get(path).content.decode()
+        assert "<b>Bold</b>" not in html
+        assert "<bdi>&lt;b&gt;Bold&lt;/b&gt; שלום</bdi>" in html
