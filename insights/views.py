@@ -112,6 +112,11 @@ def _sheet(character, system):
         "concept": character.concept,
         "history": character.history,
         "sheet": system.sheet.export(character),
+        # Its saved rolls (#47 item 6): a notation, or a check's choices as its system kept them.
+        "saved_rolls": [
+            {"name": r.name, "notation": r.notation, "check": r.choices, "target": r.target}
+            for r in character.saved_rolls.all()
+        ],
     }
 
 
@@ -123,6 +128,7 @@ def _my_data_chunks(user):
         campaign = membership.campaign
         system = system_of(campaign)
         characters = campaign.characters.filter(owner=user).order_by("name", "id")
+        characters = characters.prefetch_related("saved_rolls")
         head = {
             "campaign": campaign.name,
             "system": campaign.system,

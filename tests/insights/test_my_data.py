@@ -8,6 +8,7 @@ from django.urls import reverse
 from rolls import services as rolls_services
 from rolls.models import PRIVATE, SECRET
 from rules import notation
+from sheets.services import saved_roll_add
 from tests.campaigns.leaving import played
 
 MY_DATA = reverse("my_data")
@@ -22,6 +23,8 @@ def test_a_player_takes_her_sheets_and_what_she_may_see(
 ):
     played(pool_table)
     campaign = pool_table.campaign
+    pool_table.ilse.campaign = campaign
+    saved_roll_add(campaign=campaign, character=pool_table.ilse, name="Sword", notation="1d8")
     # What she may not see: the GM's secret roll (a stub), ben's private one (a stub), ben's
     # whisper to the GM (not there at all).
     rolls_services.free_roll_make(
@@ -44,6 +47,9 @@ def test_a_player_takes_her_sheets_and_what_she_may_see(
     ratings = {(r["attribute"], r["skill"]): r["value"] for r in ilse["sheet"]["ratings"]}
     assert ratings[("Strength", "Jump")] == 2
     assert [row["kind"] for row in ilse["sheet"]["sparetime"]] == ["grant", "spend"]
+    assert ilse["saved_rolls"] == [
+        {"name": "Sword", "notation": "1d8", "check": None, "target": None}
+    ]
     entries = mine["entries"]
     text = json.dumps(entries)
     assert "secret plan" not in text
