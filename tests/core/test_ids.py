@@ -25,7 +25,7 @@ from rolls.models import Check, LogEntry
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool.models import Rating
 from scene.models import Combatant, Handout, Picture
-from sheets.models import Character
+from sheets.models import Character, SavedRoll
 from tests.config import test_permission_matrix
 from tests.config.test_permission_matrix import (
     MATRIX,
@@ -55,6 +55,7 @@ COLUMNS = {
     "picture_id": Picture._meta.pk,
     "handout_id": Handout._meta.pk,
     "combatant_id": Combatant._meta.pk,
+    "saved_id": SavedRoll._meta.pk,
 }
 #: What a URL names that is not an id: a password reset link's parts, an invite's token, a
 #: picture's digest.
@@ -162,6 +163,12 @@ NOT_FOUND_ANSWERS = {
     # refused with the card as it is now (scene/initiative.py).
     ("campaigns/<id:campaign_id>/initiative/<id:combatant_id>/remove/", "combatant_id"): "422",
     ("campaigns/<id:campaign_id>/initiative/<id:combatant_id>/move/", "combatant_id"): "422",
+    # Only the character's player rolls its saved rolls: the GM is refused for the character
+    # (a player's) before the saved roll is looked for (room.views.saved_roll).
+    (
+        "campaigns/<id:campaign_id>/room/characters/<id:character_id>/saved-rolls/<id:saved_id>/",
+        "saved_id",
+    ): "403",
 }
 
 
