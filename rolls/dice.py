@@ -62,13 +62,25 @@ def seed_rotate(campaign):
 def drawn(kind, data):
     """The draws a roll's shown dice must be, in the order they were drawn, ``[1, faces, face]``
     each (what its ``fair`` record must hold): a free roll's every die, kept or dropped, group
-    by group; a check's roll as its system says (its ``drawn(data)``; None: a system whose
-    ``drawn`` is None, whose draws alone are checked)."""
+    by group (a Fate die, -1, 0 or +1, was a d3's 1, 2 or 3: ``rules.notation``); a check's
+    roll as its system says (its ``drawn(data)``; None: a system whose ``drawn`` is None, whose
+    draws alone are checked)."""
     if kind == LogEntry.FREE:
-        groups = data.get("groups", [])
-        return [[1, g.get("faces"), die.get("value")] for g in groups for die in g.get("dice", [])]
+        return [
+            [1, g.get("faces"), _face(die.get("value"), g.get("fate"))]
+            for g in data.get("groups", [])
+            for die in g.get("dice", [])
+        ]
     system = SYSTEMS.get(data.get("system"))
     return system.drawn(data) if system is not None and system.drawn is not None else None
+
+
+def _face(value, fate):
+    """The face drawn for a free roll's die showing ``value``: itself, or a Fate die's plus 2
+    (a malformed value stays as it is, and fails the comparison with the draws)."""
+    if fate and isinstance(value, int) and not isinstance(value, bool):
+        return value + 2
+    return value
 
 
 def _replayed(kind, data, rng):

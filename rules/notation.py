@@ -8,6 +8,12 @@ The notation as the app reads it (the /rules/ page tells the same to players):
 * A dice group is ``NdF``: ``N`` dice (1 if left out, so ``d20`` is ``1d20``) of ``F`` faces,
   ``F`` in ``1..MAX_FACES``; ``d%`` is ``d100``. Each die shows ``1..F``. A roll uses at most
   :data:`~rules.errors.MAX_DICE` dice in all groups together, counted before explosions.
+* A Fate group is the letters ``dF`` after its count (``4dF``; ``dF`` alone is one die, and the
+  letter F is no number of faces): Fate dice, each showing -1, 0 or +1 with the same chance,
+  written in the log as ``4df``; it takes no options (keep/drop, ``!``,
+  counting are refused). Rolled, each is one ``rng.randint(1, 3)`` less 2 (a fair d3's 1, 2, 3
+  read as -1, 0, +1: its draw is checked as a d3's, ``rolls.dice``); its odds are those of
+  ``Nd3`` less ``2N`` (the group's constant, :func:`_linear`).
 * After the faces, in any order, each at most once:
 
   - keep or drop: ``khK`` keeps the ``K`` highest dice, ``klK`` the ``K`` lowest, ``dhK`` drops
@@ -152,9 +158,11 @@ MAX_CHANCE_COST = 300_000
 #: found (``26d6!>=2 vs 50``) is answered before the player types the next key.
 MAX_PREVIEW_COST = 30_000
 
-EXAMPLES = "write dice like 2d6+3, 4d6kh3, 3d6!, 6d10>=8 or d20+5 adv vs 15"
+EXAMPLES = "write dice like 2d6+3, 4d6kh3, 3d6!, 6d10>=8, 4dF or d20+5 adv vs 15"
 COMPARE_HINT = "Write >=8 (8 or more) or <=3 (3 or less)"
 KEEPS = ("kh", "kl", "dh", "dl")
+#: The words that start a dice group: ``d`` (then its faces) and ``df`` (Fate dice).
+DICE_WORDS = ("d", "df")
 ADVANTAGE = {"adv": "kh", "advantage": "kh", "dis": "kl", "disadvantage": "kl"}
 OTHER_OPTIONS = {
     "k": "Write kh3 (keep the 3 highest) or kl3 (keep the 3 lowest).",
@@ -186,10 +194,14 @@ class Dice:
     keep_count: int = 0
     compare: str | None = None  # ">=" or "<="
     threshold: int = 0
+    #: Fate dice (``NdF``): ``faces`` is 3, each die's face less 2 (see the module rules).
+    fate: bool = False
 
     @property
     def text(self) -> str:
-        """The group's canonical text, e.g. ``4d6kh3`` or ``6d10!>=8``."""
+        """The group's canonical text, e.g. ``4d6kh3``, ``6d10!>=8`` or ``4df``."""
+        if self.fate:
+            return f"{self.count}df"
         text = f"{self.count}d{self.faces}"
         if self.explode:
             text += "!"
@@ -377,22 +389,26 @@ class _Parser:
             return node
         if self.at("num"):
             value = self.take()[1]
-            if self.at("word") and self.peek()[1] == "d":  # type: ignore[index]
+            if self.at("word", *DICE_WORDS):
                 return self.group(value)  # type: ignore[arg-type]
             return Number(value)  # type: ignore[arg-type]
-        if self.at("word") and self.peek()[1] == "d":  # type: ignore[index]
+        if self.at("word", *DICE_WORDS):
             return self.group(1)
         if self.at("op", ")"):
             raise self.fail("a parenthesis closes that was never opened, or holds nothing")
         raise self.fail()
 
     def group(self, count: int) -> Dice:
-        self.take()  # the "d"
+        fate = self.take()[1] == "df"  # the "d", or "df" (the letters are one word)
         if count < 1:
             raise RulesError("A dice group needs at least 1 die, e.g. 1d6.")
         self.dice += count
         if self.dice > MAX_DICE:
             raise RulesError(f"A roll can use at most {MAX_DICE} dice (got {self.dice} or more).")
+        if fate:
+            if self.at("op", "!", "%", ">=", "<=") or self.at("word", *KEEPS, *OTHER_OPTIONS):
+                raise self.fail("Fate dice take no options: write 4dF, or 4dF+1")
+            return Dice(count, 3, fate=True)
         if self.at("op", "%"):
             self.take()
             faces = 100
@@ -615,14 +631,16 @@ class RolledGroup:
     faces: int
     dice: tuple[RolledDie, ...]
     value: int
+    #: Fate dice: ``faces`` is 3, each die's value its face less 2 (-1, 0, +1).
+    fate: bool = False
 
     def as_data(self) -> dict:
-        return {
-            "notation": self.notation,
-            "faces": self.faces,
-            "dice": [die.as_data() for die in self.dice],
-            "value": self.value,
-        }
+        data = {"notation": self.notation, "faces": self.faces}
+        if self.fate:
+            data["fate"] = True
+        data["dice"] = [die.as_data() for die in self.dice]
+        data["value"] = self.value
+        return data
 
     def __str__(self) -> str:
         return f"{self.notation} ({', '.join(str(die) for die in self.dice)})"
@@ -673,9 +691,10 @@ def _roll_group(group: Dice, rng: Rng) -> RolledGroup:
         lowest_first = sorted(kept, key=lambda i: (faces[i][0], i))
         order = highest_first if group.keep in ("kh", "dl") else lowest_first
         kept = set(order[: group.kept])
+    shift = 2 if group.fate else 0  # a Fate die's d3 face 1, 2, 3 shows -1, 0, +1
     dice = tuple(
         RolledDie(
-            value=face,
+            value=face - shift,
             dropped=i not in kept,
             exploded=exploded,
             hit=bool(group.compare) and group.hits(face),
@@ -686,7 +705,9 @@ def _roll_group(group: Dice, rng: Rng) -> RolledGroup:
         value = sum(die.hit for die in dice)
     else:
         value = sum(die.value for die in dice if not die.dropped)
-    return RolledGroup(notation=group.text, faces=group.faces, dice=dice, value=value)
+    return RolledGroup(
+        notation=group.text, faces=group.faces, dice=dice, value=value, fate=group.fate
+    )
 
 
 def _evaluate(node: Node, rng: Rng, rolled: list[RolledGroup]) -> int:
@@ -741,7 +762,8 @@ def roll(notation: Notation, rng: Rng, chance: Fraction | None = None) -> Outcom
 
 
 def _group_bounds(group: Dice) -> tuple[int, int]:
-    """The lowest and highest value a group can contribute."""
+    """The lowest and highest value a group can contribute (a Fate group's as its d3 faces,
+    1 to 3 a die: :func:`_linear` holds its constant)."""
     cap = MAX_EXPLOSIONS + 1
     if group.compare:
         every = group.hits(1) and group.hits(group.faces)  # then every face counts
@@ -757,7 +779,8 @@ def _linear(node: Node) -> tuple[int, list[tuple[int, Dice]]]:
     if isinstance(node, Number):
         return node.value, []
     if isinstance(node, Dice):
-        return 0, [(1, node)]
+        # A Fate group's weights are its d3 faces' (each 2 above its value): its constant -2N.
+        return (-2 * node.count if node.fate else 0), [(1, node)]
     if isinstance(node, Negative):
         constant, terms = _linear(node.operand)
         return -constant, [(-c, group) for c, group in terms]

@@ -131,15 +131,35 @@ def exactly(chance):
     return f"exactly {text}"
 
 
+#: A Fate die's face, as (class, screen reader text, shown): −, blank, +.
+FATE_FACES = {-1: ("minus", "minus", "−"), 0: ("blank", "blank", ""), 1: ("plus", "plus", "+")}
+
+
+def _fate_die(value):
+    """A Fate die: its sign shown, its word read (the sign hidden from screen readers, which
+    would read "−" as a dash and a blank face as nothing)."""
+    name, said, shown = FATE_FACES.get(value, ("", str(value), str(value)))
+    return format_html(
+        '<span class="die fate {}"><span class="sr-only">{}</span>'
+        '<span aria-hidden="true">{}</span></span>',
+        name,
+        said,
+        shown,
+    )
+
+
 @register.simple_tag
 def free_dice(d):
     """A free roll's dice (``rules.notation``'s groups): each group's notation, its dice (a
-    dropped die struck through, a die that exploded marked ``boom``, a counted success ``hit``)
-    and what it gave."""
+    dropped die struck through, a die that exploded marked ``boom``, a counted success ``hit``,
+    a Fate die as −, blank or +, said to screen readers) and what it gave."""
     groups = []
     for group in d.get("groups", ()):
         dice = []
         for die in group.get("dice", ()):
+            if group.get("fate"):
+                dice.append(_fate_die(die.get("value")))
+                continue
             classes, said = [], []
             if die.get("dropped"):
                 classes.append("dropped")
@@ -152,7 +172,9 @@ def free_dice(d):
                 said.append("success")
             said = f"{', '.join(said)}: " if said else ""
             dice.append((" ".join(classes), said, str(die.get("value", ""))))
-        shown = format_html_join(" ", "{}", ((_die("", *die),) for die in dice))
+        shown = format_html_join(
+            " ", "{}", ((die if isinstance(die, str) else _die("", *die),) for die in dice)
+        )
         groups.append(
             format_html(
                 '<span class="dice-set"><span class="kind">{}</span> {} <span class="muted">= {}'

@@ -236,6 +236,31 @@ def test_a_free_roll_and_a_secret_one_are_fair_too(mana_table):
     assert chain.result_of(secret.data)  # sealed as every secret roll
 
 
+def test_fate_dice_are_d3_draws_and_verify(mana_table):
+    """A Fate die is drawn as a d3 (1..3) and shows it less 2: what it shows maps back onto
+    its draw, and a Fate die changed where it is shown fails as any die does."""
+    campaign = mana_table.campaign
+    notation = services.rules_notation.parse("4dF+1d6 vs 3")
+    entry = services.free_roll_make(
+        campaign=campaign, by=mana_table.player, notation=notation, contribution=CONTRIBUTION
+    )
+    seed = seed_open(campaign)
+    draws = entry.data["fair"]["draws"]
+    fate = entry.data["groups"][0]
+    assert fate["fate"] is True
+    assert [draw[:2] for draw in draws] == [[1, 3]] * 4 + [[1, 6]]
+    assert [die["value"] + 2 for die in fate["dice"]] == [draw[2] for draw in draws[:4]]
+    assert drawn(entry.kind, entry.data) == draws
+    assert dice_problem(entry, seed) is None
+    changed = [dict(die) for die in fate["dice"]]
+    changed[0]["value"] = (changed[0]["value"] + 2) % 3 - 1  # another face of -1, 0, +1
+    groups = [{**fate, "dice": changed}, *entry.data["groups"][1:]]
+    entry.data = {**entry.data, "groups": groups}
+    assert dice_problem(entry, seed) == "the dice it shows are not the ones drawn"
+    entry.data = {**entry.data, "groups": [{**fate, "fate": False}, *groups[1:]]}
+    assert dice_problem(entry, seed) == "the dice it shows are not the ones drawn"
+
+
 def test_a_mana_roll_through_the_view_takes_the_browsers_contribution(mana_table, as_user, player):
     check = ask(mana_table, mana_table.mira, target=1)
     params = mana_params(mana_table, spend_a=1, contribution=CONTRIBUTION)

@@ -516,3 +516,46 @@ def test_a_sessions_summary_lists_free_rolls_with_a_target_as_luck_counts_them(
     assert "12 vs 12" not in html and "1 hidden roll not counted" in html
     gm_html = as_user(gm).get(path).content.decode()
     assert "12 vs 12: success" in gm_html and "Luckiest: <b>2d6</b> (ben)" in gm_html
+
+
+# Fate dice ----------------------------------------------------------------------------------------
+
+
+def test_a_fate_roll_shows_its_dice_as_signs_with_words_and_its_exact_chance(
+    table, as_user, player, monkeypatch
+):
+    client = as_user(player)
+    preview = client.get(reverse("talk_odds", args=[table.campaign.pk]), {"text": "/r 4dF+1 vs 3"})
+    # P(4dF >= 2) = 15/81: 10 ways of 2, 4 of 3, 1 of 4 among the 81.
+    assert '<b class="chance">18.5%</b> to reach 3' in preview.content.decode()
+    script_dice(monkeypatch, 1, 2, 3, 3)
+    assert say(client, table, "/r 4dF+1 vs 3", **HTMX).status_code == 200
+    entry = last_entry(table)
+    assert (entry.data["expression"], entry.data["total"], entry.data["success"]) == (
+        "4df+1",
+        2,
+        False,
+    )
+    assert Fraction(entry.data["chance"]) == Fraction(15, 81)
+    assert services.log_verify(table.campaign) is None
+    html = room_html(client, table)
+    faces = (("minus", "minus", "−"), ("blank", "blank", ""), ("plus", "plus", "+"))
+    for name, word, sign in faces:
+        assert (
+            f'<span class="die fate {name}"><span class="sr-only">{word}</span>'
+            f'<span aria-hidden="true">{sign}</span></span>'
+        ) in html
+
+
+@pytest.mark.parametrize("text", ["/r 0dF", "/r 1000dF", "/r 101dF", "/r 4dF!", "/r 4dF>=1"])
+def test_fate_dice_beyond_the_notations_limits_are_refused(
+    table, as_user, player, text, pushes, django_capture_on_commit_callbacks
+):
+    path = reverse("talk_say", args=[table.campaign.pk])
+    client = as_user(player)
+    html = refused(
+        client, path, {"text": text}, table.campaign, pushes, django_capture_on_commit_callbacks
+    )
+    assert 'class="error"' in html or "error" in html
+    preview = client.get(reverse("talk_odds", args=[table.campaign.pk]), {"text": text})
+    assert preview.status_code == 200 and 'class="error"' in preview.content.decode()

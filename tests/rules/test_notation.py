@@ -736,3 +736,136 @@ def test_every_logged_text_reads_back_within_its_bounds(text):
     assert N.logged(notation.text, notation.target) == notation
     assert len(notation.text) <= N.MAX_LOGGED_TEXT
     assert nesting(notation.text) <= N.MAX_LOGGED_DEPTH
+
+
+# --- Fate dice (dF) -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("4dF", "4df"),
+        ("dF", "1df"),
+        ("4df+1", "4df+1"),
+        ("4 dF - 2", "4df-2"),
+        ("2*(4dF+1)", "2*(4df+1)"),
+        ("4dF+1d6", "4df+1d6"),
+        ("-dF", "-1df"),
+    ],
+)
+def test_fate_dice_read_and_write_back(text, canonical):
+    notation = N.parse(text)
+    assert notation.text == canonical
+    assert N.logged(notation.text) == notation
+    assert N.parse(canonical) == notation
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("0dF", "at least 1 die"),
+        (f"{MAX_DICE + 1}dF", f"at most {MAX_DICE} dice"),
+        ("1000dF", f"at most {MAX_DICE} dice"),
+        (f"{MAX_DICE}dF+1dF", f"at most {MAX_DICE} dice"),
+        ("4dF!", "no options"),
+        ("4dF>=1", "no options"),
+        ("4dF<=0", "no options"),
+        ("4dF%", "no options"),
+        ("4dF kh3", "no options"),
+        ("4dFkh3", "Cannot read"),
+        ("4dF3", "Cannot read"),
+        ("dF adv", "plain d20"),
+    ],
+)
+def test_fate_dice_refused_with_a_useful_message(text, word):
+    with pytest.raises(RulesError) as refusal:
+        N.parse(text)
+    assert word in str(refusal.value)
+
+
+def test_fate_dice_at_the_limit_of_dice_roll_and_have_odds():
+    notation = N.parse(f"{MAX_DICE}dF vs 10")
+    outcome = N.roll(notation, random.Random(7), N.chance(notation))
+    assert -MAX_DICE <= outcome.total <= MAX_DICE
+    assert 0 < N.chance(notation) < Fraction(1, 2)
+
+
+def test_a_fate_die_is_a_d3_draw_less_two():
+    """Each Fate die asks the rng for one d3 (1..3) and shows it less 2; the group's data says
+    it is Fate dice, and the detail writes each die's value."""
+    rng = ScriptedRng(1, 2, 3, 3)
+    outcome = N.roll(N.parse("4dF+1"), rng)
+    assert rng.calls == [(1, 3)] * 4
+    data = outcome.as_data()
+    [group] = data["groups"]
+    assert group == {
+        "notation": "4df",
+        "faces": 3,
+        "fate": True,
+        "dice": [{"value": -1}, {"value": 0}, {"value": 1}, {"value": 1}],
+        "value": 1,
+    }
+    assert data["total"] == 2
+    assert data["detail"] == "4df (-1, 0, 1, 1) + 1 = 2"
+
+
+def test_other_groups_say_nothing_of_fate():
+    data = N.roll(N.parse("2d6"), random.Random(1)).as_data()
+    assert "fate" not in data["groups"][0]
+
+
+def fate_brute(count, total, target):
+    """P(total(faces) >= target) over every combination of ``count`` Fate faces."""
+    hits = whole = 0
+    for faces in product((-1, 0, 1), repeat=count):
+        whole += 1
+        hits += total(faces) >= target
+    return Fraction(hits, whole)
+
+
+@pytest.mark.parametrize(
+    ("text", "count", "total"),
+    [
+        ("4dF vs 1", 4, sum),
+        ("4dF vs 2", 4, sum),
+        ("4dF vs 4", 4, sum),
+        ("4dF+5 vs 1", 4, lambda f: sum(f) + 5),
+        ("4dF+1 vs 5", 4, lambda f: sum(f) + 1),
+        ("4dF+2 vs 7", 4, lambda f: sum(f) + 2),
+        ("dF+1 vs 1", 1, lambda f: f[0] + 1),
+        ("dF+1 vs 2", 1, lambda f: f[0] + 1),
+        ("2*4dF+3 vs 5", 4, lambda f: 2 * sum(f) + 3),
+        ("3-4dF vs 4", 4, lambda f: 3 - sum(f)),
+        ("2dF-2dF+2 vs 3", 4, lambda f: f[0] + f[1] - f[2] - f[3] + 2),
+        ("-(2dF)+1 vs 1", 2, lambda f: 1 - sum(f)),
+    ],
+)
+def test_fate_chance_against_brute_force(text, count, total):
+    notation = N.parse(text)
+    assert N.chance(notation) == fate_brute(count, total, notation.target)
+
+
+FATE = icepool.Die([-1, 0, 1])
+
+
+@pytest.mark.parametrize(
+    ("text", "build"),
+    [
+        ("4dF+3 vs 5", lambda: 4 @ FATE + 3),
+        ("20dF+10 vs 15", lambda: 20 @ FATE + 10),
+        ("100dF+50 vs 60", lambda: 100 @ FATE + 50),
+        ("4dF+1d6 vs 5", lambda: 4 @ FATE + icepool.d6),
+        ("2d6-4dF vs 9", lambda: 2 @ icepool.d6 - 4 @ FATE),
+        ("3*(4dF+2)-dF vs 7", lambda: 3 * (4 @ FATE + 2) - FATE),
+    ],
+)
+def test_fate_chance_against_icepool(text, build):
+    notation = N.parse(text)
+    assert N.chance(notation) == ice_chance(build(), notation.target)
+
+
+@given(st.integers(0, 2**32), st.integers(1, 12), st.integers(-12, 12))
+def test_fate_rolls_lie_within_their_bounds(seed, count, plus):
+    outcome = N.roll(N.parse(f"{count}dF+{abs(plus)}"), random.Random(seed))
+    assert -count + abs(plus) <= outcome.total <= count + abs(plus)
+    assert all(die.value in (-1, 0, 1) for die in outcome.groups[0].dice)
