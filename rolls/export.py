@@ -111,6 +111,12 @@ def entry_cells(kind, visibility, data, *, hidden=False):
         names = get("names") if action != "turn" else None
         note = ", ".join(map(str, names)) if isinstance(names, list) else get("name", "")
         return ["", "", about, "", "", f"round {round_}", "", "", "", "", "", note]
+    if kind == LogEntry.HP:
+        if hidden:
+            return ["", "", "HP", *[""] * (len(CELLS) - 3)]
+        name, before, after = get("name", ""), get("before", ""), get("after", "")
+        note = f"{name}: {before} → {after}"
+        return ["", "", "HP", "", "", after, "", "", "", "", "", note]
     if kind == LogEntry.MESSAGE:
         about = "Whisper" if visibility == WHISPER else "Message"
     elif kind == LogEntry.DICE:

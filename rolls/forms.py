@@ -314,3 +314,29 @@ class TalkForm(forms.Form):
                 ids = [gm if n == "gm" else getattr(members.get(n), "pk", None) for n in names]
                 cleaned["mentions"] = [uid for uid in ids if uid is not None]
         return cleaned
+
+
+#: The most HP the room's party form reads (a character's maximum is checked by its system):
+#: a larger number is refused as the form's error, before anything is read.
+HP_SENT_MAX = 1_000_000
+
+
+class HpChangeForm(forms.Form):
+    """A character's HP from the room's party (``room.views.party_hp``): one HP less or more
+    (``step``), or a number to set (``value``), not both."""
+
+    step = forms.TypedChoiceField(
+        label="Step",
+        choices=[("-1", "−1"), ("1", "+1")],
+        coerce=int,
+        required=False,
+        empty_value=None,
+    )
+    value = forms.IntegerField(label="HP", min_value=0, max_value=HP_SENT_MAX, required=False)
+
+    def clean(self):
+        cleaned = super().clean()
+        step, value = cleaned.get("step"), cleaned.get("value")
+        if not self.errors and (step is None) == (value is None):
+            raise forms.ValidationError("Set a number of HP, or press − or +.")
+        return cleaned

@@ -33,6 +33,7 @@ urlpatterns = [
         views.saved_roll,
         name="saved_roll",
     ),
+    path(ROOM + "characters/<id:character_id>/hp/", views.party_hp, name="party_hp"),
     path(CHECK + "target/", views.check_set_target, name="check_set_target"),
     path(CHECK + "roll/", views.check_roll, name="check_roll"),
     path(CHECK + "form/", views.check_form, name="check_form"),

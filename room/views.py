@@ -16,7 +16,7 @@ from functools import partial
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -32,6 +32,7 @@ from rolls.forms import (
     CONTRIBUTION,
     NOTE_MAX,
     AskForm,
+    HpChangeForm,
     NpcRollForm,
     RequestForm,
     SavedRollForm,
@@ -150,8 +151,8 @@ ROOM_CARDS = {"wide": [], "side": []}
 
 def _room_page(request, campaign, *, replace=None):
     """The room. ``replace`` maps a piece ("session", "ask", "npc", "request-<character id>",
-    "check-<id>", "log": above the log) to the HTML to show instead: a refused form with its
-    refusal."""
+    "check-<id>", "party", "log": above the log) to the HTML to show instead: a refused form
+    with its refusal."""
     replace = replace or {}
     user_id, is_gm = request.user.pk, campaign.viewer.is_gm
     rows, has_older, revealable = _log_rows(campaign, user_id=user_id, gm_id=campaign.gm_id())
@@ -177,6 +178,7 @@ def _room_page(request, campaign, *, replace=None):
         "asked": asked,
         "talk_html": replace.get("talk") or TALK.html(request, campaign),
         **party_context(campaign),
+        "party_html": replace.get("party", ""),
         "wide_cards": [card(request, campaign) for card in ROOM_CARDS["wide"]],
         "side_cards": [card(request, campaign) for card in ROOM_CARDS["side"]],
     }
@@ -902,6 +904,46 @@ def talk_odds(request, campaign_id):
             else:
                 preview["chance"] = notation.chance(typed)
     return render(request, "rolls/_talk_odds.html", {"preview": preview})
+
+
+# Hit points from the party -------------------------------------------------------------------
+
+
+def _party_context(request, campaign, *, hp_error="", hp_for=None):
+    """The party (``sheets.party``), with a refused HP change's reason by its character."""
+    return {**party_context(campaign), "hp_error": hp_error, "hp_for": hp_for}
+
+
+#: The party card; a write from it answers htmx with it, and every page showing the character
+#: fetches its party (and the sheet) again on the facts push.
+PARTY = _room_piece("party", "sheets/_party.html", _party_context)
+
+
+@login_required
+@require_POST
+def party_hp(request, campaign_id, character_id):
+    """The GM, or a player for their own character if the campaign allows it (the system's
+    ``hp_may_change``), changes a character's HP from the party: one less or more, or a number
+    set. Its log entry and a facts push reach the room once committed (a GM's own character's:
+    the GM alone). 404 in a campaign whose system has no HP; 403 for a member who may not;
+    refused (422, nothing changed, nothing pushed): a number out of 0..max, or none."""
+    campaign, character = character_for(request, campaign_id, character_id)
+    system = system_of(campaign)
+    if system.hp_change is None:
+        raise Http404("This campaign's rule system has no hit points.")
+    if not system.hp_may_change(campaign, character):
+        raise PermissionDenied("Only the GM, or its player if the campaign allows it, sets its HP.")
+    form = HpChangeForm(request.POST)
+
+    def write():
+        entry = system.hp_change(character=character, by=request.user, **form.cleaned_data)
+        push.push_entry_on_commit(entry)
+        push_facts(campaign, [character], private=entry.visibility != PUBLIC)
+        return entry
+
+    ok, result = attempt(write, form=form)
+    error = "" if ok else (result or first_error(form))
+    return PARTY.answer(request, campaign, ok=ok, hp_error=error, hp_for=character.pk)
 
 
 # The log's proofs -------------------------------------------------------------------------------

@@ -12,14 +12,18 @@ from .models import Character
 
 
 def party_rows(campaign):
-    """[{"character", "private", "hp_max", "sparetime", "mana"}] for the characters the viewer
-    of ``campaign`` may look at (``Character.objects.visible_to``), in two queries."""
-    sheet = system_of(campaign).sheet
+    """[{"character", "private", "hp_edit", and the system's columns}] for the characters the
+    viewer of ``campaign`` may look at (``Character.objects.visible_to``), in two queries;
+    ``hp_edit``: the viewer may change its HP from the party (the system's ``hp_may_change``:
+    never in a system without HP)."""
+    system = system_of(campaign)
+    sheet = system.sheet
     characters = Character.objects.visible_to(campaign).select_related("owner")
     rows = []
     for character in sheet.party_characters(campaign, characters):
         private = sees_private(campaign, character)
-        row = {"character": character, "private": private}
+        hp_edit = system.hp_change is not None and system.hp_may_change(campaign, character)
+        row = {"character": character, "private": private, "hp_edit": hp_edit}
         row.update(sheet.party_row(campaign, character, private))
         rows.append(row)
     return rows

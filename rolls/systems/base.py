@@ -287,6 +287,23 @@ class RuleSystem:
     def settings_update(self, campaign, **settings):
         """Its write of the settings ``settings_keys`` names. Default: nothing."""
 
+    # -- Hit points, changed from the room's party ------------------------------------------
+
+    #: The write of a character's current hit points from the room (``room.views.party_hp``):
+    #: ``hp_change(character=, by=, value=)`` (or ``step=``, -1 or +1, from the HP it has
+    #: under the write's lock), one transaction that refuses a value out of its range
+    #: (``core.writes.Refused``) and appends its ``LogEntry.HP`` entry (data: ``name``,
+    #: ``before``, ``after``; public, but GM-only for the GM's own characters, whom players do
+    #: not see), which it returns for the room to push. None: the system has no hit points
+    #: (the party shows no controls; the room's URL answers 404).
+    hp_change = None
+
+    def hp_may_change(self, campaign, character):
+        """Whether the viewer of ``campaign`` may change ``character``'s hit points from the
+        room (what the party offers; the room's write refuses others with 403). Default: no
+        one (a system without hit points)."""
+        return False
+
     # -- The room's session panel and a session's summary -----------------------------------
 
     #: What it adds to the room's session panel ("": nothing), given ``session_context``.

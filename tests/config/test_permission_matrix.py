@@ -411,6 +411,13 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 422 403 403",
     ),
+    # HP from the party: the GM; the player of the character only when the campaign allows it
+    # (not by default: 403).
+    "campaigns/<id:campaign_id>/room/characters/<id:character_id>/hp/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
     "campaigns/<id:campaign_id>/checks/<id:check_id>/target/": (
         "pool",
         "login 405 405 405 405",

@@ -70,9 +70,9 @@ def rating_of(character, attribute, skill=""):
 
 
 class PoolSettings(models.Model):
-    """A Pool campaign's settings: what a point of sparetime buys, and the hit points
-    (HP max = ``hp_base`` + ``hp_per_endurance`` * Endurance). Written by ``campaign_fill`` and
-    the GM's settings; read through ``settings_of``."""
+    """A Pool campaign's settings: what a point of sparetime buys, the hit points
+    (HP max = ``hp_base`` + ``hp_per_endurance`` * Endurance) and who changes them in the room.
+    Written by ``campaign_fill`` and the GM's settings; read through ``settings_of``."""
 
     campaign = models.OneToOneField(
         Campaign, on_delete=models.CASCADE, primary_key=True, related_name="pool_settings"
@@ -81,6 +81,9 @@ class PoolSettings(models.Model):
     skill_cost = models.PositiveIntegerField(default=1)
     hp_base = models.PositiveIntegerField(default=10)
     hp_per_endurance = models.PositiveIntegerField(default=2)
+    #: Whether a player may change their own characters' HP from the room's party (the GM
+    #: always may): ``Pool.hp_may_change``.
+    players_change_hp = models.BooleanField(default=False)
 
     class Meta:
         verbose_name_plural = "pool settings"
@@ -97,7 +100,7 @@ class PoolSettings(models.Model):
 
 
 #: The settings, by field name (the create and settings forms' fields).
-SETTINGS = ("attribute_cost", "skill_cost", "hp_base", "hp_per_endurance")
+SETTINGS = ("attribute_cost", "skill_cost", "hp_base", "hp_per_endurance", "players_change_hp")
 
 
 def settings_of(campaign):

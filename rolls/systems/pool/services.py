@@ -12,7 +12,7 @@ from sheets.models import Character
 
 from ... import services as shared
 from ...dice import GM
-from ...models import Check, LogEntry
+from ...models import PRIVATE, PUBLIC, Check, LogEntry
 from .models import (
     BONUS_MAX,
     DECLINE_REASON_MAX,
@@ -67,6 +67,40 @@ def hp_set(*, character, value):
     row = sheet_of(character)
     row.hp_current = value
     row.save()
+
+
+@transaction.atomic(savepoint=False)
+def hp_change(*, character, by, value=None, step=None):
+    """Damage and healing from the room's party (the system's ``hp_change``): current HP set to
+    ``value``, or moved by ``step`` from what it is, in 0..hp_max, under the row's lock (two
+    presses at once move it twice), and logged in the same transaction: who set
+    whose HP from what to what (``LogEntry.HP``), public as the HP the party shows, private (the
+    GM's alone) for the GM's own characters, whom players do not see. Refused, nothing changed:
+    a value out of range, or the HP it has already. Returns the entry."""
+    row = PoolSheet.objects.select_for_update().filter(pk=character.pk).first()
+    if row is None:  # a character made without ``character_fill``: its row, at 0 HP
+        row = PoolSheet.objects.create(character=character, hp_current=0)
+    hp_max = hp_max_of(character)
+    before = row.hp_current
+    if value is None:
+        value = before + step
+    if not 0 <= value <= hp_max:
+        raise Refused(f"Current HP lies between 0 and {hp_max}.")
+    if value == before:
+        raise Refused(f"{isolated(character.name)} has {value} HP already.")
+    row.hp_current = value
+    row.save(update_fields=["hp_current"])
+    character.pool_sheet = row
+    campaign = character.campaign
+    npc = character.owner_id is not None and character.owner_id == campaign.gm_id()
+    return shared.log_append(
+        campaign=campaign,
+        kind=LogEntry.HP,
+        actor=by,
+        data={"name": character.name, "before": before, "after": value},
+        character=character,
+        visibility=PRIVATE if npc else PUBLIC,
+    )
 
 
 def hp_follow_endurance(*, character, raised=0):

@@ -319,6 +319,17 @@ class Pool(RuleSystem):
     #: character, the NPC roll's choice; its ratings are read apart).
     character_related = ("pool_sheet",)
 
+    # Hit points changed from the room's party (``room.views.party_hp``): the GM's, and a
+    # player's of their own characters when the campaign allows it.
+    hp_change = staticmethod(services.hp_change)
+
+    def hp_may_change(self, campaign, character):
+        viewer = campaign.viewer
+        if viewer.is_gm:
+            return True
+        own = character.owner_id is not None and character.owner_id == viewer.user_id
+        return own and settings_of(campaign).players_change_hp
+
     def campaign_fill(self, campaign, **settings):
         """A new campaign has nothing of Pool's but its settings."""
         services.campaign_fill(campaign=campaign, **settings)
@@ -351,6 +362,11 @@ def _settings_fields(initial):
         "skill_cost": cost_field("Sparetime per skill point", initial=initial["skill_cost"]),
         "hp_base": hp_field("HP base", initial=initial["hp_base"]),
         "hp_per_endurance": hp_field("HP per Endurance point", initial=initial["hp_per_endurance"]),
+        "players_change_hp": forms.BooleanField(
+            label="Players may change their own characters' HP in the room",
+            required=False,
+            initial=initial["players_change_hp"],
+        ),
     }
 
 
