@@ -515,7 +515,7 @@ def csv_header():
 
 
 #: The kinds whose rows name the character.
-_NAMED = (LogEntry.ROLL, LogEntry.REVEAL)
+_NAMED = (LogEntry.ROLL, LogEntry.REVEAL, LogEntry.HP)
 #: The kinds whose JSON rows hold their data (a reveal: with its preimage; a session's start and
 #: end and the GM's early reveal of the dice seed: the seed revealed and the next one's
 #: commitment, for anyone's own check of the dice, docs/fair-dice.md).
