@@ -86,3 +86,32 @@ class TestFairDiceInTheBrowser(BrowserTestCase):
         state, text, checks = self.dice_page()
         assert state == "bad" and "does not match its commitment" in text
         assert checks == ["✗ the seed is not the one committed"]
+
+    def test_fate_dice_are_checked_by_the_browser_as_d3_draws(self):
+        """A Fate die is a d3's draw shown less 2 (rules.notation): the page's script checks its
+        draws as any die's, and a Fate die shown otherwise than drawn is marked."""
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            room = self.page(browser, "ana", "")
+            room.fill("#talk-text", "/r 4dF+1")
+            room.press("#talk-text", "Enter")
+            expect(room.locator("#log .entry.free_roll .die.fate")).to_have_count(4)
+            faces = room.locator("#log .entry.free_roll .die.fate .sr-only").all_inner_texts()
+            assert faces and set(faces) <= {"minus", "blank", "plus"}
+        roll = LogEntry.objects.get(campaign=self.campaign, kind=LogEntry.FREE)
+        assert [draw[:2] for draw in roll.data["fair"]["draws"]] == [[1, 3]] * 4
+
+        services.session_end(campaign=self.campaign, by=self.gm)
+        state, text, checks = self.dice_page()
+        assert state == "good", text
+        assert checks == ["✓ recomputed"]
+
+        # A Fate die shown as another face than its draw gives: the browser finds it.
+        group = roll.data["groups"][0]
+        dice = [dict(die) for die in group["dice"]]
+        dice[0]["value"] = (dice[0]["value"] + 2) % 3 - 1
+        changed = {**roll.data, "groups": [{**group, "dice": dice}]}
+        LogEntry.objects.filter(pk=roll.pk).update(data=changed)
+        state, text, checks = self.dice_page()
+        assert state == "bad" and checks == ["✗ the dice it shows are not the ones drawn"], checks

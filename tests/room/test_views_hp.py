@@ -268,3 +268,20 @@ def test_the_export_says_whose_hp_changed_and_a_stub_to_who_may_not_see_it(
     [entry] = hp_entries(t)
     assert entry.cells == ",,HP,,,7,,,,,,Ilse: 10 → 7"
     assert stub_text(LogEntry.HP) == ",,HP" + "," * 9
+
+
+def test_a_name_is_escaped_and_isolated_in_the_entry_and_the_refusal(
+    pool_table, as_user, gm, pushes, django_capture_on_commit_callbacks
+):
+    t = pool_table
+    name = "<b>אילסה</b> 3"
+    type(t.ilse).objects.filter(pk=t.ilse.pk).update(name=name)
+    t.ilse.refresh_from_db()
+    client, capture = as_user(gm), django_capture_on_commit_callbacks
+    assert post(client, t, t.ilse, {"value": "5"}, capture, **HTMX).status_code == 200
+    [entry_push] = pushes.entries()
+    assert "<bdi>&lt;b&gt;אילסה&lt;/b&gt; 3</bdi>’s HP 10 → 5" in entry_push["all"]
+    assert "<b>אילסה" not in entry_push["all"]
+    pushes.sent.clear()
+    html = refused(client, hp_url(t, t.ilse), {"value": "5"}, t.campaign, pushes, capture)
+    assert "\u2068&lt;b&gt;אילסה&lt;/b&gt; 3\u2069 has 5 HP already." in html
