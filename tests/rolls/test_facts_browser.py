@@ -213,7 +213,7 @@ class TestPoolFacts(FactsCase):
             settled(ana_sheet)
             ana_sheet.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)").click()
             ana_sheet.get_by_role("button", name="Confirm raise").click()
-            expect(gm_campaign.locator(f"{party} .party-hp")).to_have_text("12 / 12")
+            expect(gm_campaign.locator(f"{party} .party-hp .hp-now")).to_have_text("12 / 12")
             expect(gm_campaign.locator(f"{party} .party-sparetime")).to_have_text("2")
             expect(gm_sheet.locator("#sheet-pool .hp")).to_contain_text("HP 12 / 12")
             expect(ben.locator(f"{party} .party-hp")).to_have_text("12 / 12")

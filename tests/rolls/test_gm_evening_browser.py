@@ -365,8 +365,9 @@ class TestTheGmScreenInTheBrowser(BrowserTestCase):
                 assert bottom <= 800, (control, bottom)
             assert gm.evaluate("window.scrollY") == 0
             assert gm.evaluate("document.documentElement.scrollWidth") <= 1280
-            # The party's HP, in the table's narrower column, each on one line.
-            lines = gm.locator("#party td.party-hp").evaluate_all(
+            # The party's HP figures, in the table's narrower column, each on one line (the
+            # GM's controls beside them may wrap under them).
+            lines = gm.locator("#party td.party-hp .hp-now").evaluate_all(
                 """cells => cells.map(c => {
                     const range = document.createRange();
                     range.selectNodeContents(c);
