@@ -121,6 +121,8 @@ def entry_cells(kind, visibility, data, *, hidden=False):
         about = "Whisper" if visibility == WHISPER else "Message"
     elif kind == LogEntry.DICE:
         about = "Dice seed revealed"
+    elif kind == LogEntry.SCENE:
+        about = f"Scene shown: {get('name', '')}"
     else:
         about = f"Session {get('number', '')}"
     return ["", "", about, *[""] * (len(CELLS) - 3)]

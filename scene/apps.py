@@ -10,12 +10,17 @@ class SceneConfig(AppConfig):
     label = "scene"
 
     def ready(self):
-        # The room's cards (the initiative order, the handouts): the room, a floor below, shows
-        # the cards the apps above it give it and imports none of them.
+        # The room's cards (the scene's map across the room; the initiative order and the
+        # handouts at the side): the room, a floor below, shows the cards the apps above it give
+        # it and imports none of them; without this its page shows none of them.
         from room.views import ROOM_CARDS
 
-        from . import handouts, initiative
+        from . import handouts, initiative, views
 
-        for card in (initiative.room_card, handouts.room_card):
-            if card not in ROOM_CARDS["side"]:
-                ROOM_CARDS["side"].append(card)
+        for place, card in (
+            ("wide", views.room_card),
+            ("side", initiative.room_card),
+            ("side", handouts.room_card),
+        ):
+            if card not in ROOM_CARDS[place]:
+                ROOM_CARDS[place].append(card)

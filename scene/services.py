@@ -1,5 +1,6 @@
 """The scene's writes: keyword-only, one transaction each (the caller's ``core.writes.attempt``).
-Each registers its own pushes with ``transaction.on_commit``."""
+Each registers its own pushes with ``transaction.on_commit`` (``scene.push``): every member's
+open room shows the change, each as it may see it."""
 
 from django.db import transaction
 from django.db.models import Max
@@ -10,8 +11,11 @@ from core.text import isolated
 from core.writes import Refused
 from rolls import services as rolls_services
 from rolls.models import LogEntry
+from rolls.services import log_append
+from room.push import push_entry_on_commit
 from rules import RulesError, notation
 
+from . import push
 from .handout_push import audience_of, handouts_for, push_handouts
 from .models import Combatant, Handout, Initiative, Picture, Scene, Token
 
@@ -322,3 +326,119 @@ def initiative_end(*, campaign, by):
         entry = _log(campaign, by, action="end", round=initiative.round, names=names)
     initiative.delete()
     return entry
+
+
+def scene_add(*, campaign, name, upload):
+    """A new scene of ``campaign``, not shown, its map read from ``upload`` (``Refused``: not an
+    image we accept; nothing is stored)."""
+    picture = picture_add(campaign=campaign, upload=upload)
+    return Scene.objects.create(campaign=campaign, name=name, picture=picture)
+
+
+def scene_grid(*, scene, grid, grid_x, grid_y, snap):
+    """The scene's grid: a square of ``grid`` map pixels (0: none), offset by ``grid_x`` and
+    ``grid_y``; ``snap``: a token placed lands in the middle of its square."""
+    scene.grid, scene.grid_x, scene.grid_y, scene.snap = grid, grid_x, grid_y, snap
+    scene.save(update_fields=["grid", "grid_x", "grid_y", "snap"])
+    if scene.shown:
+        push.push_scene_on_commit(scene.campaign)
+    return scene
+
+
+def scene_show(*, scene, by):
+    """Show ``scene`` to the table in place of the one shown (a log entry says so, chained as
+    every entry). Shows of one campaign follow each other: the log's append holds the campaign
+    row's lock until the write commits, so two shows never both leave their scene shown (the
+    ``one_scene_shown`` constraint would refuse the second with an error). Returns the entry
+    (None: the scene was shown already)."""
+    campaign = scene.campaign
+    entry = log_append(
+        campaign=campaign,
+        kind=LogEntry.SCENE,
+        actor=by,
+        data={"scene": scene.pk, "name": scene.name},
+    )
+    Scene.objects.filter(campaign=campaign, shown=True).exclude(pk=scene.pk).update(shown=False)
+    Scene.objects.filter(pk=scene.pk).update(shown=True)
+    scene.shown = True
+    push_entry_on_commit(entry)
+    push.push_scene_on_commit(campaign)
+    return entry
+
+
+def scene_hide(*, campaign):
+    """Show no scene; the one that was shown (None: none was)."""
+    shown = Scene.objects.filter(campaign=campaign, shown=True).first()
+    if shown is None:
+        return None
+    Scene.objects.filter(pk=shown.pk).update(shown=False)
+    shown.shown = False
+    push.push_scene_on_commit(campaign)
+    return shown
+
+
+def _pictures_unused(ids):
+    """Delete the pictures of ``ids`` that nothing shows any more."""
+    ids = {i for i in ids if i is not None}
+    if not ids:
+        return
+    used = (
+        set(Scene.objects.filter(picture_id__in=ids).values_list("picture_id", flat=True))
+        | set(Token.objects.filter(picture_id__in=ids).values_list("picture_id", flat=True))
+        | set(Handout.objects.filter(picture_id__in=ids).values_list("picture_id", flat=True))
+    )
+    Picture.objects.filter(pk__in=ids - used).delete()
+
+
+def scene_delete(*, scene):
+    """Delete ``scene``, its tokens, and the pictures only they showed; a shown scene leaves the
+    table."""
+    pictures = {scene.picture_id, *scene.tokens.values_list("picture_id", flat=True)}
+    was_shown = scene.shown
+    scene.delete()
+    _pictures_unused(pictures)
+    if was_shown:
+        push.push_scene_on_commit(scene.campaign)
+
+
+def token_place(scene):
+    """Where a new token goes: the map's centre, in the middle of its square when the scene
+    snaps to its grid."""
+    x, y = scene.picture.width // 2, scene.picture.height // 2
+    if scene.snap and scene.grid:
+        x = scene.grid_x + (x - scene.grid_x) // scene.grid * scene.grid + scene.grid // 2
+        y = scene.grid_y + (y - scene.grid_y) // scene.grid * scene.grid + scene.grid // 2
+    return x, y
+
+
+def token_add(*, scene, name, colour, character=None, upload=None, gm_only=False):
+    """A token on ``scene``: ``character``'s (which must be of its campaign) or an NPC's or
+    marker's (``name``), in ``colour`` (#rrggbb), with a picture read from ``upload`` (None:
+    none); ``gm_only``: on the GM's layer, never sent to a player."""
+    if character is not None and character.campaign_id != scene.campaign_id:
+        raise Refused("That character is not of this campaign.")
+    picture = picture_add(campaign=scene.campaign, upload=upload) if upload else None
+    x, y = token_place(scene)
+    token = Token.objects.create(
+        scene=scene,
+        name=name,
+        colour=colour.lower(),
+        character=character,
+        picture=picture,
+        gm_only=gm_only,
+        x=x,
+        y=y,
+    )
+    if scene.shown:
+        push.push_scene_on_commit(scene.campaign, gm_only=gm_only)
+    return token
+
+
+def token_remove(*, token):
+    """Take ``token`` off its scene (its picture too, when nothing else shows it)."""
+    scene = token.scene
+    picture = token.picture_id
+    token.delete()
+    _pictures_unused({picture})
+    if scene.shown:
+        push.push_scene_on_commit(scene.campaign, gm_only=token.gm_only)

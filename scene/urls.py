@@ -5,6 +5,7 @@ from django.urls import path
 from . import handouts, initiative, views
 
 CAMPAIGN = "campaigns/<id:campaign_id>/"
+SCENE = CAMPAIGN + "scenes/<id:scene_id>/"
 
 urlpatterns = [
     path(
@@ -12,6 +13,15 @@ urlpatterns = [
         views.picture,
         name="scene_picture",
     ),
+    path(CAMPAIGN + "scenes/", views.scenes, name="scenes"),
+    path(CAMPAIGN + "scenes/add/", views.scene_add, name="scene_add"),
+    path(CAMPAIGN + "scenes/hide/", views.scene_hide, name="scene_hide"),
+    path(SCENE + "grid/", views.scene_grid, name="scene_grid"),
+    path(SCENE + "show/", views.scene_show, name="scene_show"),
+    path(SCENE + "delete/", views.scene_delete, name="scene_delete"),
+    path(SCENE + "tokens/add/", views.token_add, name="token_add"),
+    path(SCENE + "tokens/<id:token_id>/remove/", views.token_remove, name="token_remove"),
+    path(CAMPAIGN + "scene/card/", views.scene_card, name="scene_card"),
 ]
 
 # The GM's handouts (scene/handouts.py): every member's list, the GM's form, its writes.

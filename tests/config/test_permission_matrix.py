@@ -25,7 +25,8 @@ from config.asgi import application
 from config.routing import websocket_urlpatterns
 from rolls import services
 from rolls.systems.pool.models import Rating
-from scene.services import combatant_add, handout_share, picture_add
+from scene.services import combatant_add, handout_share, picture_add, scene_add, token_add
+from scene.services import scene_show as services_scene_show
 from sheets.models import SavedRoll
 from tests.conftest import make_campaign, make_user
 from tests.helpers import HTMX
@@ -496,6 +497,53 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
+    # The GM's scenes: the page and its writes (an empty form is refused; showing, hiding,
+    # deleting and removing a token need no data); the room's scene card, every member's.
+    "campaigns/<id:campaign_id>/scenes/": (
+        "pool",
+        "login 404 403 403 200",
+        "login 405 405 405 405",
+    ),
+    "campaigns/<id:campaign_id>/scenes/add/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<id:campaign_id>/scenes/hide/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<id:campaign_id>/scenes/<id:scene_id>/grid/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<id:campaign_id>/scenes/<id:scene_id>/show/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<id:campaign_id>/scenes/<id:scene_id>/delete/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<id:campaign_id>/scenes/<id:scene_id>/tokens/add/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 422",
+    ),
+    "campaigns/<id:campaign_id>/scenes/<id:scene_id>/tokens/<id:token_id>/remove/": (
+        "mana",
+        "login 405 405 405 405",
+        "login 404 403 403 200",
+    ),
+    "campaigns/<id:campaign_id>/scene/card/": (
+        "pool",
+        "login 404 200 200 200",
+        "login 405 405 405 405",
+    ),
     # A picture of the campaign (a map, a token's, a handout's): every member sees it.
     "campaigns/<id:campaign_id>/pictures/<id:picture_id>/<str:digest>/": (
         "pool",
@@ -605,6 +653,15 @@ def build_world():
         table.handout = handout_share(
             campaign=table.campaign, title="A letter", everyone=False, recipients=[ana]
         )
+        # A scene (the Pool one shown) with a token of the player's character.
+        table.scene = scene_add(campaign=table.campaign, name="The ford", upload=TINY_PNG)
+        table.token = token_add(
+            scene=table.scene,
+            name=table.character.name,
+            colour="#1f618d",
+            character=table.character,
+        )
+    services_scene_show(scene=pool.scene, by=gm)
     users = {"non-member": zed, "player": ana, "another player": ben, "GM": gm}
     return SimpleNamespace(tables={"pool": pool, "mana": mana}, users=users)
 
@@ -642,6 +699,8 @@ def kwargs_for(route, table):
         "digest": table.picture.digest,
         "handout_id": table.handout.id,
         "combatant_id": table.combatant.id,
+        "scene_id": table.scene.id,
+        "token_id": table.token.id,
         "saved_id": table.saved.id,
     }
     if route.startswith("accounts/reset/"):  # a password reset link (an invalid one)

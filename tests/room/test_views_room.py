@@ -337,9 +337,10 @@ def test_room_page_queries_do_not_grow_with_the_log(
     seed_open(mana_table.campaign)  # made by the room's first view: its commitment, read once
     client = as_user(gm if who == "gm" else player)
     # 17, the saved rolls' Roll buttons (#47 item 6: the player's characters' or the NPCs', one
-    # read for all of them), and the scene's cards: the Handouts card (the viewer's handouts; the
-    # GM's share form, its players) and the initiative card (its order; the GM's characters).
-    with django_assert_max_num_queries(17 + 1 + 2 + 2 + SESSION_READ):
+    # read for all of them), and the scene's cards: the shown scene (none here), the Handouts
+    # card (the viewer's handouts; the GM's share form, its players) and the initiative card
+    # (its order; the GM's characters).
+    with django_assert_max_num_queries(17 + 1 + 1 + 2 + 2 + SESSION_READ):
         response = client.get(url("room", mana_table))
     assert response.status_code == 200
     assert response.content.decode().count('<article id="entry-') == min(count, 50)
@@ -361,7 +362,7 @@ def test_pool_room_page_queries_do_not_grow_with_the_log(
     ask(pool_table, pool_table.ilse)
     seed_open(pool_table.campaign)  # made by the room's first view: its commitment, read once
     client = as_user(player)
-    with django_assert_max_num_queries(13):
+    with django_assert_max_num_queries(14):  # 13, and the scene card's shown scene
         response = client.get(url("room", pool_table))
     assert response.status_code == 200
 
