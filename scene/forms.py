@@ -5,6 +5,7 @@ from django import forms
 from django.core.validators import RegexValidator
 
 from core.names import plain_name
+from core.writes import OnceField
 
 from .models import Scene, Token
 
@@ -18,6 +19,8 @@ COLOUR = RegexValidator(r"^#[0-9a-fA-F]{6}\Z", "Pick a colour as #rrggbb.")
 
 
 class SceneForm(forms.Form):
+    #: A double submit uploads the map once.
+    once = OnceField()
     name = forms.CharField(
         label="Name", max_length=Scene._meta.get_field("name").max_length, validators=[plain_name]
     )
@@ -37,6 +40,8 @@ class GridForm(forms.Form):
 
 
 class TokenForm(forms.Form):
+    #: A double submit adds the token once.
+    once = OnceField()
     character = forms.ModelChoiceField(
         label="Character", queryset=None, required=False, empty_label="(none: a name below)"
     )

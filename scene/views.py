@@ -138,14 +138,14 @@ def scene_add(request, campaign_id):
             campaign=campaign, name=form.cleaned_data["name"], upload=form.cleaned_data["image"]
         ),
         form=form,
+        once_by=request.user,
     )
     if not ok:
-        return SCENES.answer(
-            request, campaign, ok=ok, add_form=_with_refusal(form, result, "image")
-        )
-    return SCENES.answer(
-        request, campaign, ok=ok, notice=f"Added the scene {isolated(result.name)}."
-    )
+        refused = _with_refusal(form, result, "image")
+        return SCENES.answer(request, campaign, ok=ok, add_form=refused)
+    # A double submit (``result`` None) is answered as the first.
+    notice = f"Added the scene {isolated(form.cleaned_data['name'])}."
+    return SCENES.answer(request, campaign, ok=ok, notice=notice)
 
 
 @login_required
@@ -206,13 +206,13 @@ def token_add(request, campaign_id, scene_id):
             gm_only=data["gm_only"],
         )
 
-    ok, result = attempt(write, form=form)
+    ok, result = attempt(write, form=form, once_by=request.user)
     if not ok:
         refused = {scene.pk: _with_refusal(form, result, "image")}
         return SCENES.answer(request, campaign, ok=ok, token_forms=refused)
-    return SCENES.answer(
-        request, campaign, ok=ok, notice=f"Added the token {isolated(result.name)}."
-    )
+    # A double submit (``result`` None) is answered as the first.
+    notice = f"Added the token {isolated(form.token_name())}."
+    return SCENES.answer(request, campaign, ok=ok, notice=notice)
 
 
 @login_required

@@ -49,4 +49,13 @@
     placeAll(event.detail && event.detail.target ? event.detail.target : document);
   });
   if (document.readyState !== "loading") placeAll(document);
+
+  // A push that is the comment <!--scene--> asks the scene card to fetch itself again, for this
+  // viewer (its hx-trigger "scene from:body"): a change a push would not carry whole.
+  document.addEventListener("htmx:wsAfterMessage", function (event) {
+    const message = event.detail && event.detail.message;
+    if (typeof message === "string" && message.indexOf("<!--scene-->") !== -1) {
+      htmx.trigger(document.body, "scene");
+    }
+  });
 })();

@@ -1,6 +1,8 @@
 """The GM's scenes page: uploading maps, their grids, showing one, tokens; who may; what is
 refused (nothing stored, nothing pushed)."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -338,3 +340,15 @@ def test_no_scene_shown_is_an_empty_hidden_card(as_user, player, pool_table, for
         as_user(player).get(reverse("scene_card", args=[pool_table.campaign.pk])).content.decode()
     )
     assert 'id="scene"' in html and " hidden>" in html and "<img" not in html
+
+
+def test_a_double_submitted_upload_adds_one_scene(as_user, gm, pool_table):
+    client = as_user(gm)
+    form = client.get(scenes_url(pool_table)).content.decode()
+    once = re.search(r'name="once" value="([^"]+)" id="scene-add-once"', form).group(1)
+    for _ in range(2):
+        data = {"name": "Cave", "image": upload(picture_bytes()), "once": once}
+        response = client.post(scenes_url(pool_table, "scene_add"), data, **HTMX)
+        assert response.status_code == 200
+        assert "Added the scene Cave." in response.content.decode()
+    assert Scene.objects.count() == 1 and Picture.objects.count() == 1
