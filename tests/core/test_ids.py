@@ -24,7 +24,7 @@ from core.ids import MAX_ID, IdConverter
 from rolls.models import Check, LogEntry
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool.models import Rating
-from scene.models import Combatant, Handout, Picture
+from scene.models import Combatant, Handout, Picture, Scene, Token
 from sheets.models import Character, SavedRoll
 from tests.config import test_permission_matrix
 from tests.config.test_permission_matrix import (
@@ -56,6 +56,8 @@ COLUMNS = {
     "handout_id": Handout._meta.pk,
     "combatant_id": Combatant._meta.pk,
     "saved_id": SavedRoll._meta.pk,
+    "scene_id": Scene._meta.pk,
+    "token_id": Token._meta.pk,
 }
 #: What a URL names that is not an id: a password reset link's parts, an invite's token, a
 #: picture's digest.
