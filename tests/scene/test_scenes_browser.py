@@ -55,3 +55,34 @@ class TestShowingAScene(BrowserTestCase):
             )
             expect(scene.get_by_role("button", name="Lurker, token (GM only)")).to_have_count(0)
             expect(scene.locator(".scene-grid")).to_have_count(1)
+
+    def test_the_gm_uploads_a_map_and_adds_a_token_on_the_scenes_page(self):
+        from playwright.sync_api import expect
+
+        with self.browser() as browser:
+            gm = self.logged_in_page(browser, "gm")
+            gm.goto(f"{self.live_server_url}/campaigns/{self.campaign.id}/scenes/")
+            gm.fill("#scene-add-name", "The cave")
+            gm.set_input_files(
+                "#scene-add-image",
+                files=[
+                    {"name": "cave.jpg", "mimeType": "image/jpeg", "buffer": picture_bytes("JPEG")}
+                ],
+            )
+            gm.get_by_role("button", name="Upload").click()
+            settled(gm)
+            expect(gm.locator("#scenes")).to_contain_text("Added the scene The cave.")
+            # A GIF is refused with its sentence, in place (422, swapped).
+            gm.fill("#scene-add-name", "Animated")
+            gm.set_input_files(
+                "#scene-add-image",
+                files=[{"name": "a.png", "mimeType": "image/png", "buffer": picture_bytes("GIF")}],
+            )
+            gm.get_by_role("button", name="Upload").click()
+            settled(gm)
+            expect(gm.locator("#scenes")).to_contain_text("not a PNG, JPEG or WebP")
+            cave = gm.locator("li", has=gm.get_by_role("heading", name="The cave"))
+            cave.get_by_label("Or a name (an NPC, a marker)").fill("Bat")
+            cave.get_by_role("button", name="Add the token").click()
+            settled(gm)
+            expect(gm.locator("#scenes")).to_contain_text("Added the token Bat.")
