@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import handouts, initiative, views
+from . import handouts, initiative, move_views, views
 
 CAMPAIGN = "campaigns/<id:campaign_id>/"
 SCENE = CAMPAIGN + "scenes/<id:scene_id>/"
@@ -77,5 +77,14 @@ urlpatterns += [
         "campaigns/<id:campaign_id>/initiative/end/",
         initiative.initiative_end,
         name="initiative_end",
+    ),
+]
+
+# Moving a token (scene/move_views.py, scene/moves.py).
+urlpatterns += [
+    path(
+        "campaigns/<id:campaign_id>/scene/tokens/<id:token_id>/move/",
+        move_views.token_move,
+        name="token_move",
     ),
 ]

@@ -572,6 +572,13 @@ MATRIX = {
         "login 405 405 405 405",
         "login 404 403 403 200",
     ),
+    # The scene (#47). A token's move: its character's player and the GM, refused for the
+    # empty form (no x and y); another player may not move it.
+    "campaigns/<id:campaign_id>/scene/tokens/<id:token_id>/move/": (
+        "pool",
+        "login 405 405 405 405",
+        "login 404 422 403 422",
+    ),
 }
 
 #: Websocket routes -> one answer per role: "open" or "refused" (in the player's campaign).
