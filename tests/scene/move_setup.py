@@ -42,7 +42,7 @@ def build_scene_table(campaign, gm, player, other_player, *, width=400, height=3
         mira=Token.objects.create(scene=scene, name="Mira", character=mira, x=25, y=25),
         tobin=Token.objects.create(scene=scene, name="Tobin", character=tobin, x=75, y=25),
         guard=Token.objects.create(scene=scene, name="Guard", x=125, y=125),
-        ambush=Token.objects.create(scene=scene, name="Ambush", gm_only=True, x=175, y=175),
+        ambush=Token.objects.create(scene=scene, name="Ghoul", gm_only=True, x=175, y=175),
         cellar=Token.objects.create(scene=hidden, name="Mira", character=mira, x=25, y=25),
     )
     return SimpleNamespace(

@@ -70,7 +70,7 @@ async def test_a_gm_only_token_s_move_reaches_the_gm_and_never_a_player(table):
     assert moves_in(gms) == [(ambush, 225, 25, 1), (guard, 25, 25, 1)]
     assert moves_in(anas) == moves_in(bens) == [(guard, 25, 25, 1)]
     for frame in anas + bens:
-        assert "Ambush" not in frame and f"token-{ambush}" not in frame
+        assert "Ghoul" not in frame and f"token-{ambush}" not in frame
 
 
 async def test_a_refused_move_pushes_nothing(table):

@@ -72,7 +72,7 @@ def test_the_gm_moves_any_token_and_the_gm_only_layer_is_pushed_to_the_gm_alone(
         assert place(token)[2] == 1
     *_, (_, ambush) = pushes.sent
     assert list(ambush) == ["gm"]  # no "all", no "users": it never reaches a player's socket
-    assert "Ambush" in ambush["gm"]
+    assert "Ghoul" in ambush["gm"]
 
 
 def test_moves_count_up_and_the_last_wins(table, move):
