@@ -1,13 +1,17 @@
 """Moving a token over HTTP (scene.move_views, scene.moves): who may move which token, where
 to, what is stored and what is pushed; every refusal changes and pushes nothing."""
 
+import re
+from functools import partial
+
 import pytest
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
 from scene.models import Token
 from scene.moves import snapped, token_move
-from tests.helpers import HTMX, raises_refused, unchanged
+from tests.helpers import HTMX, race, raises_refused, unchanged
 from tests.rolls.room_setup import refused
 from tests.scene.move_setup import build_scene_table
 
@@ -211,3 +215,32 @@ def test_the_service_refuses_and_counts(table, move):
     moved = token_move(token=mira, x=399, y=299, by=table.player)
     assert (moved.x, moved.y, moved.moves) == (375, 275, 1)
     assert Token.objects.get(pk=mira.pk).moves == 1
+
+
+def test_a_move_is_state_not_history(table, move):
+    from rolls.models import LogEntry
+
+    assert move(table.player, table.tokens.mira, {"x": 60, "y": 60}).status_code == 200
+    assert not LogEntry.objects.filter(campaign=table.campaign).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_moves_at_once_each_take_the_next_number_and_the_last_wins(
+    pool_campaign, gm, player, other_player, monkeypatch
+):
+    table = build_scene_table(pool_campaign, gm, player, other_player)
+    mira = table.tokens.mira
+    sent = []
+    monkeypatch.setattr("core.push.send", lambda campaign_id, *messages: sent.extend(messages))
+    places = [(25 + 50 * i, 75) for i in range(4)]
+    outcomes = race(*[partial(atomic_move, mira, x, y, player) for x, y in places])
+    assert sorted(moved.moves for moved in outcomes) == [1, 2, 3, 4]
+    last = max(outcomes, key=lambda moved: moved.moves)
+    assert place(mira) == (last.x, last.y, 4)
+    counts = sorted(int(re.search(r'data-moves="(\d+)"', m["all"]).group(1)) for m in sent)
+    assert counts == [1, 2, 3, 4]
+
+
+def atomic_move(token, x, y, by):
+    with transaction.atomic():
+        return token_move(token=token, x=x, y=y, by=by)

@@ -2,6 +2,8 @@
 Daphne): a drag and arrow keys on one page seen live on the others, the GM's layer never on a
 player's page, and a phone-width scene zoomed, pinched, panned and a token dragged by touch."""
 
+import re
+
 from playwright.sync_api import expect
 
 from scene.models import Token
@@ -133,6 +135,35 @@ class TestMovingTokens(BrowserTestCase):
             ana.evaluate("() => htmx.trigger(document.body, 'facts-resync')")
             self.expect_at(ana, mira, 75, 125, 8)
             assert ana.locator(".scene-view img").bounding_box()["width"] == width
+
+    def test_a_push_older_than_what_the_page_shows_is_dropped(self):
+        mira = self.table.tokens.mira
+        with self.browser() as browser:
+            ana = self.open_room(browser, "ana")
+            # The token as the server pushes it (scene.js's inline style left out).
+            template = ana.locator(f"#token-{mira.pk}").evaluate(
+                "el => { const copy = el.cloneNode(true); copy.removeAttribute('style'); "
+                "return copy.outerHTML; }"
+            )
+
+            def push(x, moves):
+                html = re.sub(r'data-x="\d+"', f'data-x="{x}"', template)
+                html = re.sub(r'data-moves="\d+"', f'data-moves="{moves}"', html)
+                ana.evaluate(
+                    """(html) => document.body.dispatchEvent(new CustomEvent(
+                        "htmx:wsBeforeMessage",
+                        {bubbles: true, cancelable: true, detail: {message: html}}))""",
+                    html,
+                )
+
+            push(125, 3)
+            self.expect_at(ana, mira, 125, 25, 3)
+            push(75, 2)  # late: an older move
+            push(375, 3)  # the same move again
+            push(175, 4)
+            self.expect_at(ana, mira, 175, 25, 4)
+            push(225, 1)
+            self.expect_at(ana, mira, 175, 25, 4)
 
     def test_a_phone_zooms_pinches_pans_and_moves_a_token_by_touch(self):
         mira = self.table.tokens.mira
