@@ -286,7 +286,8 @@
     if (!h || h.inFlight || h.dragging) return;
     held.delete(id);
     const token = tokenEl(id);
-    if (token) show(token, h.server);
+    // Not over a newer token swapped in meanwhile (the card fetched again on a reconnect).
+    if (token && h.server.moves >= num(token.dataset.moves, 0)) show(token, h.server);
   }
 
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
