@@ -51,7 +51,13 @@ class TestShowingAScene(BrowserTestCase):
             expect(token).to_be_visible()
             # Placed by scene.js at its centre: the middle of its square, in map pixels.
             ana.wait_for_function(
-                "() => document.querySelector('#scene .token').style.left === '56.25%'"
+                "() => { const t = document.querySelector('#scene .token');"
+                " const m = document.querySelector('#scene .scene-map');"
+                " if (!t.style.left) return false;"
+                " const tr = t.getBoundingClientRect(), mr = m.getBoundingClientRect();"
+                " const x = ((tr.left + tr.width / 2 - mr.left) / mr.width) * m.naturalWidth;"
+                " const y = ((tr.top + tr.height / 2 - mr.top) / mr.height) * m.naturalHeight;"
+                " return Math.abs(x - t.dataset.x) < 2 && Math.abs(y - t.dataset.y) < 2; }"
             )
             expect(scene.get_by_role("button", name="Lurker, token (GM only)")).to_have_count(0)
             expect(scene.locator(".scene-grid")).to_have_count(1)
