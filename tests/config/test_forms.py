@@ -36,7 +36,7 @@ def test_the_new_campaign_form_says_each_cost_once(as_user, gm):
     assert "Sparetime per point" not in html
     assert html.count("Sparetime per attribute point") == 1
     assert html.count("Sparetime per skill point") == 1
-    assert len(fields(html)) == 8  # name, system, palette, skills and the four Pool settings
+    assert len(fields(html)) == 9  # name, system, palette, skills and the five Pool settings
     assert 'id="id_palette"' in html and "<fieldset>" in html  # the system's radios
 
 

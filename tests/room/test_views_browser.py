@@ -296,7 +296,9 @@ class TestSwapsInTheBrowser(BrowserTestCase):
             ana.get_by_role("button", name="Raise Endurance 0 → 1 (costs 1)").click()
             self.leave_empty_styles(ana)
             ana.get_by_role("button", name="Confirm raise").click()
-            expect(ana.get_by_role("status")).to_have_text("Endurance raised to 1.")
+            expect(ana.locator("#sparetime").get_by_role("status")).to_have_text(
+                "Endurance raised to 1."
+            )
             expect(ana.locator("#sparetime .sparetime-free")).to_have_text("2")
             for page in (gm, ana):
                 settled(page)
