@@ -352,6 +352,8 @@ def scene_show(*, scene, by):
     ``one_scene_shown`` constraint would refuse the second with an error). Returns the entry
     (None: the scene was shown already)."""
     campaign = scene.campaign
+    if Scene.objects.filter(pk=scene.pk, shown=True).exists():
+        return None  # shown already: the log says so once, the table sees no change
     entry = log_append(
         campaign=campaign,
         kind=LogEntry.SCENE,

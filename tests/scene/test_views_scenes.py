@@ -201,6 +201,14 @@ def test_showing_a_scene_logs_it_and_shows_only_it(as_user, gm, player, pool_tab
     assert entry_cells(LogEntry.SCENE, "public", entries[1].data)[2] == "Scene shown: Cave"
 
 
+def test_showing_the_shown_scene_again_logs_nothing_more(as_user, gm, pool_table, ford):
+    client = as_user(gm)
+    for _ in range(2):
+        assert client.post(scenes_url(pool_table, "scene_show", ford.pk)).status_code == 302
+    assert LogEntry.objects.filter(kind=LogEntry.SCENE).count() == 1
+    assert list(Scene.objects.filter(shown=True)) == [ford]
+
+
 def test_the_shown_scenes_name_is_isolated_in_the_log(as_user, gm, player, pool_table):
     from scene.services import scene_add
 
