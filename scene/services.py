@@ -105,16 +105,19 @@ def _picture_used(picture_id):
 
 
 def picture_visible(picture, campaign, user):
-    """Whether ``user``, a member of ``campaign``, may see ``picture`` (one of the campaign's):
-    the GM sees every picture; a handout's picture is seen only by those one of its handouts
-    is shared with (404 to the others, as if there were none: ``scene.views.picture``). Any
-    other picture (a map's, a token's) as the scene's own rules say: here, every member."""
+    """Whether ``user``, a member of ``campaign``, may see ``picture`` (one of the campaign's),
+    by the rules the pages keep: the GM sees every picture; a player the shown scene's map, the
+    pictures of its tokens off the GM's layer, and those of the handouts shared with them. A
+    map the GM keeps for later, a GM-only token's picture, a handout for others: 404, as if
+    there were none (``scene.views.picture``), even to a player who learned the address."""
     if user.pk == campaign.gm_id():
         return True
-    handouts = Handout.objects.filter(picture=picture)
-    if not handouts.exists():
-        return True
-    return handouts_for(campaign, user_id=user.pk, is_gm=False).filter(picture=picture).exists()
+    shown = Scene.objects.filter(campaign=campaign, shown=True)
+    return (
+        shown.filter(picture=picture).exists()
+        or Token.objects.filter(scene__in=shown, gm_only=False, picture=picture).exists()
+        or handouts_for(campaign, user_id=user.pk, is_gm=False).filter(picture=picture).exists()
+    )
 
 
 # The initiative order -------------------------------------------------------------------------

@@ -669,6 +669,9 @@ def build_world():
             character=table.character,
         )
     services_scene_show(scene=pool.scene, by=gm)
+    # The picture the route serves: the shown scene's map, which every member sees (a picture
+    # of nothing the table sees is the GM's alone: scene.services.picture_visible).
+    pool.picture = pool.scene.picture
     users = {"non-member": zed, "player": ana, "another player": ben, "GM": gm}
     return SimpleNamespace(tables={"pool": pool, "mana": mana}, users=users)
 

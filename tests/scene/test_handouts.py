@@ -135,7 +135,9 @@ def test_a_handout_s_picture_is_visible_to_those_it_is_shared_with(
     assert visible(secret.picture, pool_campaign, gm)
     assert not visible(secret.picture, pool_campaign, other_player)
     assert visible(public.picture, pool_campaign, other_player)
-    assert visible(other, pool_campaign, other_player)  # not a handout's: the scene's rules
+    # Not a handout's: the scene's rules (a picture of nothing the table sees: the GM's).
+    assert not visible(other, pool_campaign, other_player)
+    assert visible(other, pool_campaign, gm)
 
 
 # The views -----------------------------------------------------------------------------------

@@ -5,13 +5,16 @@ from django.urls import reverse
 
 from core.writes import Refused
 from scene.models import Picture, picture_url
-from scene.services import picture_add
+from scene.services import picture_add, scene_add, scene_hide, scene_show, token_add
 from tests.scene.conftest import picture_bytes
 
 
 @pytest.fixture
-def map_picture(pool_campaign):
-    return picture_add(campaign=pool_campaign, upload=picture_bytes("JPEG"))
+def map_picture(pool_campaign, gm):
+    """The map of the scene the table sees."""
+    scene = scene_add(campaign=pool_campaign, name="The ford", upload=picture_bytes("JPEG"))
+    scene_show(scene=scene, by=gm)
+    return scene.picture
 
 
 def test_a_member_gets_the_bytes_with_their_type_and_headers(as_user, player, map_picture):
@@ -69,3 +72,28 @@ def test_picture_add_refuses_what_is_not_an_accepted_image(pool_campaign):
     with pytest.raises(Refused):
         picture_add(campaign=pool_campaign, upload=picture_bytes("GIF"))
     assert not Picture.objects.exists()
+
+
+def test_a_player_sees_only_the_pictures_the_table_sees(as_user, gm, player, pool_campaign):
+    """A map kept for later, a GM-only token's picture, a picture of nothing: the GM's alone,
+    however the address was learned; the shown scene's map and its tokens' pictures: everyone's."""
+    later = scene_add(campaign=pool_campaign, name="The lair", upload=picture_bytes(size=(9, 9)))
+    shown = scene_add(campaign=pool_campaign, name="The ford", upload=picture_bytes())
+    scene_show(scene=shown, by=gm)
+    token = token_add(scene=shown, name="Ilse", colour="#000000", upload=picture_bytes(size=(5, 5)))
+    hidden = token_add(
+        scene=shown,
+        name="Lurker",
+        colour="#000000",
+        gm_only=True,
+        upload=picture_bytes(size=(6, 6)),
+    )
+    loose = picture_add(campaign=pool_campaign, upload=picture_bytes(size=(7, 7)))
+    seen = {shown.picture: 200, token.picture: 200, later.picture: 404, hidden.picture: 404}
+    seen[loose] = 404
+    for picture, status in seen.items():
+        assert as_user(player).get(picture_url(picture)).status_code == status
+        assert as_user(gm).get(picture_url(picture)).status_code == 200
+    # Hidden again, the map is the GM's again.
+    scene_hide(campaign=pool_campaign)
+    assert as_user(player).get(picture_url(shown.picture)).status_code == 404
