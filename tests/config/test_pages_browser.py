@@ -5,12 +5,21 @@ entries marked and announced to screen readers."""
 
 import re
 
+from django.db import transaction
+
 from rolls import services as rolls
 from rolls.systems.mana import services as mana_services
 from rolls.systems.mana.models import ManaSkill
 from rolls.systems.pool import services as pool_services
 from rules.notation import parse
-from scene.services import handout_share
+from scene.services import (
+    combatant_add,
+    handout_share,
+    initiative_start,
+    scene_add,
+    scene_show,
+    token_add,
+)
 from sheets.services import character_create
 from sparetime.services import sparetime_grant, sparetime_spend
 from tests.browser import BROWSER, BrowserTestCase, confirm, settled
@@ -66,6 +75,7 @@ PAGES = [
     ("gm", "/campaigns/{pool}/room/dice/"),
     ("ana", "/campaigns/{pool}/handouts/"),
     ("gm", "/campaigns/{pool}/handouts/"),
+    ("gm", "/campaigns/{pool}/scenes/"),
 ]
 
 
@@ -109,6 +119,17 @@ class PagesTestCase(BrowserTestCase):
             everyone=False,
             recipients=[ana],
         )
+
+        # A scene shown, with ana's token and one on the GM's layer; an initiative order running.
+        with transaction.atomic():  # the writes are one transaction each, as the views make them
+            ford = scene_add(campaign=pool, name="The ford", upload=picture_bytes(size=(800, 600)))
+            token_add(scene=ford, name=ilse.name, colour="#1f618d", character=ilse)
+            token_add(scene=ford, name="Lurker", colour="#000000", gm_only=True)
+            scene_add(campaign=pool, name="The lair", upload=picture_bytes("JPEG", size=(300, 200)))
+            scene_show(scene=ford, by=self.gm)
+            combatant_add(campaign=pool, by=self.gm, character=ilse, score=12)
+            combatant_add(campaign=pool, by=self.gm, name="The Ogre", score=7)
+            initiative_start(campaign=pool, by=self.gm)
 
         mana = make_campaign(self.gm, system="mana", name="Blue Harbor", players=[ana])
         gather = ManaSkill.objects.create(
