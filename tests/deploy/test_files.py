@@ -11,12 +11,23 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.urls import reverse
 
+from core.images import MAX_BYTES
 from rolls.management.commands.host import daphne_limits
+from scene.services import HANDOUT_TEXT_MAX
 from tests.faults import CADDY, fail_or_skip, http, start_daphne
 from tests.helpers import free_port, stop
 
 DEPLOY = Path(settings.BASE_DIR) / "deploy"
+
+#: The Caddyfile's paths of the forms that carry a picture, and its body limits: a body that
+#: declares a length matching the pattern is refused (413), one sent without a length is cut
+#: after the limit (bytes).
+UPLOADS = r"^/campaigns/[0-9]+/(scenes/add|scenes/[0-9]+/tokens/add|gm/handouts/share)/$"
+UPLOAD_LIMIT = 9_000_000
+UPLOAD_TOO_LARGE = r"^(9[0-9]{6}|[0-9]{8,})$"
+TOO_LARGE = r"^[0-9]{7,}$"
 
 
 def env_example():
@@ -50,6 +61,16 @@ def adapted(env):
     return json.loads(done.stdout)
 
 
+def handled(routes, name):
+    """The (matchers, handler) of each of ``routes``' handlers named ``name``, in order."""
+    return [
+        (route.get("match"), handler)
+        for route in routes
+        for handler in route["handle"]
+        if handler["handler"] == name
+    ]
+
+
 def test_the_caddyfile_with_env_example_balances_over_the_processes():
     env = env_example()
     config = adapted(env)
@@ -58,11 +79,23 @@ def test_the_caddyfile_with_env_example_balances_over_the_processes():
     assert server["strict_sni_host"] is True
     (site,) = server["routes"]
     assert site["match"] == [{"host": [env["ROLLROOM_DOMAIN"]]}]
-    handlers = {h["handler"]: h for route in site["handle"][0]["routes"] for h in route["handle"]}
-    refusal, body = handlers["static_response"], handlers["request_body"]
+    routes = site["handle"][0]["routes"]
+    handlers = {h["handler"]: h for route in routes for h in route["handle"]}
     encode, proxy = handlers["encode"], handlers["reverse_proxy"]
-    assert refusal["status_code"] == 413
-    assert body == {"handler": "request_body", "max_size": 1000000}
+    # The body limits: 9 MB on the three uploads' paths, 1 MB on every other (both the declared
+    # length's 413 and the cut of a body sent without one; test_body_limits_* below).
+    upload = {"path_regexp": {"pattern": UPLOADS}}
+    other = {"not": [upload]}
+    assert handled(routes, "request_body") == [
+        ([upload], {"handler": "request_body", "max_size": UPLOAD_LIMIT}),
+        ([other], {"handler": "request_body", "max_size": 1_000_000}),
+    ]
+    refusal = {"handler": "static_response", "status_code": 413, "body": "Request too large."}
+    refusal = {**refusal, "close": True}
+    assert handled(routes, "static_response") == [
+        ([{**upload, "header_regexp": {"Content-Length": {"pattern": UPLOAD_TOO_LARGE}}}], refusal),
+        ([{**other, "header_regexp": {"Content-Length": {"pattern": TOO_LARGE}}}], refusal),
+    ]
     assert encode["handler"] == "encode" and set(encode["encodings"]) == {"zstd", "gzip"}
     assert proxy["load_balancing"]["selection_policy"] == {"policy": "least_conn"}
     assert [u["dial"] for u in proxy["upstreams"]] == env["ROLLROOM_UPSTREAMS"].split()
@@ -78,6 +111,41 @@ def test_the_caddyfile_with_env_example_balances_over_the_processes():
     assert policy["subjects"] == [env["ROLLROOM_DOMAIN"]]
     assert {i["module"] for i in policy["issuers"]} >= {"acme"}
     assert all(i.get("email") == env["ROLLROOM_TLS"] for i in policy["issuers"])
+
+
+def test_body_limits_let_the_uploads_carry_a_whole_picture_and_nothing_else_more():
+    """The patterns (RE2, as Caddy reads them, and Python's re agree on these): the three upload
+    routes and no other path take 9 MB, which holds the largest picture the app keeps with its
+    form around it; every other path takes less than 1 MB."""
+    uploads = [
+        reverse("scene_add", args=[7]),
+        reverse("token_add", args=[7, 12]),
+        reverse("scene_handout_share", args=[7]),
+    ]
+    others = [
+        reverse("talk_say", args=[7]),
+        reverse("scenes", args=[7]),
+        reverse("scene_grid", args=[7, 12]),
+        reverse("scene_handouts_gm", args=[7]),
+        reverse("login"),
+        "/campaigns/7/scenes/add/x/",
+        "/x/campaigns/7/scenes/add/",
+        "/campaigns/7/scenes/add",
+        "/campaigns/x/scenes/add/",
+    ]
+    assert [bool(re.search(UPLOADS, path)) for path in uploads] == [True] * 3
+    assert [path for path in others if re.search(UPLOADS, path)] == []
+    # The largest picture, its form's largest text (a handout's, 4 bytes a character at most)
+    # and the multipart's boundaries and part headers (far below 100 kB) fit.
+    assert MAX_BYTES + 4 * HANDOUT_TEXT_MAX + 100_000 < UPLOAD_LIMIT
+
+    def refused(pattern, length):
+        return bool(re.search(pattern, str(length)))
+
+    assert [refused(UPLOAD_TOO_LARGE, n) for n in (0, MAX_BYTES, 8_999_999)] == [False] * 3
+    assert [refused(UPLOAD_TOO_LARGE, n) for n in (9_000_000, 9_999_999, 10**8)] == [True] * 3
+    assert [refused(TOO_LARGE, n) for n in (0, 999_999)] == [False] * 2
+    assert [refused(TOO_LARGE, n) for n in (1_000_000, MAX_BYTES, 10**8)] == [True] * 3
 
 
 def test_the_caddyfile_refuses_to_start_without_a_domain():
