@@ -3,7 +3,8 @@ tests/deploy/conftest.py): Debian's Caddy with `tls internal` in front of two da
 PostgreSQL and Redis, all on 127.0.0.1, the site's name (``DOMAIN``) mapped to loopback.
 Chromium over https:// logs in, opens a room, and a roll made on another page reaches it; bad
 input through the proxy (plain HTTP to the HTTPS port, a wrong Host, a body over the limit, a
-socket from a foreign Origin) is refused clearly and writes nothing.
+socket from a foreign Origin) is refused clearly and writes nothing; a GM's map of a few MB
+passes the proxy's body limit, which only the three picture uploads have that high.
 
 Chromium trusts Caddy's local authority through ``--ignore-certificate-errors-spki-list`` with
 the hash of the public key of that authority's intermediate, read from Caddy's storage
@@ -19,8 +20,11 @@ import asyncio
 import base64
 import gzip
 import hashlib
+import http.client
+import io
 import os
 import secrets
+import select
 import socket
 import ssl
 import urllib.parse
@@ -31,9 +35,14 @@ import websockets
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.test.client import encode_multipart
 from django.urls import reverse
+from PIL import Image
 
+import core.images
+from scene.models import Scene
 from tests.browser import CHROMIUM, TIMEOUT, Chromium
 from tests.deploy.conftest import DOMAIN, PASSWORD, SCALEOUT
 from tests.faults import daphne_log, fail_or_skip
@@ -240,5 +249,130 @@ def test_visitors_through_caddy_have_limits_and_locks_of_their_own(deployment):
     assert log_in(PASSWORD, one) == 429
     assert log_in(PASSWORD, one, forged) == 429
     assert log_in(PASSWORD, two) == 302
+    for port in deployment.ports:
+        assert "Traceback" not in daphne_log(port)
+
+
+def noise_png(width, height):
+    """A valid PNG of random pixels, which no compression shrinks: about 3 bytes a pixel."""
+    picture = Image.frombytes("RGB", (width, height), os.urandom(width * height * 3))
+    out = io.BytesIO()
+    picture.save(out, format="PNG")
+    return out.getvalue()
+
+
+class _Received:
+    """Bytes received, as http.client's response reads a socket."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def makefile(self, *args, **kwargs):
+        return io.BytesIO(self.data)
+
+
+def post_through(caddy, path, body, headers, chunked=False):
+    """(status, body) of a POST of ``body`` through Caddy, as a browser sends it: the body is
+    sent while the answer is watched for, so an answer given before the body is read (Caddy's
+    413) is read rather than lost to a connection reset, as it would be were the rest of the
+    body written first. ``chunked``: without a length, in chunks. None for the status when the
+    connection closed without an answer."""
+    sock = caddy.tls_socket()
+    head = f"POST {path} HTTP/1.1\r\nHost: {DOMAIN}:{caddy.https_port}\r\nConnection: close\r\n"
+    head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    if chunked:
+        step = 64 * 1024
+        pieces = [body[i : i + step] for i in range(0, len(body), step)]
+        pieces = [b"%x\r\n%s\r\n" % (len(piece), piece) for piece in pieces]
+        data = f"{head}Transfer-Encoding: chunked\r\n\r\n".encode() + b"".join(pieces)
+        data += b"0\r\n\r\n"
+    else:
+        data = f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
+    sent, received = 0, b""
+    try:
+        sock.setblocking(False)
+        while sent < len(data) and not received:
+            readable, writable, _ = select.select([sock], [sock], [], 15)
+            assert readable or writable, "Caddy neither read nor answered for 15 s"
+            try:
+                if readable:  # the answer, or TLS's own records (a session ticket): no data
+                    received = sock.recv(65536) or b"closed"
+                elif writable:
+                    sent += sock.send(data[sent : sent + 16 * 1024])
+            except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
+                continue
+        sock.settimeout(15)
+        while received != b"closed" and (more := sock.recv(65536)):
+            received += more
+    except ConnectionError:
+        pass
+    finally:
+        sock.close()
+    if received in (b"", b"closed"):
+        return None, b""
+    response = http.client.HTTPResponse(_Received(received))
+    response.begin()
+    return response.status, response.read()
+
+
+def test_a_map_up_to_the_apps_limit_passes_the_proxy_and_no_more(deployment):
+    """The three upload routes take a body up to 9 MB through Caddy (a picture the app keeps,
+    at most 8 MiB, with its form around it), and every other route less than 1 MB: a GM's 2.7 MB
+    map is stored; a body over 9 MB is refused by Caddy before daphne reads it, declared (413)
+    or sent without a length (cut: the app never gets it whole), and nothing is stored; the room's
+    talk box still refuses 1 MB."""
+    caddy, campaign = deployment.caddy, deployment.campaign
+    cookie = session_cookie(deployment.gm)
+    scenes = reverse("scenes", args=[campaign.id])
+    add = reverse("scene_add", args=[campaign.id])
+
+    def form_post(path, fields, chunked=False):
+        token = secrets.token_hex(16)
+        boundary = secrets.token_hex(16)
+        return post_through(
+            caddy,
+            path,
+            encode_multipart(boundary, fields),
+            {
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "Cookie": f"sessionid={cookie}; csrftoken={token}",
+                "X-CSRFToken": token,
+                "Origin": caddy.url(),
+                "Referer": caddy.url(scenes),
+            },
+            chunked=chunked,
+        )
+
+    def map_upload(name, data):
+        return {"name": name, "image": SimpleUploadedFile("map.png", data, "image/png")}
+
+    # Over 1 MB, within the app's limit: stored, and shown on the scenes page.
+    data = noise_png(900, 1000)
+    assert 2_000_000 < len(data) < core.images.MAX_BYTES
+    status, _body = form_post(add, map_upload("The Big Cave", data))
+    assert status == 302
+    scene = Scene.objects.get(campaign=campaign)
+    assert (scene.name, bytes(scene.picture.data)) == ("The Big Cave", data)
+    status, _headers, page = caddy.request("GET", scenes, headers={"Cookie": f"sessionid={cookie}"})
+    assert status == 200 and b"The Big Cave" in page
+
+    # Over the limit (a PNG the app would refuse itself too): never reaches daphne.
+    too_big = noise_png(1800, 1700)
+    assert 9_000_000 < len(too_big)
+    with unchanged():
+        assert form_post(add, map_upload("Too Big", too_big)) == (413, b"Request too large.")
+        status, _body = form_post(add, map_upload("Too Big", too_big), chunked=True)
+        # Cut at 9 MB: daphne never gets the whole request; Caddy answers an error (413 or
+        # 502, without its refusal's sentence) or closes.
+        assert status in (None, 413, 502)
+        # Any other route: 1 MB is still too much.
+        status, body = post_through(
+            caddy,
+            reverse("talk_say", args=[campaign.id]),
+            b"said=" + b"x" * 1_000_000,
+            {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"sessionid={cookie}"},
+        )
+        assert (status, body) == (413, b"Request too large.")
+    assert Scene.objects.filter(campaign=campaign).count() == 1
     for port in deployment.ports:
         assert "Traceback" not in daphne_log(port)
