@@ -335,7 +335,7 @@ def test_the_card_shows_the_map_grid_and_tokens(as_user, gm, player, pool_table,
     html = (
         as_user(player).get(reverse("scene_card", args=[pool_table.campaign.pk])).content.decode()
     )
-    assert '<section class="card scene-card" id="scene" aria-label="Scene"' in html
+    assert '<section class="card scene-card wide-card" id="scene" aria-label="Scene"' in html
     # After a reconnect (a push may have been missed) it fetches itself again.
     assert 'hx-trigger="facts-resync from:body, scene from:body"' in html
     assert 'data-grid="40" data-grid-x="5" data-grid-y="-3"' in html
