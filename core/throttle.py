@@ -31,8 +31,10 @@ from django.shortcuts import render
 
 from core.shared_redis import ERRORS, client, outage
 
-#: The views whose POSTs count as rolls too.
-ROLL_VIEWS = {"check_roll"}
+#: The views whose POSTs count as rolls too: a check's roll, and a saved roll's button (a free
+#: roll, a check asked for or an NPC's roll in one click), which would otherwise roll as often
+#: as the write limit allows.
+ROLL_VIEWS = {"check_roll", "saved_roll"}
 #: The views whose POSTs count as table talk too (messages, whispers and free rolls).
 TALK_VIEWS = {"talk_say"}
 #: The views that work out the odds of a roll not made yet (each request counts as a preview):

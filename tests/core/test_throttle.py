@@ -155,6 +155,19 @@ def test_a_refused_write_counts_toward_its_limits_as_an_accepted_one(
     assert statuses == [422] * writes + [429]
 
 
+def test_a_saved_rolls_button_counts_as_a_roll(mana_table, player, as_user, clock):
+    from sheets.services import saved_roll_add
+
+    kept = saved_roll_add(
+        campaign=mana_table.campaign, character=mana_table.mira, name="Sneak", notation="2d6"
+    )
+    path = reverse("saved_roll", args=[mana_table.campaign.id, mana_table.mira.id, kept.id])
+    client = as_user(player)
+    most, _ = django_settings.WRITE_LIMITS["rolls"]
+    statuses = [client.post(path, **HTMX).status_code for _ in range(most + 1)]
+    assert statuses == [200] * most + [429]
+
+
 # Odds previews -----------------------------------------------------------------------------------
 
 #: A free roll whose exact odds are worked out before it is sent, as costly as a preview may be.
