@@ -1,5 +1,5 @@
 """``python manage.py bench_rolls``: rolls posted over HTTP to real rooms, measured until they
-reach every player's websocket, against three floors. See bench/README.md.
+reach every player's websocket, against four floors. See bench/README.md.
 
 Without ``--url`` it starts its own daphne server (``bench.asgi``, ``bench.settings``: the app's
 production settings with the floors routed; DEBUG off, plain HTTP on loopback, the websocket
@@ -196,7 +196,7 @@ def in_tmp(command, options, bench):
 
 
 class Command(BaseCommand):
-    help = "Benchmark rolls from POST to every socket of the room, against three floors."
+    help = "Benchmark rolls from POST to every socket of the room, against four floors."
 
     def add_arguments(self, parser):
         parser.add_argument("--rooms", type=int, default=10)
@@ -406,7 +406,7 @@ class Command(BaseCommand):
         if floors and (found.proxy or any(s.scheme == "https" for s in found.servers)):
             notes.append(
                 "floor_websockets: a plain ws server on loopback, neither through the proxy nor "
-                "over TLS (floor_http and floor_channels are)"
+                "over TLS (floor_django, floor_http and floor_channels are)"
             )
         return report.result(config, phases, ladder, notes)
 

@@ -48,6 +48,10 @@ class Table:
     user_ids: list
     session_keys: list
 
+    def names(self, room, player):
+        """(the campaign's name, the player's username) of ``player`` in ``room``."""
+        return f"Bench {self.tag} {room}", f"bench-{self.tag}-{room}-{player}"
+
 
 def session_for(user):
     """A logged-in session of ``user`` (what logging in stores), saved; returns its key."""
@@ -76,13 +80,13 @@ def table_create(*, rooms, clients, sends, warmups):
     table = Table(tag, [], [], [], [], [])
     characters, gms = [], []
     for r in range(rooms):
-        campaign = Campaign.objects.create(name=f"Bench {tag} {r}", system="pool")
+        campaign = Campaign.objects.create(name=table.names(r, 0)[0], system="pool")
         gm = users.create_user(username=f"bench-{tag}-{r}-gm")
         Membership.objects.create(campaign=campaign, user=gm, role=Membership.GM)
         room = Room(campaign.pk)
         row = []
         for p in range(clients):
-            user = users.create_user(username=f"bench-{tag}-{r}-{p}")
+            user = users.create_user(username=table.names(r, p)[1])
             player, character = _player(campaign, user, f"Runner {r}-{p}")
             room.players.append(player)
             row.append(character)

@@ -4,8 +4,13 @@ from . import stats
 
 #: A send this late (ms) means the load generator itself was held up.
 LAG_WARNING_MS = 20
-PHASES = ("app", "floor_http", "floor_channels", "floor_websockets")
-FLOOR_SHORT = {"floor_http": "http", "floor_channels": "channels", "floor_websockets": "websockets"}
+PHASES = ("app", "floor_django", "floor_http", "floor_channels", "floor_websockets")
+FLOOR_SHORT = {
+    "floor_django": "django",
+    "floor_http": "http",
+    "floor_channels": "channels",
+    "floor_websockets": "websockets",
+}
 COLUMNS = [
     ("p50_ms", "p50 ms"),
     ("p99_ms", "p99 ms"),

@@ -1,5 +1,5 @@
-"""The four phases of one benchmark run, one after the other with the same sends (room and
-member of each), rate, duration and sockets: the app, then its three floors with the payload
+"""The five phases of one benchmark run, one after the other with the same sends (room and
+member of each), rate, duration and sockets: the app, then its four floors with the payload
 size of the app's pushed fragments."""
 
 import asyncio
@@ -12,6 +12,7 @@ from django.utils.crypto import get_random_string
 
 from . import server as procs
 from .client import MARKER, HttpPool, http_request, open_socket
+from .floors import django_floor_html
 from .phases import Phase, run
 
 #: Payload size of the floors when the app phase delivered nothing to measure.
@@ -24,6 +25,8 @@ QUIET_LIMIT = 30.0
 FLOOR_WS_PATH = "/ws/bench/floor/{}/"
 #: In a pushed log entry (templates/rolls/_log_entry.html), and not in a check's fragment.
 LOG_ENTRY = 'id="entry-'
+#: In the Django floor's push (bench/templates/bench/_floor_push.html), and in no push of the app.
+DJANGO_FLOOR_PUSH = 'id="bench-floor"'
 
 
 @dataclass
@@ -160,17 +163,7 @@ def app_phase(table, servers, *, sends, warmups):
         player = table.rooms[room].players[member]
         kwargs = {"campaign_id": table.rooms[room].campaign_id, "check_id": check_id}
         body = urlencode({"attribute": player.attribute_id, "skill": player.skill_id}).encode()
-        cookies = (
-            f"{settings.SESSION_COOKIE_NAME}={player.session_key}; "
-            f"{settings.CSRF_COOKIE_NAME}={csrf}"
-        )
-        headers = [
-            ("Cookie", cookies),
-            ("X-CSRFToken", csrf),
-            ("Origin", servers[index].origin),
-            ("HX-Request", "true"),
-            ("Content-Type", "application/x-www-form-urlencoded"),
-        ]
+        headers = member_headers(servers, index, player.session_key, csrf)
         path = reverse("check_roll", kwargs=kwargs)
         return index, http_request(
             "POST", path, host=servers[index].netloc, headers=headers, body=body
@@ -188,6 +181,56 @@ def app_phase(table, servers, *, sends, warmups):
 
     open_one = _sockets(servers, path, cookie)
     return Phase("app", open_one, fire, warm_up, servers, close, kind=LOG_ENTRY)
+
+
+def member_headers(servers, index, session_key, csrf):
+    """What a logged-in member's htmx POST to server ``index`` carries: the session's and the
+    CSRF token's cookies, the token in its header, the page's Origin."""
+    cookies = f"{settings.SESSION_COOKIE_NAME}={session_key}; {settings.CSRF_COOKIE_NAME}={csrf}"
+    return [
+        ("Cookie", cookies),
+        ("X-CSRFToken", csrf),
+        ("Origin", servers[index].origin),
+        ("HX-Request", "true"),
+        ("Content-Type", "application/x-www-form-urlencoded"),
+    ]
+
+
+def django_floor_phase(table, servers, *, sends, size):
+    """The Django floor (``bench.floors.django_floor_post``): each send POSTs the payload as a
+    logged-in member of the room, as the app's roll is posted, and the view pushes it to the
+    room. The sockets are the room's own (``RoomConsumer``, the app's players, as in the app's
+    phase), so that the floor's sockets cost what the app's do and the ratio of the two phases
+    is the request's work beyond the stack's. They open at the log's end (no ``?after=``): the
+    app's phase's entries are not replayed."""
+    csrf = get_random_string(32)
+
+    def post(room, member, index):
+        s = servers.of(room, member)
+        player = table.rooms[room].players[member]
+        headers = member_headers(servers, s, player.session_key, csrf)
+        # The push is as long as the app's: the note is what the template's words leave.
+        around = len(django_floor_html(table.names(room, member), "").encode())
+        body = urlencode({"note": payload(index, size - around)}).encode()
+        path = reverse(
+            "bench_floor_django",
+            urlconf="bench.urls",
+            kwargs={"campaign_id": table.rooms[room].campaign_id},
+        )
+        return s, http_request("POST", path, host=servers[s].netloc, headers=headers, body=body)
+
+    requests = [post(r, m, i) for i, (r, m) in enumerate(sends)]
+    warm = [post(r, r % len(table.rooms[r].players), None) for r in sorted({r for r, _ in sends})]
+    fire, warm_up, close = _http(servers, requests, warm, 204)
+
+    def path(room):
+        return f"/ws/campaigns/{table.rooms[room].campaign_id}/"
+
+    def cookie(room, member):
+        return f"{settings.SESSION_COOKIE_NAME}={table.rooms[room].players[member].session_key}"
+
+    open_one = _sockets(servers, path, cookie)
+    return Phase("floor_django", open_one, fire, warm_up, servers, close, kind=DJANGO_FLOOR_PUSH)
 
 
 def http_floor_phase(servers, *, sends, size):
@@ -250,6 +293,9 @@ async def run_all(
     if not floors:
         return results
     size = round(results["app"]["payload_bytes"] or DEFAULT_PAYLOAD)
+    await idle(servers)
+    django = django_floor_phase(table, servers, sends=sends, size=size)
+    results["floor_django"] = await run(django, **common)
     await idle(servers)
     results["floor_http"] = await run(http_floor_phase(servers, sends=sends, size=size), **common)
     await idle(servers)
