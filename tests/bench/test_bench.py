@@ -17,8 +17,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
-from django.test import AsyncRequestFactory
+from django.test import AsyncRequestFactory, Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import NoReverseMatch, reverse
+from django.utils.crypto import get_random_string
 
 from bench import asgi as bench_asgi
 from bench import command, floors, meters, report, stats
@@ -27,6 +29,7 @@ from bench import settings as bench_settings
 from bench.client import HttpPool, Tracker, http_request, marker
 from bench.command import LADDER
 from bench.runner import Server, Servers
+from campaigns.models import FormToken
 from config.routing import websocket_urlpatterns
 from tests.helpers import is_number
 
@@ -389,6 +392,8 @@ def test_pinned_command():
 def test_the_app_does_not_route_the_floors():
     with pytest.raises(NoReverseMatch):
         reverse("bench_floor", kwargs={"room": 1})
+    with pytest.raises(NoReverseMatch):
+        reverse("bench_floor_django", kwargs={"campaign_id": 1})
     assert [str(route.pattern) for route in websocket_urlpatterns] == [
         "ws/campaigns/<id:campaign_id>/",
         "ws/campaigns/<id:campaign_id>/facts/",
@@ -401,6 +406,8 @@ async def test_the_benchmark_server_routes_both_floors_beside_the_app():
     assert bench_settings.ROOT_URLCONF == "bench.urls"
     assert bench_settings.ASGI_APPLICATION == "bench.asgi.application"
     assert reverse("bench_floor", urlconf="bench.urls", kwargs={"room": 1}) == "/bench/floor/1/"
+    django_floor = reverse("bench_floor_django", urlconf="bench.urls", kwargs={"campaign_id": 7})
+    assert django_floor == "/bench/floor/django/7/"
     assert reverse("login", urlconf="bench.urls") == reverse("login")
     headers = [(b"origin", b"http://127.0.0.1")]
     communicator = WebsocketCommunicator(
@@ -436,6 +443,74 @@ async def test_floor_consumer_and_view_broadcast_to_the_room():
     assert await other.receive_from() == "bench#3 zz"
     for communicator in (a, b, other):
         await communicator.disconnect()
+
+
+@pytest.fixture
+def django_floor(settings, pool_campaign):
+    """The Django floor's URL for ``pool_campaign``, routed as in the benchmark's server."""
+    settings.ROOT_URLCONF = "bench.urls"
+    return reverse("bench_floor_django", kwargs={"campaign_id": pool_campaign.pk})
+
+
+def csrf_client(user=None, *, token=True):
+    """A client that CSRF checks as a browser's request is checked: logged in as ``user`` (None:
+    no session), with the CSRF cookie and the token in its header as htmx sends it (unless
+    not ``token``)."""
+    client = Client(enforce_csrf_checks=True)
+    if user is not None:
+        client.force_login(user)
+    headers = {"HX-Request": "true"}
+    if token:
+        secret = get_random_string(32)
+        client.cookies[settings.CSRF_COOKIE_NAME] = secret
+        headers["X-CSRFToken"] = secret
+    return client, headers
+
+
+def statements(queries, start):
+    return [q["sql"] for q in queries if q["sql"].upper().startswith(start)]
+
+
+def test_the_django_floor_reads_inserts_renders_and_pushes_to_the_room(
+    django_floor, pool_campaign, player, pushes, django_capture_on_commit_callbacks
+):
+    client, headers = csrf_client(player)
+    with CaptureQueriesContext(connection) as queries:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(django_floor, {"note": "bench#3 xx"}, headers=headers)
+    assert response.status_code == 204
+    assert FormToken.objects.filter(user=player).count() == 1
+    inserts = statements(queries.captured_queries, "INSERT")
+    assert len(inserts) == 1 and "campaigns_formtoken" in inserts[0]
+    selects = statements(queries.captured_queries, "SELECT")
+    memberships = [sql for sql in selects if "campaigns_membership" in sql]
+    assert len(memberships) == 1
+    [(campaign_id, message)] = pushes.sent
+    assert campaign_id == pool_campaign.pk
+    assert message["all"] == floors.django_floor_html(("The Marches", "ana"), "bench#3 xx")
+    assert 'id="bench-floor"' in message["all"] and "bench#3 xx" in message["all"]
+
+
+@pytest.mark.parametrize(
+    "who, token, status",
+    [
+        ("nobody", True, 302),  # no session: to the login page
+        ("player", False, 403),  # no CSRF token: refused by CsrfViewMiddleware
+        ("outsider", True, 404),  # logged in, not a member of the campaign
+    ],
+)
+def test_the_django_floor_refuses_as_the_apps_writes_do(
+    django_floor, player, outsider, pushes, django_capture_on_commit_callbacks, who, token, status
+):
+    user = {"nobody": None, "player": player, "outsider": outsider}[who]
+    client, headers = csrf_client(user, token=token)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = client.post(django_floor, {"note": "bench#4"}, headers=headers)
+    assert response.status_code == status
+    if status == 302:
+        assert response["Location"].startswith(reverse("login"))
+    assert not FormToken.objects.exists()
+    assert callbacks == [] and pushes.sent == []
 
 
 def test_the_benchmark_server_freezes_what_it_loaded_as_the_apps_does():
@@ -504,6 +579,7 @@ def test_small_run_end_to_end():
             "rss_peak_mb",
             "cpu_ms_per_roll",
         ],
+        "floor_django": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost", "cpu_ms_per_roll"],
         "floor_http": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
         "floor_channels": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
         "floor_websockets": ["p50_ms", "p99_ms", "max_ms", "rolls_per_s", "lost"],
@@ -515,8 +591,12 @@ def test_small_run_end_to_end():
         assert out[phase]["lost"] == 0, out[phase]
         assert out[phase]["duplicated"] == 0, out[phase]
         assert out[phase]["misrouted"] == 0, out[phase]
-    for short in ("http", "channels", "websockets"):
+    for short in ("django", "http", "channels", "websockets"):
         assert isinstance(out[f"app_over_{short}_p99"], float)
+        assert f"app_over_{short}_cpu" in out
+    # The Django floor's push is as long as the app's, and went to its room's every socket.
+    assert out["floor_django"]["sent"] == out["app"]["sent"] == 5
+    assert abs(out["floor_django"]["payload_bytes"] - out["app"]["payload_bytes"]) <= 1
     # The CPU ratio, unless the floor's five requests used less CPU than the kernel counts (a
     # clock tick, 10 ms): then there is no ratio to give, and it says so (None), not infinity.
     app_cpu, floor_cpu = out["app"]["cpu_ms_per_roll"], out["floor_http"]["cpu_ms_per_roll"]
