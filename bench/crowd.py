@@ -21,8 +21,9 @@ from campaigns.models import Campaign, Membership
 from . import server as procs
 from .data import session_for, sessions_delete
 
-#: Handshakes each holder has under way at once.
-PARALLEL = 32
+#: Handshakes each holder has under way at once. Daphne drops a handshake its application has
+#: not accepted within 5 s (its --websocket_connect_timeout): more at once only queue longer.
+PARALLEL = 8
 #: Seconds a handshake may take (10,000 of them queue behind each other on the server).
 OPEN_TIMEOUT = 300
 
