@@ -46,6 +46,9 @@ class Room:
     table: object
     gm_session: str
     token_id: int
+    #: The token's moves and the turns so far (each server of a run carries on from them).
+    moves: int = 0
+    turns: int = 0
 
     @property
     def campaign_id(self):
@@ -121,9 +124,7 @@ class Watch:
                 )
 
         self.sockets = await asyncio.gather(*(one(*t) for t in urls_cookies))
-        self.readers = [
-            asyncio.create_task(self._read(k, ws)) for k, ws in enumerate(self.sockets)
-        ]
+        self.readers = [asyncio.create_task(self._read(k, ws)) for k, ws in enumerate(self.sockets)]
 
     async def _read(self, k, websocket):
         try:
@@ -164,13 +165,14 @@ class Poster:
         self.server, self.room = server, room
         self.pool = HttpPool("127.0.0.1", server.port)
         self.csrf = get_random_string(32)
-        self.moves = 0
-        self.turns = 0
 
     def request(self, path, session, fields):
         headers = [
-            ("Cookie", f"{settings.SESSION_COOKIE_NAME}={session}; "
-             f"{settings.CSRF_COOKIE_NAME}={self.csrf}"),
+            (
+                "Cookie",
+                f"{settings.SESSION_COOKIE_NAME}={session}; "
+                f"{settings.CSRF_COOKIE_NAME}={self.csrf}",
+            ),
             ("X-CSRFToken", self.csrf),
             ("Origin", self.server.origin),
             ("HX-Request", "true"),
@@ -209,13 +211,14 @@ class Poster:
     def move(self, _index):
         """The first player's token to the next square (it goes to and fro); the push carries
         the token's count of moves, which tells this move's frame."""
-        self.moves += 1
-        x = GRID // 2 + (self.moves % 2) * GRID
+        self.room.moves += 1
+        x = GRID // 2 + (self.room.moves % 2) * GRID
         path = reverse(
-            "token_move", kwargs={"campaign_id": self.room.campaign_id, "token_id": self.room.token_id}
+            "token_move",
+            kwargs={"campaign_id": self.room.campaign_id, "token_id": self.room.token_id},
         )
         player = self.room.table.rooms[0].players[0]
-        token, count = f'data-token="{self.room.token_id}"', f'data-moves="{self.moves}"'
+        token, count = f'data-token="{self.room.token_id}"', f'data-moves="{self.room.moves}"'
         return self.request(path, player.session_key, {"x": x, "y": GRID // 2}), [
             lambda text: token in text and count in text
         ]
@@ -223,8 +226,8 @@ class Poster:
     def turn(self, index):
         """The GM's "next turn": its log entry (naming whose turn) and the card, to everyone."""
         path = reverse("initiative_next", kwargs={"campaign_id": self.room.campaign_id})
-        self.turns += 1
-        name = COMBATANTS[self.turns % len(COMBATANTS)]
+        self.room.turns += 1
+        name = COMBATANTS[self.room.turns % len(COMBATANTS)]
         return self.request(path, self.room.gm_session, {}), [
             lambda text: LOG_ENTRY in text and name in text,
             lambda text: CARD in text,

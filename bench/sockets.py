@@ -189,7 +189,8 @@ class Command(BaseCommand):
         per_level = {name: options[count] for name, _, count, _ in EVENTS}
         started = time.monotonic()
         room = room_create(
-            players=options["room_sockets"] - 1, rolls=2 * per_level["roll"] * len(options["counts"])
+            players=options["room_sockets"] - 1,
+            rolls=2 * per_level["roll"] * len(options["counts"]),
         )
         room_s = time.monotonic() - started
         client_core = procs.generator_core(cpu)
@@ -305,7 +306,9 @@ class Command(BaseCommand):
             "idle_frames_per_s": round((frames1 - frames0) / idle_s, 1),
             "alone": alone,
             "beside": beside,
-            "roll_p50_over_alone": None if not rolls_alone else round(rolls_beside / rolls_alone, 2),
+            "roll_p50_over_alone": None
+            if not rolls_alone
+            else round(rolls_beside / rolls_alone, 2),
         }
 
     async def events(self, options, watch, poster, pid, first_roll, idle_rate=None):
@@ -331,14 +334,16 @@ def table(out):
         f"{config['database']} + {config['layer']}; idle sockets over {config['rooms']} rooms "
         f"({config['tabs']} per member); measured room of {config['room_sockets']} sockets; "
         f"load {config['loadavg_1m']}; open files {config['nofile']}",
-        f"{'sockets':>8} {'failed':>6} {'open s':>7} {'cli %':>6} {'KB/sock':>8} {'fds':>6} {'idle %':>7} "
+        f"{'sockets':>8} {'failed':>6} {'open s':>7} {'cli %':>6} {'KB/sock':>8} {'fds':>6} "
+        f"{'idle %':>7} "
         f"{'roll p50 alone/beside':>22} {'move p50':>14} {'turn p50':>14} {'lost':>5}",
     ]
     for level in out["levels"]:
         a, b = level["alone"], level["beside"]
         lost = sum(s["lost"] + s["errors"] for s in (*a.values(), *b.values()))
         lines.append(
-            f"{level['opened']:>8} {level['failed']:>6} {level['open_s']:>7} {level['client_cpu_pct']:>6} "
+            f"{level['opened']:>8} {level['failed']:>6} {level['open_s']:>7} "
+            f"{level['client_cpu_pct']:>6} "
             f"{level['kb_per_socket']:>8} {level['fds_after']:>6} {level['idle_cpu_pct']:>7} "
             f"{a['roll']['p50_ms']:>10}/{b['roll']['p50_ms']:<11} "
             f"{a['move']['p50_ms']:>6}/{b['move']['p50_ms']:<7} "
