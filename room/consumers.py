@@ -11,6 +11,8 @@ from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
 
@@ -36,10 +38,13 @@ REORDER_WAIT = 1.0
 #: A socket holding this many entries reads the log at once instead of waiting.
 HOLD_LIMIT = 50
 
-#: An open socket refreshes its presence row this often (seconds); a row not refreshed for
+#: An open socket's presence row is refreshed this often (seconds); a row not refreshed for
 #: PRESENCE_TTL is a socket gone without a word (its process died): nobody counts it.
 HEARTBEAT = 25
 PRESENCE_TTL = timedelta(seconds=60)
+#: The process's heartbeat refreshes the rows of this many sockets per query (an SQL list
+#: longer than SQLite's limit on parameters would be refused).
+BEAT_CHUNK = 500
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +122,6 @@ class RoomConsumer(PushConsumer):
 
     async def connect(self):
         self.group = None
-        self.heartbeat = None
         #: Entries pushed ahead of the next one expected, by the place of the entry before each
         #: (its push's ``prev``), while waiting for it.
         self.held = {}
@@ -168,7 +172,7 @@ class RoomConsumer(PushConsumer):
         if self.last < head:
             await self.replay()
         await self.send_presence(self.group, join=True)
-        self.heartbeat = asyncio.create_task(self.beat())
+        heartbeat.add(self)
 
     async def disconnect(self, code):
         await self.leave_room()
@@ -179,8 +183,7 @@ class RoomConsumer(PushConsumer):
         if self.group is None:
             return
         group, self.group = self.group, None
-        if self.heartbeat is not None:
-            self.heartbeat.cancel()
+        heartbeat.discard(self)
         if self.gap_wait is not None:
             self.gap_wait.cancel()
         self.held.clear()
@@ -321,20 +324,6 @@ class RoomConsumer(PushConsumer):
             await self.send(text_data=html)
         return read
 
-    async def beat(self):
-        """Every HEARTBEAT seconds while open: this socket is still here; rows gone stale in
-        the room are dropped, and the room then hears who is left."""
-        while True:
-            await asyncio.sleep(HEARTBEAT)
-            try:
-                html = await self.refresh_presence()
-                if html:
-                    await self.channel_layer.group_send(
-                        self.group, {"type": "room.push", "all": html}
-                    )
-            except Exception:
-                logger.warning("Presence of %s not refreshed", self.channel_name, exc_info=True)
-
     async def send_presence(self, group, *, join):
         html = await self.update_presence(join)
         await self.channel_layer.group_send(group, {"type": "room.push", "all": html})
@@ -386,25 +375,88 @@ class RoomConsumer(PushConsumer):
         drop_stale(self.campaign_id)
         return self.presence_html()
 
-    @database_sync_to_async
-    def refresh_presence(self):
-        """Mark this socket seen; the presence list's HTML if stale rows were dropped."""
-        seen = Presence.objects.filter(channel_name=self.channel_name).update(seen_at=now())
-        if not seen:  # dropped as stale while this process was stalled: back in
-            Presence.objects.create(
-                channel_name=self.channel_name,
-                campaign_id=self.campaign_id,
-                user_id=self.user_id,
-                seen_at=now(),
-            )
-        if drop_stale(self.campaign_id) or not seen:
-            return self.presence_html()
-        return None
-
     def presence_html(self):
-        return render_to_string(
-            "rolls/_presence.html", {"online": online(self.campaign_id), "oob": True}
-        )
+        return presence_html(self.campaign_id)
+
+
+class Heartbeat:
+    """The presence heartbeat of the process's open room sockets: every HEARTBEAT seconds one
+    task marks them all seen (``presence_refresh``, a few queries for all of them), and the
+    rooms whose list changed hear who is there. Without it each socket's own task wrote its
+    row twice per beat: the idle sockets' writes grew with their number until they filled the
+    process's core (bench/README.md, "Sockets by the thousand")."""
+
+    def __init__(self):
+        self.sockets = {}
+        self.task = None
+
+    def add(self, consumer):
+        self.sockets[consumer.channel_name] = consumer
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.task.get_loop() is not loop:
+            self.task = loop.create_task(self.run())
+
+    def discard(self, consumer):
+        self.sockets.pop(consumer.channel_name, None)
+
+    async def run(self):
+        """Beat while the process has room sockets (the next one opened starts it again)."""
+        while self.sockets:
+            await asyncio.sleep(HEARTBEAT)
+            members = [(name, c.campaign_id, c.user_id) for name, c in self.sockets.items()]
+            if not members:
+                return
+            try:
+                changed = await database_sync_to_async(presence_refresh)(members)
+                layer = get_channel_layer()
+                for campaign_id, html in changed.items():
+                    group = core_push.group_name(campaign_id)
+                    await layer.group_send(group, {"type": "room.push", "all": html})
+            except Exception:
+                logger.warning("Presence of %d sockets not refreshed", len(members), exc_info=True)
+
+
+#: The process's heartbeat (one per process: the room sockets of its event loop).
+heartbeat = Heartbeat()
+
+
+def chunks(items, size=BEAT_CHUNK):
+    return [items[k : k + size] for k in range(0, len(items), size)]
+
+
+@transaction.atomic
+def presence_refresh(members):
+    """Mark the sockets ``members`` [(channel name, campaign id, user id)] seen now; a socket
+    whose row was dropped as stale (its process stalled) is back in; the stale rows of their
+    rooms are dropped. {campaign id: presence list HTML} of the rooms whose list changed."""
+    at = now()
+    missing = []
+    for chunk in chunks(members):
+        names = [name for name, _, _ in chunk]
+        if Presence.objects.filter(channel_name__in=names).update(seen_at=at) < len(chunk):
+            found = set(
+                Presence.objects.filter(channel_name__in=names).values_list(
+                    "channel_name", flat=True
+                )
+            )
+            # A socket closing now left the heartbeat before its row was deleted: not back in.
+            missing += [m for m in chunk if m[0] not in found and m[0] in heartbeat.sockets]
+    Presence.objects.bulk_create(
+        [Presence(channel_name=n, campaign_id=c, user_id=u, seen_at=at) for n, c, u in missing],
+        ignore_conflicts=True,
+    )
+    changed = {campaign_id for _, campaign_id, _ in missing}
+    for chunk in chunks(sorted({campaign_id for _, campaign_id, _ in members})):
+        stale = Presence.objects.filter(campaign_id__in=chunk, seen_at__lt=fresh_since())
+        gone = set(stale.values_list("campaign_id", flat=True))
+        if gone:
+            stale.delete()
+            changed |= gone
+    return {campaign_id: presence_html(campaign_id) for campaign_id in sorted(changed)}
+
+
+def presence_html(campaign_id):
+    return render_to_string("rolls/_presence.html", {"online": online(campaign_id), "oob": True})
 
 
 class FactsConsumer(RoomConsumer):

@@ -773,17 +773,39 @@ async def test_a_dead_socket_s_row_is_dropped_when_someone_joins(table, clock):
         assert await presence_rows() == 1
 
 
-async def test_the_heartbeat_keeps_a_socket_present_and_drops_the_dead(table, clock, monkeypatch):
+def heard_beats(monkeypatch):
+    """A queue of what each of the process's heartbeats found: the rooms whose list changed."""
     monkeypatch.setattr(consumers, "HEARTBEAT", 0.05)
-    beats = asyncio.Queue()  # what each of ana's beats found: the presence list if it changed
-    refresh_presence = vars(consumers.RoomConsumer)["refresh_presence"]
+    beats, loop = asyncio.Queue(), asyncio.get_running_loop()
+    presence_refresh = consumers.presence_refresh
 
-    async def heard(self):
-        changed = await refresh_presence.__get__(self, type(self))()
-        beats.put_nowait(changed)
+    def heard(members):  # in the database's thread
+        changed = presence_refresh(members)
+        loop.call_soon_threadsafe(beats.put_nowait, changed)
         return changed
 
-    monkeypatch.setattr(consumers.RoomConsumer, "refresh_presence", heard)
+    monkeypatch.setattr(consumers, "presence_refresh", heard)
+    return beats
+
+
+async def test_a_socket_dropped_as_stale_while_its_process_stalled_comes_back(
+    table, clock, monkeypatch
+):
+    beats = heard_beats(monkeypatch)
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        assert await online(ana) == ["ana"]
+        await database_sync_to_async(Presence.objects.all().delete)()
+        changed = await asyncio.wait_for(beats.get(), TIMEOUT)
+        assert list(changed) == [table.campaign.pk] and "ana" in changed[table.campaign.pk]
+        assert await online(ana) == ["ana"]  # the room hears she is back
+        assert await presence_rows() == 1
+    assert await presence_rows() == 0
+
+
+async def test_the_heartbeat_keeps_a_socket_present_and_drops_the_dead(table, clock, monkeypatch):
+    monkeypatch.setattr(consumers, "HEARTBEAT", 0.05)
+    beats = heard_beats(monkeypatch)
 
     @database_sync_to_async
     def anas_last_sign():
@@ -796,7 +818,7 @@ async def test_the_heartbeat_keeps_a_socket_present_and_drops_the_dead(table, cl
         clock.advance(45)  # ana's socket beats, ben's does not
         # Her beats (the first after the clock moved included) drop no one: nothing is pushed.
         while True:
-            assert await asyncio.wait_for(beats.get(), TIMEOUT) is None
+            assert await asyncio.wait_for(beats.get(), TIMEOUT) == {}
             if await anas_last_sign() == clock():
                 break
         clock.advance(45)  # 90 s after ben's last sign, 45 s after ana's
