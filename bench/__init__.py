@@ -15,4 +15,7 @@
 - ``report``: the result as JSON and as the printed table.
 - ``floors``: the bare Django view and Channels consumer.
 - ``wsfloor``: a plain ``websockets`` broadcast server, run as its own process.
+- ``sockets``: ``bench_sockets``, idle room sockets by the thousand on one daphne process;
+  ``crowd``: their rooms, members and the client processes holding them; ``fanout``: the
+  measured room, its rolls, token moves and turn changes timed to every socket.
 """

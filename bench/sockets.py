@@ -198,6 +198,8 @@ class Command(BaseCommand):
             levels = []
             for k, count in enumerate(options["counts"]):
                 levels.append(self.level(options, tmp, k, count, crowd, room, cpu, client_core))
+                # Each count's figures as they come: a long run stopped keeps those it has.
+                self.stderr.write(f"level {json.dumps(levels[-1])}")
         finally:
             if not str(settings.DATABASES["default"]["NAME"]).startswith(tmp):
                 crowd_delete(crowd)
