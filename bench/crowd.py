@@ -25,7 +25,7 @@ from .data import session_for, sessions_delete
 #: not accepted within 5 s (its --websocket_connect_timeout): more at once only queue longer.
 PARALLEL = 8
 #: Seconds a handshake may take (10,000 of them queue behind each other on the server).
-OPEN_TIMEOUT = 300
+OPEN_TIMEOUT = 60
 
 
 @dataclass

@@ -17,3 +17,8 @@ ROOT_URLCONF = "bench.urls"
 # Its players roll far faster than a table does: no per-user limit (core/throttle.py).
 WRITE_LIMITS = {}
 ASGI_APPLICATION = "bench.asgi.application"
+# A server of its own on the shared Redis (channels_redis's documented ``prefix``): without it the
+# groups of the same names (campaign_<id>) keep the channels of other runs' stopped servers, and
+# every push to them is sent to those too.
+if os.environ.get("ROLLROOM_BENCH_LAYER_PREFIX") and "hosts" in CHANNEL_LAYERS["default"]["CONFIG"]:  # noqa: F405
+    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = os.environ["ROLLROOM_BENCH_LAYER_PREFIX"]  # noqa: F405

@@ -228,7 +228,11 @@ class Command(BaseCommand):
         process = procs.Process(
             procs.pinned(procs.python_module("daphne", *args), cpu),
             log_path=os.path.join(tmp, f"daphne-{k}.log"),
-            env={**os.environ, meters.APPLICATION_NAME: self.application_name},
+            env={
+                **os.environ,
+                meters.APPLICATION_NAME: self.application_name,
+                "ROLLROOM_BENCH_LAYER_PREFIX": f"bench-{get_random_string(8).lower()}",
+            },
             cwd=settings.BASE_DIR,
         )
         try:
@@ -256,6 +260,8 @@ class Command(BaseCommand):
         finally:
             if holders is not None:
                 holders.close()
+                # The server's goodbyes (leaving the groups, the presence rows) before it stops.
+                asyncio.run(quiet(process.pid))
             process.stop()
 
     async def measure(self, options, k, count, server, room, holders):

@@ -406,6 +406,13 @@ if REDIS_URL:
         # A request's pushes give up quickly on a Redis that cannot be reached (the write
         # answers as usual, core/push.py); redis-py's default waits 5 s per attempt.
         "socket_connect_timeout": 1,
+        # The process's connections to Redis at most (redis-py's default is 100, and one more
+        # raises at once, "Too many connections"). channels_redis cleans each message it
+        # received in a task of its own, and a burst of pushes on a busy process (sockets
+        # joining by the thousand: each one's presence to its room) had over 100 of them
+        # waiting, and the joining sockets' group_add failed with them. Redis takes 10,000
+        # clients.
+        "max_connections": 1000,
     }
     CHANNEL_LAYERS = {
         "default": {
