@@ -25,7 +25,7 @@ from scene.models import Combatant, Initiative, Picture, Scene, Token
 from . import server as procs
 from . import stats
 from .client import HttpPool, http_request, marker
-from .data import session_for, table_create
+from .data import session_for, table_create, table_delete
 
 #: In a pushed log entry (templates/rolls/_log_entry.html); in the initiative card.
 LOG_ENTRY = 'id="entry-'
@@ -96,6 +96,12 @@ def room_create(*, players, rolls):
         for k, name in enumerate(COMBATANTS)
     )
     return Room(table, gm_session, token.pk)
+
+
+def room_delete(room):
+    """Remove what ``room_create`` made (a scene's map is protected: the scene goes first)."""
+    Scene.objects.filter(campaign_id=room.campaign_id).delete()
+    table_delete(room.table)
 
 
 class Watch:

@@ -41,8 +41,7 @@ from . import meters
 from . import server as procs
 from .command import APPLICATION, OWN, in_tmp, rerun
 from .crowd import Holders, crowd_create, crowd_delete
-from .data import table_delete
-from .fanout import Poster, Watch, events, room_create
+from .fanout import Poster, Watch, events, room_create, room_delete
 from .runner import Server
 
 RERUN_OPTIONS = (
@@ -203,7 +202,7 @@ class Command(BaseCommand):
         finally:
             if not str(settings.DATABASES["default"]["NAME"]).startswith(tmp):
                 crowd_delete(crowd)
-                table_delete(room.table)
+                room_delete(room)
         config = {
             "rooms": rooms,
             "members_per_room": members,
