@@ -1,0 +1,99 @@
+"""The reconnect storm (python manage.py bench_storm, bench/storm.py, bench/storm_client.py):
+the client's page model (static/js/site.js's waits, static/js/room.js's log), and one tiny real
+run: two daphne processes, one stopped and started again, every socket back with every entry
+once. No timing is asserted.
+
+The run needs Redis (two processes share their rooms through it): REDIS_URL's (the worker's
+database) when set, else a redis-server of the test's own (missing: a skip, a failure under
+CI=true)."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+
+from bench.storm_client import REOPENED, Page, Run, wait_after
+from tests.bench.test_bench import bench_env
+from tests.faults import RedisServer
+from tests.helpers import is_number
+
+# The page model -----------------------------------------------------------------------------
+
+
+def test_waits_follow_site_js():
+    """The first try within 125-250 ms, doubling, never over 2.5 s; 4503 from 1 s to 10 s."""
+    rng = random.Random(4)
+    for retries, most in [(0, 0.25), (1, 0.5), (2, 1.0), (3, 2.0), (4, 2.5), (9, 2.5)]:
+        waits = [wait_after(4012, retries, rng) for _ in range(200)]
+        assert most / 2 <= min(waits) and max(waits) <= most
+    assert 5 <= wait_after(4503, 5, rng) <= 10
+    assert set(REOPENED) == {1006, 1011, 1012, 1013, 4503, 4012}
+
+
+def entry(seq, whisper=False):
+    mark = " data-whisper" if whisper else ""
+    return (
+        f'<div hx-swap-oob="beforeend:#log"><article id="entry-{seq}{"w" if whisper else ""}" '
+        f'class="entry message" data-seq="{seq}" data-from="1"{mark}></article></div>'
+    )
+
+
+def test_the_log_drops_duplicates_and_reopens_once_per_gap():
+    page = Page(Run([]), 0, 0, "ws://x/", "", "http://x", True)
+    assert page.frame(entry(1)) and page.frame(entry(2))
+    assert page.frame(entry(2))  # again: dropped
+    assert page.duplicated == 1
+    assert page.frame(entry(2, whisper=True))  # a whisper after 2: no gap
+    assert not page.frame(entry(4))  # 3 missing: reopen from 2
+    assert page.query_url() == "ws://x/?after=2"
+    assert page.frame(entry(4))  # the same gap again: shown as it is
+    assert page.shown == [1, 2, 2, 4] and page.gaps == 1
+
+
+# A tiny real run ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def redis_url():
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = RedisServer().start()
+    try:
+        yield server.url(0)
+    finally:
+        server.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_restart_brings_every_socket_back_with_every_entry_once(redis_url):
+    command = [sys.executable, "manage.py", "bench_storm", "--rooms", "2", "--held", "5"]
+    command += ["--others", "2", "--processes", "2", "--rate", "10", "--gets", "4"]
+    command += ["--before", "0.5", "--after", "0.5", "--limit", "30", "--json"]
+    done = subprocess.run(
+        command,
+        cwd=settings.BASE_DIR,
+        env={**bench_env(), "REDIS_URL": redis_url},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    assert out["config"]["layer"] == "RedisChannelLayer"
+    assert (out["sockets"], out["watched"], out["client_processes"]) == (14, 10, 2)
+    assert out["caught_up"] == 10 and out["not_caught"] == 0, out
+    assert (out["lost"], out["duplicated"], out["out_of_order"]) == (0, 0, 0), out
+    assert out["client_errors"] == []
+    # SIGTERM: every socket of A was closed with 4012 (config/shutdown.py), then came back.
+    assert out["close_codes"]["4012"] == 10
+    assert out["entries_total"] >= out["entries_when_listening"] > 0
+    for key in ("catch_up_p50_s", "catch_up_p99_s", "catch_up_max_s", "stop_to_listen_s"):
+        assert is_number(out[key]), key
+    for key in ("pages_steady", "writes_steady", "writes_during_storm"):
+        assert out[key]["errors"] == 0, out[key]
+    assert out["pages_steady"]["count"] > 0
