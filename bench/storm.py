@@ -353,6 +353,9 @@ async def run_storm(table, *, server_a, server_b, restart, caught, options, prog
         "duplicated": sum(r["duplicated"] for r in reports),
         "out_of_order": sum(r["out_of_order"] for r in reports),
         "gaps_reopened": sum(r["gaps"] for r in reports),
+        # All the sockets' frames over the run, presence lists included: each socket that
+        # opens or closes sends its room's list to every socket of the room.
+        "frames": sum(r["frames"] for r in reports),
         "client_errors": [r["error"] for r in reports if r.get("error")],
         "pages_during_storm": latency_summary(traffic.pages, t_stop, t_caught),
         "pages_steady": latency_summary(traffic.pages, None, t_stop),

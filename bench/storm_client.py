@@ -56,6 +56,7 @@ class Page:
         self.shown = []  # the numbers of the entries shown, in the order shown
         self.ids = set()
         self.duplicated = 0
+        self.frames = 0  # every frame received: entries, presence lists, cards
         self.gaps = 0
         self.resynced_after = None
         self.retries = 0
@@ -121,6 +122,7 @@ class Page:
         """Frames until the socket closes: its code, or None after a reopen for a gap."""
         try:
             async for text in self.ws:
+                self.frames += 1
                 if not self.frame(text):
                     await self.ws.close()
                     return None
@@ -221,7 +223,7 @@ class Run:
             "out_of_order": out_of_order,
             "gaps": gaps,
             "codes": codes,
-            "frames_entries": sum(len(page.shown) for page in self.pages),
+            "frames": sum(page.frames for page in self.pages),
         }
 
 

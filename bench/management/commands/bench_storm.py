@@ -41,6 +41,7 @@ RERUN_OPTIONS = (
     "grace",
     "processes",
     "cpu",
+    "connect_timeout",
 )
 RERUN_FLAGS = ("json", "keep", "kill")
 
@@ -84,6 +85,13 @@ class Command(BaseCommand):
             default=None,
             help="core of A, B on the next (default 1 with 2+ cores; -1: no pinning)",
         )
+        parser.add_argument(
+            "--connect-timeout",
+            type=int,
+            default=5,
+            help="daphne's --websocket_connect_timeout for A and B, seconds: a handshake not "
+            "accepted by then is refused (daphne's default: 5)",
+        )
         parser.add_argument("--kill", action="store_true", help="SIGKILL A instead of SIGTERM")
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
         parser.add_argument(
@@ -120,8 +128,9 @@ class Command(BaseCommand):
         table = storm_table_create(rooms=rooms, held=held, others=others)
         port_a, port_b = procs.free_ports(2)
         try:
-            started["b"] = self.start(tmp, "b", port_b, cores[1])
-            started["a"] = self.start(tmp, "a", port_a, cores[0])
+            timeout = options["connect_timeout"]
+            started["b"] = self.start(tmp, "b", port_b, cores[1], timeout)
+            started["a"] = self.start(tmp, "a", port_a, cores[0], timeout)
             cpu_at = {}
 
             def restart():
@@ -132,7 +141,7 @@ class Command(BaseCommand):
                 old.popen.send_signal(signal.SIGKILL if options["kill"] else signal.SIGTERM)
                 old.popen.wait(timeout=60)
                 exit_s = time.monotonic() - stopped
-                started["a"] = self.start(tmp, "a", port_a, cores[0])
+                started["a"] = self.start(tmp, "a", port_a, cores[0], timeout)
                 t0 = time.monotonic()
                 cpu_at["a_listen"] = procs.cpu_seconds(started["a"].pid)
                 return t0, exit_s
@@ -168,6 +177,7 @@ class Command(BaseCommand):
             "gets": options["gets"],
             "stop": "SIGKILL" if options["kill"] else "SIGTERM",
             "cpu": cpu if cpu is not None else -1,
+            "connect_timeout": options["connect_timeout"],
             "open_files": files,
             "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
             "layer": settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1],
@@ -176,11 +186,14 @@ class Command(BaseCommand):
         }
         result["cpu_s_a_to_catch_up"] = _less(cpu_at.get("a_caught"), cpu_at.get("a_listen"))
         result["cpu_s_a_boot"] = cpu_at.get("a_listen")
+        a_cpu = result["cpu_s_a_to_catch_up"]
+        result["cpu_ms_a_per_socket"] = a_cpu and round(1000 * a_cpu / result["watched"], 2)
         result["cpu_s_b_during_storm"] = _less(cpu_at.get("b_caught"), cpu_at.get("b_stop"))
         return {"config": config, **result}
 
-    def start(self, tmp, name, port, core):
-        args = ["-b", "127.0.0.1", "-p", port, *daphne_limits(), APPLICATION]
+    def start(self, tmp, name, port, core, connect_timeout):
+        args = ["-b", "127.0.0.1", "-p", port, *daphne_limits()]
+        args += ["--websocket_connect_timeout", connect_timeout, APPLICATION]
         process = procs.Process(
             procs.pinned(procs.python_module("daphne", *args), core),
             log_path=os.path.join(tmp, f"daphne-{name}.log"),
@@ -228,7 +241,8 @@ def table(out):
         f"writes on B during the storm ({writes['count']}): p50 {writes['p50_ms']} ms, "
         f"p99 {writes['p99_ms']} ms, max {writes['max_ms']} ms, errors {writes['errors']}",
         f"CPU: A {out['cpu_s_a_to_catch_up']} s from listening to caught up (booting: "
-        f"{out['cpu_s_a_boot']} s), B {out['cpu_s_b_during_storm']} s from the stop",
+        f"{out['cpu_s_a_boot']} s; {out['cpu_ms_a_per_socket']} ms per socket), "
+        f"B {out['cpu_s_b_during_storm']} s from the stop; {out['frames']} frames in all",
     ]
     if out["client_errors"]:
         lines.append(f"client errors: {out['client_errors']}")
