@@ -121,6 +121,22 @@ class RoomConsumer(PushConsumer):
     in_room = True
 
     async def connect(self):
+        #: The groups joined so far, left again if the connect is cut short.
+        self.joined = []
+        try:
+            await self.enter()
+        except asyncio.CancelledError:
+            # Daphne cancels an instance still connecting 10 s after its client left (a
+            # handshake it refused past --websocket_connect_timeout in a reconnect storm, a
+            # page closed meanwhile), without a disconnect: the channel would stay in the room's
+            # groups until they expire (a day), every later push sent to it for nothing (in a
+            # storm of reconnects the rooms' groups filled with such channels: bench_storm).
+            for name in self.joined:
+                await self.channel_layer.group_discard(name, self.channel_name)
+            raise
+
+    async def enter(self):
+        """Join the room's groups, accept, replay what the page missed, say who is here."""
         self.group = None
         #: Entries pushed ahead of the next one expected, by the place of the entry before each
         #: (its push's ``prev``), while waiting for it.
@@ -138,6 +154,7 @@ class RoomConsumer(PushConsumer):
         # read sends its room.leave after this socket can hear it.
         member_group = core_push.member_group_name(self.user_id)
         await self.channel_layer.group_add(member_group, self.channel_name)
+        self.joined.append(member_group)
         membership, self.gm_id = await database_sync_to_async(membership_of)(
             self.user_id, self.campaign_id
         )
@@ -156,6 +173,7 @@ class RoomConsumer(PushConsumer):
             self.groups_joined.append(core_push.gm_group_name(self.campaign_id))
         for group in self.groups_joined[1:]:
             await self.channel_layer.group_add(group, self.channel_name)
+            self.joined.append(group)
         # Joined through the layer: if Redis was away, it is back, and the process's requests
         # send their pushes again now, not after their back-off (a roll made as the room's
         # sockets come back reaches them; core/shared_redis.py).

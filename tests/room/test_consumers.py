@@ -7,6 +7,7 @@ import asyncio
 import inspect
 import logging
 import re
+import threading
 from contextlib import AsyncExitStack
 from datetime import timedelta
 
@@ -16,10 +17,12 @@ from autobahn.exception import Disconnected
 from channels.consumer import AsyncConsumer
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels.testing import WebsocketCommunicator
 from daphne.ws_protocol import WebSocketProtocol
 from django.urls import reverse
 from django.utils import timezone
 
+from config.asgi import application
 from core import push as core_push
 from rolls import services
 from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry, Presence
@@ -825,3 +828,42 @@ async def test_the_heartbeat_keeps_a_socket_present_and_drops_the_dead(table, cl
         assert await online(ana) == ["ana"]  # the room hears that ben is gone
         rows = await database_sync_to_async(list)(Presence.objects.values_list("seen_at"))
         assert rows == [(clock(),)]
+
+
+# A connect cut short ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def memory_layer(settings):
+    """The in-memory layer, whose groups the test reads, whichever layer the suite runs on."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    return get_channel_layer()
+
+
+async def test_a_connect_cancelled_midway_leaves_the_groups_it_joined(
+    table, monkeypatch, memory_layer
+):
+    """Daphne cancels an instance still connecting 10 s after its client left, without a
+    disconnect: the channel must not stay in the groups joined so far."""
+    reading, release = threading.Event(), threading.Event()
+
+    def slow_membership(user_id, campaign_id):
+        reading.set()
+        release.wait(TIMEOUT)
+        return None, None
+
+    monkeypatch.setattr(consumers, "membership_of", slow_membership)
+    layer = memory_layer
+    group = core_push.member_group_name(table.characters["ana"].owner_id)
+    headers = [(b"origin", ORIGIN), (b"cookie", f"sessionid={table.cookie['ana']}".encode())]
+    communicator = WebsocketCommunicator(
+        application, f"/ws/campaigns/{table.campaign.pk}/", headers=headers
+    )
+    await communicator.send_input({"type": "websocket.connect"})
+    assert await asyncio.to_thread(reading.wait, TIMEOUT)
+    assert layer.groups.get(group)  # joined before the membership is read
+    communicator.future.cancel()
+    release.set()
+    await asyncio.wait([communicator.future], timeout=TIMEOUT)
+    assert communicator.future.cancelled()
+    assert not layer.groups.get(group)
