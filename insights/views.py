@@ -68,13 +68,23 @@ def _json_chunks(campaign, batches):
     the entries and, last, the log's fingerprint (that of the last entry)."""
     head = {"campaign": campaign.name, "system": campaign.system}
     yield orjson.dumps(head)[:-1] + b',"entries":['
+    yield from _json_entries(batches)
+
+
+def _json_entries(batches):
+    """The entries of a JSON export, a chunk per batch, and its end: the log's fingerprint.
+
+    Each row is written as soon as it is made, and its objects freed: a batch's rows kept for
+    one ``orjson.dumps`` of them all outlived the garbage collector's young generations, and
+    the collector then walked every object of the process again at nearly every batch."""
+    dumps, row = orjson.dumps, insights.json_row
     last = None
     for entries in batches:
-        rows = [insights.json_row(*entry) for entry in entries]
-        yield (b"," if last is not None else b"") + orjson.dumps(rows)[1:-1]
-        last = rows[-1]
-    fingerprint = insights.fingerprint_of(last) if last is not None else None
-    yield b'],"fingerprint":' + orjson.dumps(fingerprint) + b"}"
+        text = b",".join([dumps(row(*entry)) for entry in entries])
+        yield (b"," if last is not None else b"") + text
+        last = entries[-1]
+    fingerprint = insights.fingerprint_of(row(*last)) if last is not None else None
+    yield b'],"fingerprint":' + dumps(fingerprint) + b"}"
 
 
 def _export(request, campaign, extension, content_type, chunks):
@@ -136,13 +146,7 @@ def _my_data_chunks(user):
             "characters": [_sheet(character, system) for character in characters],
         }
         yield (b"," if number else b"") + orjson.dumps(head)[:-1] + b',"entries":['
-        last = None
-        for entries in insights.export_batches(campaign, user.pk, data=True):
-            rows = [insights.json_row(*entry) for entry in entries]
-            yield (b"," if last is not None else b"") + orjson.dumps(rows)[1:-1]
-            last = rows[-1]
-        fingerprint = insights.fingerprint_of(last) if last is not None else None
-        yield b'],"fingerprint":' + orjson.dumps(fingerprint) + b"}"
+        yield from _json_entries(insights.export_batches(campaign, user.pk, data=True))
     yield b"]}"
 
 

@@ -13,7 +13,7 @@ quoting; tests/rolls/test_export.py holds the two together), with one change: te
 spreadsheet would run as a formula is quoted with a leading ' (``csv_cell``)."""
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from campaigns.systems import SYSTEMS
 from rules import odds
@@ -135,6 +135,19 @@ def chance_decimal(chance):
     readable: the export of the rest of the log goes on)."""
     if not chance:
         return ""
+    if chance.__class__ is str:
+        return _text_decimal(chance)
+    try:
+        return odds.as_float(chance)
+    except (ValueError, ZeroDivisionError):
+        return ""
+
+
+@lru_cache(maxsize=4096)
+def _text_decimal(chance):
+    """``chance_decimal`` of a chance's text. A log holds a few dozen chances, each on thousands
+    of rolls: without the cache the JSON export would read each again as a ``Fraction`` for
+    every roll."""
     try:
         return odds.as_float(chance)
     except (ValueError, ZeroDivisionError):
