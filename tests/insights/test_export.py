@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from insights import reports as insights
-from rolls.models import LogEntry
+from rolls.models import PRIVATE, PUBLIC, SECRET, LogEntry
 from rolls.systems.pool import services as pool_services
 from rules import pool
 from tests.insights.insight_setup import add_rolls, build_known_log
@@ -284,3 +284,105 @@ def test_the_chance_is_exact_and_beside_it_a_number_a_spreadsheet_reads(
         (str(chance), float(chance)),
         ("~6e-99", 6e-99),
     ]
+
+
+def every_kind_of_entry(table):
+    """A log with an entry of every kind, and every visibility: Mana rolls public, private and
+    GM-secret (``build_known_log``), free rolls (one the GM's secret, revealed), table talk (a
+    whisper each way, text a JSON writer escapes), the dice seed revealed early, a scene shown,
+    initiative, HP, and a roll whose data holds floats, nulls, nesting and non-ASCII text."""
+    from django.db import transaction
+
+    from rolls import services
+    from rules.notation import parse
+
+    t = table
+    build_known_log(t)
+    services.free_roll_make(campaign=t.campaign, by=t.player, notation=parse("2d6+1 vs 8"))
+    secret = services.free_roll_make(
+        campaign=t.campaign, by=t.gm, notation=parse("1d20"), visibility=SECRET
+    )
+    services.roll_reveal(campaign=t.campaign, seq=secret.seq, by=t.gm)
+    services.free_roll_make(campaign=t.campaign, by=t.gm, notation=parse("1d8"), visibility=SECRET)
+    services.message_send(campaign=t.campaign, by=t.player, text='Café "déjà" \\ \t ✓ 🎲 \u2028')
+    services.message_send(
+        campaign=t.campaign, by=t.player, text="psst </script>", to=t.other_player
+    )
+    services.message_send(campaign=t.campaign, by=t.other_player, text="ünïcode", to=t.player)
+    services.dice_seed_reveal(campaign=t.campaign, by=t.gm)
+    odd = {
+        "system": "mana",
+        "asked": "Ασκ «quoted»",
+        "skill": "Gather Information",
+        "dice": 2,
+        "faces": [10, 1],
+        "successes": 1,
+        "target": 1,
+        "success": True,
+        "chance": "19/100",
+        "intent": "a\nb\u0001c\u001f",
+        "note": None,
+        "floats": [0.1, 1e-07, 2.5e-300, -2.5, 3.0, 123456789.125],
+        "nested": {"b": [{"z": None, "a": False}], "a": {}},
+        "big": 9007199254740993,
+    }
+    with transaction.atomic():
+        for kind, data, visibility, character in (
+            (LogEntry.SCENE, {"name": "The docks ☂", "scene": 3}, PUBLIC, None),
+            (
+                LogEntry.TURNS,
+                {"action": "start", "round": 1, "names": ["Mira", "Bo"]},
+                PUBLIC,
+                None,
+            ),
+            (LogEntry.TURNS, {"action": "turn", "round": 1, "name": "Bo"}, PUBLIC, None),
+            (LogEntry.TURNS, {"action": "end", "round": 2, "names": []}, PUBLIC, None),
+            (LogEntry.HP, {"name": "Mira", "before": 10, "after": 7}, PUBLIC, t.mira),
+            (LogEntry.HP, {"name": "Warden", "before": 5, "after": 0}, SECRET, t.npc),
+            (LogEntry.ROLL, odd, PUBLIC, t.mira),
+            (LogEntry.ROLL, odd, PRIVATE, t.bo),
+        ):
+            actor = character.owner if character else t.gm
+            services.log_append(
+                campaign=t.campaign,
+                kind=kind,
+                actor=actor,
+                data=data,
+                visibility=visibility,
+                character=character,
+            )
+    services.session_end(campaign=t.campaign, by=t.gm)
+
+
+def json_export_as_before(campaign, viewer_id):
+    """The JSON export as it was written before issue #48 (part 6): every row of the log made,
+    then one ``orjson.dumps`` of them all."""
+    import orjson
+
+    batches = insights.export_batches(campaign, viewer_id, data=True)
+    rows = [insights.json_row(*entry) for entries in batches for entry in entries]
+    fingerprint = insights.fingerprint_of(rows[-1]) if rows else None
+    head = {"campaign": campaign.name, "system": campaign.system}
+    return orjson.dumps({**head, "entries": rows, "fingerprint": fingerprint})
+
+
+@pytest.mark.parametrize("batch", [3, 2000])
+@pytest.mark.parametrize("viewer", ["gm", "player", "other_player"])
+def test_json_bytes_are_those_written_before(mana_table, as_user, viewer, batch, monkeypatch):
+    """Batch after batch, the same bytes as the whole log written at once the way it was, on a
+    log of every kind of entry; and each entry's data as the database keeps it."""
+    every_kind_of_entry(mana_table)
+    user = getattr(mana_table, viewer)
+    monkeypatch.setattr(insights, "EXPORT_BATCH", batch)
+    text = body(get(as_user(user), mana_table, "log_json"))
+    assert text == json_export_as_before(mana_table.campaign, user.pk)
+    rows = json.loads(text)["entries"]
+    kinds = {row["kind"] for row in rows}
+    assert kinds == {kind for kind, _ in LogEntry.KINDS}
+    stored = dict(
+        LogEntry.objects.filter(campaign=mana_table.campaign, sub=0).values_list("seq", "data")
+    )
+    shown = [row for row in rows if row["data"] is not None and row["kind"] != LogEntry.REVEAL]
+    assert shown and all(row["data"] == stored[row["seq"]] for row in shown if row["to"] == "")
+    hidden = [row for row in rows if row["hidden"]]
+    assert bool(hidden) == (viewer != "gm")
