@@ -162,10 +162,13 @@ def fetch(port, path, key):
         connection.close()
 
 
-def time_pages(port, made, repeat):
-    """Each page of ``PAGES`` for each of its viewers: once to warm up, then ``repeat`` times."""
+def time_pages(port, made, repeat, names=None):
+    """Each page of ``PAGES`` (those ``names`` alone when given) for each of its viewers: once
+    to warm up, then ``repeat`` times."""
     results = []
     for name, url_name, args, viewers in PAGES:
+        if names and name not in names:
+            continue
         path = reverse(url_name, args=[made.campaign.pk, *args])
         for viewer in viewers:
             fetch(port, path, made.keys[viewer])
@@ -211,14 +214,23 @@ class Command(BaseCommand):
         parser.add_argument(
             "--talk", type=float, default=0.0, help="share of the entries that are table talk"
         )
+        parser.add_argument(
+            "--pages",
+            default="",
+            help="the pages timed, comma-separated (e.g. log.json,log.csv); all by default",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
         parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
 
     def handle(self, **options):
         if options["entries"] < 2 or options["session_rolls"] < 1 or options["repeat"] < 1:
             raise CommandError("--entries is at least 2, --session-rolls and --repeat 1.")
+        names = {name for name, *_ in PAGES}
+        unknown = set(filter(None, options["pages"].split(","))) - names
+        if unknown:
+            raise CommandError(f"--pages: no page {', '.join(sorted(unknown))} ({names}).")
         if os.environ.get(OWN) != "1":
-            values = ("entries", "session_rolls", "repeat", "seed", "talk")
+            values = ("entries", "session_rolls", "repeat", "seed", "talk", "pages")
             rerun("bench_insights", options, values, ("json", "keep"))
         out = in_tmp(self, options, lambda tmp: self.bench(options, tmp))
         self.stdout.write(json.dumps(out) if options["json"] else table(out))
@@ -248,7 +260,8 @@ class Command(BaseCommand):
         entries = LogEntry.objects.filter(campaign=made.campaign).count()
         try:
             server.wait_listening(port)
-            pages = time_pages(port, made, options["repeat"])
+            names = set(filter(None, options["pages"].split(",")))
+            pages = time_pages(port, made, options["repeat"], names)
         except Exception as error:
             raise CommandError(f"{type(error).__name__}: {error}\n{server.tail()}") from error
         finally:

@@ -687,3 +687,24 @@ def test_the_insights_benchmark_times_each_page_for_each_viewer():
     for page in out["pages"]:
         assert page["status"] == 200 and page["bytes"] > 0, page
         assert 0 < page["first_ms"] <= page["total_ms"] <= page["total_ms_max"], page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_insights_benchmark_times_the_pages_asked_for_alone():
+    """``bench_insights --pages``: those pages only, for each of their viewers; a page it does
+    not know is refused before anything is built."""
+    command = [sys.executable, "manage.py", "bench_insights", "--entries", "30"]
+    command += ["--session-rolls", "10", "--repeat", "1", "--pages", "log.json,tuning", "--json"]
+    done = subprocess.run(
+        command, cwd=settings.BASE_DIR, env=bench_env(), capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout)
+    seen = [(page["page"], page["viewer"]) for page in out["pages"]]
+    assert seen == [("tuning", "gm"), ("log.json", "gm"), ("log.json", "player")]
+    assert all(page["status"] == 200 and page["bytes"] > 0 for page in out["pages"])
+    command[command.index("log.json,tuning")] = "log.xml"
+    done = subprocess.run(
+        command, cwd=settings.BASE_DIR, env=bench_env(), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode != 0 and "no page log.xml" in done.stderr
