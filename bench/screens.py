@@ -308,7 +308,7 @@ def timeline(raw, sender):
     events = []
     for k, event in enumerate(plan_):
         stamp = mine["sent"][k]["at"] if k < len(mine["sent"]) else None
-        post = mine["posts"][k] if k < len(mine["posts"]) else None
+        post = post_of(mine, k)
         seq = seqs[k] if k < len(seqs) else None
         out = {
             "n": event["n"],
@@ -345,6 +345,17 @@ def timeline(raw, sender):
         out["last_screen_ms"] = max((s["screen_ms"] for s in shown), default=None)
         events.append(out)
     return events
+
+
+def post_of(records, k):
+    """The POST the ``k``-th Enter or click sent: the first sent after it, before the next one
+    (a refused or lost one leaves its event without, rather than shifting the others)."""
+    sent = records["sent"]
+    if k >= len(sent):
+        return None
+    start = sent[k]["at"]
+    end = sent[k + 1]["at"] if k + 1 < len(sent) else float("inf")
+    return next((p for p in records["posts"] if start <= p["sent"] < end), None)
 
 
 def _ms(later, earlier):
