@@ -47,6 +47,8 @@ GRACE = 8
 #: How long a drain waits, at most, for the proxy that checks this process's health to ask it
 #: again and hear 503 (deploy/Caddyfile asks every second), in seconds, within ``GRACE``.
 PROXY_WAIT = 3
+#: How long a drain waits, at most, for the presence lists of the rooms its sockets left.
+PRESENCE_WAIT = 2
 
 _state = {"draining": False, "watched": False}
 #: Set once /healthz answered 503 while draining: the proxy sends no new request here.
@@ -137,12 +139,21 @@ async def drain():
             await send({"type": "websocket.close", "code": SERVICE_RESTART})
         except Exception as error:  # a socket that went meanwhile: nothing to close
             logger.debug("Socket already gone while draining: %s", error)
-    if not _running:
-        return
+    if _running:
+        try:
+            await asyncio.wait_for(idle.wait(), max(0, GRACE - (time.monotonic() - started)))
+        except TimeoutError:
+            logger.warning("Drained for %d s, stopping with %d still running", GRACE, len(_running))
+    # The rooms' presence lists, gathered for a moment after the sockets left, go out before
+    # the process stops: without them the members on other processes would go on seeing
+    # those who left listed until someone else came or went. (Imported here: this module is
+    # imported before Django is set up.)
+    from room.consumers import presence_news
+
     try:
-        await asyncio.wait_for(idle.wait(), max(0, GRACE - (time.monotonic() - started)))
+        await asyncio.wait_for(presence_news.sent(), PRESENCE_WAIT)
     except TimeoutError:
-        logger.warning("Drained for %d s, stopping with %d still running", GRACE, len(_running))
+        logger.warning("The presence lists were not all sent within %d s", PRESENCE_WAIT)
 
 
 def install():

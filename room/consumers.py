@@ -45,6 +45,9 @@ PRESENCE_TTL = timedelta(seconds=60)
 #: The process's heartbeat refreshes the rows of this many sockets per query (an SQL list
 #: longer than SQLite's limit on parameters would be refused).
 BEAT_CHUNK = 500
+#: A room's joins and leaves that come within this many seconds of its last presence list go
+#: out together at the end of that time, as one list (``PresenceNews``).
+PRESENCE_GATHER = 0.25
 
 logger = logging.getLogger(__name__)
 
@@ -343,8 +346,8 @@ class RoomConsumer(PushConsumer):
         return read
 
     async def send_presence(self, group, *, join):
-        html = await self.update_presence(join)
-        await self.channel_layer.group_send(group, {"type": "room.push", "all": html})
+        await self.update_presence(join)
+        presence_news.announce(self.campaign_id)
 
     # Database work, in small synchronous pieces -------------------------------------------------
 
@@ -390,11 +393,62 @@ class RoomConsumer(PushConsumer):
             )
         else:
             Presence.objects.filter(channel_name=self.channel_name).delete()
-        drop_stale(self.campaign_id)
-        return self.presence_html()
 
-    def presence_html(self):
-        return presence_html(self.campaign_id)
+
+class PresenceNews:
+    """The presence lists this process sends to its rooms. A join or a leave asks for its room's
+    list (``announce``); the list goes out at once when the room heard none for
+    PRESENCE_GATHER seconds, else at the end of that time, once for all that came meanwhile.
+    Without it every join and leave sent the whole list to every socket of the room: a
+    restarted process whose sockets all came back at once sent each room's list once per
+    socket returning, to all of them, and the lists crowded out the log's entries
+    (bench/README.md, "The reconnect storm")."""
+
+    def __init__(self):
+        #: The task that will send a room's list, by campaign id; the loop time of its last.
+        self.pending = {}
+        self.sent_at = {}
+
+    def announce(self, campaign_id):
+        loop = asyncio.get_running_loop()
+        task = self.pending.get(campaign_id)
+        if task is not None and not task.done() and task.get_loop() is loop:
+            return  # its list is read when it goes out: this join or leave is in it
+        last = self.sent_at.get(campaign_id)
+        wait = 0 if last is None else max(0, last + PRESENCE_GATHER - loop.time())
+        self.pending[campaign_id] = loop.create_task(self.send(campaign_id, wait))
+
+    async def send(self, campaign_id, wait):
+        if wait:
+            await asyncio.sleep(wait)
+        # From here on a join or a leave asks for a list of its own: this one may be read
+        # before its row is written.
+        if self.pending.get(campaign_id) is asyncio.current_task():
+            del self.pending[campaign_id]
+        self.sent_at[campaign_id] = asyncio.get_running_loop().time()
+        try:
+            html = await database_sync_to_async(presence_read)(campaign_id)
+            group = core_push.group_name(campaign_id)
+            await get_channel_layer().group_send(group, {"type": "room.push", "all": html})
+        except Exception:
+            logger.warning("Presence list of campaign %s not sent", campaign_id, exc_info=True)
+
+    async def sent(self):
+        """Once the lists asked for so far went out (a drain waits for them before the process
+        stops: the rooms' other processes hear who left)."""
+        loop = asyncio.get_running_loop()
+        tasks = [task for task in self.pending.values() if task.get_loop() is loop]
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+#: The process's presence lists (one per process, as its heartbeat).
+presence_news = PresenceNews()
+
+
+def presence_read(campaign_id):
+    """The room's presence list, its stale rows dropped first."""
+    drop_stale(campaign_id)
+    return presence_html(campaign_id)
 
 
 class Heartbeat:

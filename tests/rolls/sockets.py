@@ -18,6 +18,7 @@ from config.asgi import application
 from core import push
 from rolls.models import PUBLIC
 from rolls.systems.mana.models import ManaPool, ManaSkill
+from room import consumers
 from sheets.services import character_create
 from tests.helpers import HTMX
 
@@ -153,6 +154,9 @@ async def before_mark(*communicators, presence=True):
     lists left out with ``presence=False``). A socket's pushes reach it in the order they were
     sent, so what was pushed to it before the mark and is not among these frames was not sent
     to it: no quiet moment to wait for. (A view's pushes go out on commit, before its answer.)"""
+    # The presence lists gathered so far go out first (room.consumers.PresenceNews): a list
+    # still gathering would come after the mark.
+    await consumers.presence_news.sent()
     marks = {}
     for campaign_id in dict.fromkeys(c.campaign_id for c in communicators):
         marks[campaign_id] = mark = f"<p>mark {next(MARKS)}</p>"

@@ -457,6 +457,23 @@ async def test_presence_follows_connections(table):
     assert await presence_rows() == 0
 
 
+async def test_joins_close_together_go_out_as_one_presence_list(table, monkeypatch):
+    """A room whose sockets come back together (a restarted process) hears one list for them
+    all, not one per socket: the first join is heard at once, those within PRESENCE_GATHER
+    after it together at its end."""
+    monkeypatch.setattr(consumers, "PRESENCE_GATHER", 2.0)
+    monkeypatch.setattr(consumers, "presence_news", consumers.PresenceNews())  # no earlier list
+    async with AsyncExitStack() as stack:
+        gm = await enter(stack, table, "gm")
+        assert await online(gm) == ["gm"]
+        ana = await enter(stack, table, "ana")
+        ben = await enter(stack, table, "ben")
+        assert await online(gm) == ["ana", "ben", "gm"]
+        assert await online(ana) == ["ana", "ben", "gm"]
+        assert await online(ben) == ["ana", "ben", "gm"]
+        assert await gm.receive_nothing()
+
+
 async def test_a_check_push_reaches_only_the_gm_and_the_named_player(table):
     async with AsyncExitStack() as stack:
         gm, ana, ben = await room(stack, table)
@@ -497,8 +514,11 @@ async def test_a_removed_player_s_sockets_close_and_hear_nothing_more(table, pla
         response = await post(table, "gm", "member_remove", {}, player.pk, htmx=False)
         assert response.status_code == 302
         assert await closed_by_server(ana) == await closed_by_server(second_tab) == LEFT
-        assert await online(ben) == ["ana", "ben"]  # one of ana's sockets left
-        assert await online(ben) == ["ben"]  # and the other
+        # Both of ana's sockets left: one list for both, or two when the first went out at once.
+        heard = [await online(ben)]
+        if heard[0] != ["ben"]:
+            heard.append(await online(ben))
+        assert heard in ([["ben"]], [["ana", "ben"], ["ben"]])
         assert (
             await database_sync_to_async(
                 Presence.objects.filter(campaign=table.campaign, user=player).exists
