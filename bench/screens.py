@@ -236,7 +236,7 @@ async def run(
                 busy = browser_cpu(), time.monotonic()
                 sent = await send_all(pages[sender][1], plan(events, warmups, rate), checks, rate)
                 busy_pct = cpu_percent(busy)
-                await wait_all(pages, reference, len(sent), grace)
+                await wait_all(pages, reference, len(sent), grace, sender=pages[sender][1])
                 records = [await page.evaluate(COLLECT) for _, page, _ in pages]
             finally:
                 await reference.close()
@@ -284,15 +284,18 @@ async def send_all(page, events, checks, rate):
     return events
 
 
-async def wait_all(pages, reference, count, grace):
+async def wait_all(pages, reference, count, grace, *, sender):
     """Wait until every page and the reference client saw ``count`` entries past the warm-up's
-    start, or ``grace`` seconds past the last event."""
+    start, and the ``sender`` page its ``count`` POSTs answered (its answers come after the
+    others' frames: read before them, the last events would have none), or ``grace`` seconds
+    past the last event."""
     deadline = asyncio.get_running_loop().time() + grace
     script = "(n) => window.rollroomBench.entries.filter((e) => e.paint).length >= n"
-    for _, page, _ in pages:
+    answered = "(n) => window.rollroomBench.posts.length >= n"
+    for page, check in [(page, script) for _, page, _ in pages] + [(sender, answered)]:
         left = max(0.1, deadline - asyncio.get_running_loop().time())
         try:
-            await page.wait_for_function(script, arg=count, timeout=left * 1000)
+            await page.wait_for_function(check, arg=count, timeout=left * 1000)
         except Exception:  # noqa: BLE001 -- a page that missed an entry is counted as such
             pass
     while len(reference.arrived) < count and asyncio.get_running_loop().time() < deadline:

@@ -84,7 +84,7 @@ def test_through_caddy_starts_caddy_in_front_of_its_servers_and_measures_both():
     assert "proxy_cpu_ms_per_roll" not in out["floor_websockets"]
     assert out["notes"] == [
         "floor_websockets: a plain ws server on loopback, neither through the proxy nor over "
-        "TLS (floor_http and floor_channels are)"
+        "TLS (floor_django, floor_http and floor_channels are)"
     ]
 
 
