@@ -46,7 +46,7 @@ class TestGmEveningInTheBrowser(BrowserTestCase):
             gm = self.open_page(browser, "gm", room)
             ana = self.open_page(browser, "ana", room)
             for page in (gm, ana):
-                page.wait_for_selector('#ws-status[data-state="ok"]')
+                room_ready(page)  # the confirmation below would go with the first resync
             gm.select_option("#ask-character", label="Ilse (ana)")
             gm.fill("#ask-target", "5")
             gm.fill("#ask-note", "Climb the wall")
