@@ -131,23 +131,28 @@ def hold(pipe, targets, origin, core):
     asyncio.run(_hold(pipe, targets, origin))
 
 
+async def page_socket(url, cookie, origin, open_timeout=OPEN_TIMEOUT):
+    """A room socket opened as a page opens it: its member's cookie, no compression; as a
+    browser's, it answers the server's pings and sends none of its own."""
+    return await connect(
+        url,
+        origin=origin,
+        additional_headers={"Cookie": cookie},
+        compression=None,
+        proxy=None,
+        max_size=None,
+        ping_interval=None,
+        open_timeout=open_timeout,
+    )
+
+
 async def _hold(pipe, targets, origin):
     gate = asyncio.Semaphore(PARALLEL)
     frames, closed, sockets, readers = 0, 0, [], []
 
     async def one(url, cookie):
         async with gate:
-            return await connect(
-                url,
-                origin=origin,
-                additional_headers={"Cookie": cookie},
-                compression=None,
-                proxy=None,
-                max_size=None,
-                # As a browser's: it answers the server's pings and sends none of its own.
-                ping_interval=None,
-                open_timeout=OPEN_TIMEOUT,
-            )
+            return await page_socket(url, cookie, origin)
 
     async def read(websocket):
         nonlocal frames, closed

@@ -16,7 +16,6 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils.crypto import get_random_string
 from PIL import Image
-from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from campaigns.models import Membership
@@ -25,6 +24,7 @@ from scene.models import Combatant, Initiative, Picture, Scene, Token
 from . import server as procs
 from . import stats
 from .client import HttpPool, http_request, marker
+from .crowd import page_socket
 from .data import session_for, table_create, table_delete
 
 #: In a pushed log entry (templates/rolls/_log_entry.html); in the initiative card.
@@ -118,16 +118,7 @@ class Watch:
 
         async def one(url, cookie):
             async with gate:
-                return await connect(
-                    url,
-                    origin=origin,
-                    additional_headers={"Cookie": cookie},
-                    compression=None,
-                    proxy=None,
-                    max_size=None,
-                    ping_interval=None,
-                    open_timeout=120,
-                )
+                return await page_socket(url, cookie, origin, open_timeout=120)
 
         self.sockets = await asyncio.gather(*(one(*t) for t in urls_cookies))
         self.readers = [asyncio.create_task(self._read(k, ws)) for k, ws in enumerate(self.sockets)]
