@@ -53,15 +53,18 @@ WATCH = """
     const button = event.target.closest && event.target.closest("form.roll button");
     if (button) bench.sent.push({ at: now(), how: "click" });
   }, true);
+  // The answer is heard on the request itself, not through htmx's events on the form: a check's
+  // roll form is inside the check's card, which the socket's push may replace before the
+  // answer comes, and htmx's events on a form no longer in the page never reach the document
+  // (the event would be lost and the POST unmatched).
   document.addEventListener("htmx:beforeSend", (event) => {
     const config = event.detail.requestConfig;
-    if (config && config.verb === "post") {
-      event.detail.xhr.rollroomBench = { sent: now(), path: config.path };
-    }
-  }, true);
-  document.addEventListener("htmx:beforeOnLoad", (event) => {
-    const post = event.detail.xhr && event.detail.xhr.rollroomBench;
-    if (post) bench.posts.push({ ...post, answered: now(), status: event.detail.xhr.status });
+    const xhr = event.detail.xhr;
+    if (!config || config.verb !== "post" || !xhr) return;
+    const post = { sent: now(), path: config.path };
+    xhr.addEventListener("readystatechange", () => {
+      if (xhr.readyState === 4) bench.posts.push({ ...post, answered: now(), status: xhr.status });
+    });
   }, true);
   let frame = null;
   document.addEventListener("htmx:wsBeforeMessage", (event) => {

@@ -33,26 +33,18 @@ def test_every_event_reaches_every_other_page_with_its_parts():
     events = [e for e in out["events"] if not e["warmup"]]
     assert [e["kind"] for e in events] == ["free_roll", "talk", "check"]
     for event in events:
-        # A check's card comes by the socket (204). The sender's answer is now and then not
-        # matched to its Enter or click in CI (not yet understood; bench/README.md): then the
-        # POST's own figures are missing for that event, the screens' are not.
-        assert event["post_status"] in (200, 204, None)
+        assert event["post_status"] in (200, 204)  # a check's card comes by the socket
         assert event["reached"] == 2
         assert set(event["screens"]) == {"gm", "player-1"}
         for screen in event["screens"].values():
             assert screen["kind_ok"]
             assert all(screen[part] is not None for part in PARTS)
-        assert event["reference_ms"] is not None and event["last_screen_ms"] is not None
-        if event["post_status"] is not None:
-            for key in ("to_post_ms", "post_ms", "server_ms"):
-                assert event[key] is not None
-    assert any(event["post_status"] for event in events)
+        for key in ("to_post_ms", "post_ms", "server_ms", "reference_ms", "last_screen_ms"):
+            assert event[key] is not None
     summary = out["summary"]
     assert summary["events"] == 3 and summary["reached_every_page"] == 3
     assert summary["wrong_kind"] == 0
-    for key in ("every_screen", "screen", "reference"):
+    for key in ("every_screen", "screen", "server", "post", "reference"):
         assert summary[key]["count"] >= 3
-    for key in ("server", "post"):
-        assert summary[key]["count"] >= 1
     assert set(summary["parts"]) == set(PARTS) - {"screen_ms"}
     assert summary["over_server_p50_ms"] is not None
