@@ -1,9 +1,10 @@
 """ASGI entry point: HTTP through Django's own ASGI handler, websockets through Channels (as in
 Channels' tutorial). A socket that meets an unreachable database (PostgreSQL restarting) is
 closed cleanly, see ``SocketGuard``; an HTTP request that does is answered 503 by
-``config.views.server_error``. A process told to stop (SIGTERM) drains first: its sockets are
-closed with ``config.shutdown.SERVICE_RESTART`` and the requests it holds are finished
-(``config.shutdown``).
+``config.views.server_error``. A socket that arrives while too many are still connecting is
+asked at once to try again later, before any work (``config.admission``). A process told to
+stop (SIGTERM) drains first: its sockets are closed with ``config.shutdown.SERVICE_RESTART``
+and the requests it holds are finished (``config.shutdown``).
 """
 
 import gc
@@ -19,6 +20,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_asgi_app = get_asgi_application()
 
 from config import shutdown
+from config.admission import Admission
 from config.routing import no_route, socket_auth, websocket_urlpatterns
 from config.views import DATABASE_UNAVAILABLE, TRY_AGAIN_LATER
 from core.shared_redis import REDIS_UNAVAILABLE, outage
@@ -54,9 +56,13 @@ application = shutdown.Draining(
     ProtocolTypeRouter(
         {
             "http": django_asgi_app,
-            "websocket": SocketGuard(
-                AllowedHostsOriginValidator(
-                    socket_auth(URLRouter([*websocket_urlpatterns, no_route]))
+            # Inside the drain (a process draining refuses every socket first) and outside
+            # everything that reads or joins (a socket turned away costs nothing more).
+            "websocket": Admission(
+                SocketGuard(
+                    AllowedHostsOriginValidator(
+                        socket_auth(URLRouter([*websocket_urlpatterns, no_route]))
+                    )
                 )
             ),
         }

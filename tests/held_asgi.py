@@ -1,10 +1,13 @@
 """config.asgi's application for a daphne process a test starts (``start_daphne(port,
 app="tests.held_asgi:application")``, tests/faults.py), with one addition: an HTTP request sent
 with the header ``X-Test-Hold: 1`` is held (its body not handed to Django) until the process
-receives SIGUSR1, so that a test has a request in flight for as long as it needs one. The
-process says "Holding a request" on stderr (its log) when it holds one."""
+receives SIGUSR1, so that a test has a request in flight for as long as it needs one; so is a
+websocket's connect (its consumer waits for it: the socket stays connecting). The process says
+"Holding a request" on stderr (its log) when it holds one, "Holding socket <n>" for the n-th
+socket."""
 
 import asyncio
+import itertools
 import signal
 import sys
 
@@ -24,13 +27,19 @@ def release(number, frame):
 signal.signal(signal.SIGUSR1, release)
 
 
+held_sockets = itertools.count(1)
+
+
 async def application(scope, receive, send):
-    if scope["type"] != "http" or (b"x-test-hold", b"1") not in scope["headers"]:
+    if scope["type"] not in ("http", "websocket") or (b"x-test-hold", b"1") not in scope["headers"]:
         return await site(scope, receive, send)
 
     async def held_receive():
         await released.wait()
         return await receive()
 
-    print("Holding a request", file=sys.stderr, flush=True)
+    if scope["type"] == "http":
+        print("Holding a request", file=sys.stderr, flush=True)
+    else:
+        print(f"Holding socket {next(held_sockets)}", file=sys.stderr, flush=True)
     return await site(scope, held_receive, send)

@@ -1,0 +1,93 @@
+"""A process takes on no more sockets at once than it can join before daphne gives up on them.
+
+Each room socket's connect costs the process its session, its membership, the log's head, its
+groups and its presence, one socket after another in Channels' one database thread; daphne
+refuses a handshake its application has not accepted within ``--websocket_connect_timeout``
+(5 s), but the consumer behind it goes on with its work until daphne cancels it. After a
+restart every page of the process comes back at once: without a limit the process starts
+thousands of connects, most of them too late, each refused page tries again and starts another,
+and no socket is joined in time (bench/README.md, "The reconnect storm").
+
+``Admission`` counts the sockets of this process still connecting (their ``websocket.connect``
+received, neither an accept nor a close sent yet). Past ``settings.SOCKETS_CONNECTING`` it
+answers a new one at once, before anything reads its session, the database or Redis: accepted,
+then closed with ``TRY_AGAIN_LATER`` (4503), after which static/js/site.js waits 1 s, doubling
+up to 10 s, with jitter, before the page tries again. Not closed before the accept: daphne
+answers such a handshake with an HTTP 403 (``ws_protocol.serverReject``; tests/config/
+test_admission.py), which a browser reports as a 1006 without its status, after which the page
+tries again within 250 ms: thousands of pages would come back at once, again and again. A page
+takes a socket closed so soon after its opening for a refusal, not a connection: it neither
+fetches what a reconnect fetches nor forgets its earlier tries (static/js/site.js); without
+that, every refusal would cost the site a reconnect's fetches and the page would try again
+within a second, every time.
+"""
+
+import logging
+import time
+
+from django.conf import settings
+
+from config.views import TRY_AGAIN_LATER
+
+logger = logging.getLogger(__name__)
+
+#: How often, at most, the process says how many sockets it turned away, in seconds.
+SAY_EVERY = 10
+
+
+class Admission:
+    """The websockets of the process, admitted while fewer than ``settings.SOCKETS_CONNECTING``
+    are still connecting (0: all), else asked at once to try again later. HTTP passes through."""
+
+    def __init__(self, app):
+        self.app = app
+        #: Sockets admitted whose application has sent neither an accept nor a close yet.
+        self.connecting = 0
+        #: Sockets turned away since the process last said so, and when it did.
+        self.turned_away = 0
+        self.said_at = None
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "websocket":
+            return await self.app(scope, receive, send)
+        limit = settings.SOCKETS_CONNECTING
+        if limit and self.connecting >= limit:
+            return await self.turn_away(receive, send)
+        self.connecting += 1
+        counted = True
+
+        def count_out():
+            nonlocal counted
+            if counted:
+                counted = False
+                self.connecting -= 1
+
+        async def answered(message):
+            if message["type"] in ("websocket.accept", "websocket.close"):
+                count_out()
+            await send(message)
+
+        try:
+            return await self.app(scope, receive, answered)
+        finally:
+            # An application that failed, or was cancelled (daphne cancels one still running
+            # 10 s after its client left), before it answered: without this the count would
+            # only grow, and the process would end up turning every socket away.
+            count_out()
+
+    async def turn_away(self, receive, send):
+        """Accept and close at once with ``TRY_AGAIN_LATER``: nothing is read or joined."""
+        self.turned_away += 1
+        now = time.monotonic()
+        if self.said_at is None or now - self.said_at >= SAY_EVERY:
+            logger.warning(
+                "Too many sockets connecting (%d): %d asked to try again later (%d)",
+                self.connecting,
+                self.turned_away,
+                TRY_AGAIN_LATER,
+            )
+            self.turned_away, self.said_at = 0, now
+        message = await receive()
+        if message["type"] == "websocket.connect":
+            await send({"type": "websocket.accept"})
+            await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
