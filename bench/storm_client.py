@@ -5,7 +5,10 @@ object a line.
 Each socket reopens as static/js/site.js reopens a page's socket: after a close with code 1006,
 1011, 1012, 1013, 4503 or 4012 (a refused or failed connection counts as 1006, as in a
 browser), the first try within 250 ms x (0.5 + random / 2), each next one waiting twice as long,
-at most 2.5 s (4503: 1 s doubling to 10 s), the count of tries reset when one opens. It asks for
+at most 2.5 s for the first six tries in a row and 10 s after (4503: 1 s doubling to 10 s), the
+count of tries reset when one opens; a socket counts as open once it received its first frame or
+stayed open 1 s (one accepted and closed at once with 4503, config/admission.py, does not). It
+asks for
 ``?after=<the highest number shown>`` and keeps its entries as static/js/room.js keeps the log:
 an entry already shown is dropped (a duplicate), an entry whose number leaves a gap after the
 last shown is dropped and the socket reopened at once from the last shown (once per gap).
@@ -31,11 +34,15 @@ from websockets.exceptions import ConnectionClosed
 
 #: static/js/room.js's ENTRY: an entry's id, its number, and whether it is a whisper.
 ENTRY = re.compile(r'<article id="([^"]+)"[^>]* data-seq="(\d+)"([^>]* data-whisper)?')
-#: static/js/site.js's REOPENED, TRY_AGAIN_LATER and its waits (ms): first, most.
+#: static/js/site.js's REOPENED, TRY_AGAIN_LATER, its waits (ms: first, most; the most after
+#: SWIFT tries in a row) and SETTLED (in seconds here).
 REOPENED = (1006, 1011, 1012, 1013, 4503, 4012)
 TRY_AGAIN_LATER = 4503
 WAITS = {TRY_AGAIN_LATER: (1000, 10000)}
 RESTART_WAITS = (250, 2500)
+SWIFT = 6
+SLOW_MOST = 10000
+SETTLED = 1.0
 #: Initial connections opened at once by one process.
 PARALLEL = 50
 
@@ -44,6 +51,8 @@ def wait_after(code, retries, rng=random):
     """Seconds before the next try after a close with ``code``, the ``retries``-th in a row
     (static/js/site.js)."""
     first, most = WAITS.get(code, RESTART_WAITS)
+    if retries >= SWIFT:
+        most = SLOW_MOST
     return min(most, first * 2**retries) * (0.5 + rng.random() / 2) / 1000
 
 
@@ -69,6 +78,7 @@ class Page:
         self.caught_at = None
         self.opened = asyncio.Event()
         self.task = None
+        self.connected_at = None  # the last open, until it settles (``settled``)
 
     def last(self):
         return max(self.shown, default=0)
@@ -98,14 +108,23 @@ class Page:
             except Exception:  # refused, reset, or refused at the handshake: 1006 in a browser
                 wait = self.closed(1006)
                 continue
-            self.retries = 0
-            now = time.monotonic()
-            if self.closed_at is not None and self.reopened_at is None:
-                self.reopened_at = now
-                self.run.check(self)
-            self.opened.set()
+            self.connected_at = time.monotonic()
+            timer = asyncio.get_running_loop().call_later(SETTLED, self.settled)
             code = await self.listen()
+            timer.cancel()
+            self.connected_at = None  # closed before it settled: a refusal, not an open
             wait = 0.0 if code is None else self.closed(code)
+
+    def settled(self):
+        """The socket is open as the page counts it (its first frame, or SETTLED s open)."""
+        if self.connected_at is None:
+            return
+        now, self.connected_at = self.connected_at, None
+        self.retries = 0
+        if self.closed_at is not None and self.reopened_at is None:
+            self.reopened_at = now
+            self.run.check(self)
+        self.opened.set()
 
     def closed(self, code):
         """A close with ``code``: the seconds until the next try (the page's policy)."""
@@ -122,6 +141,7 @@ class Page:
         """Frames until the socket closes: its code, or None after a reopen for a gap."""
         try:
             async for text in self.ws:
+                self.settled()
                 self.frames += 1
                 if not self.frame(text):
                     await self.ws.close()

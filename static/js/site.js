@@ -299,13 +299,39 @@
   // reopening of its own, which nothing could cancel: a "retry now" would then open a second
   // socket beside the one it brings. The close's own event is in the htmx:wsClose event
   // (detail.event.closed).
+  //
+  // A socket is shown open (htmx:wsOpen) once it has received its first frame, or has stayed
+  // open for SETTLED ms: a server with too many sockets connecting accepts a new one and closes
+  // it at once with 4503 (config/admission.py). Taken for open, that refusal would fetch
+  // everything a reconnect fetches (facts-resync, the checks) and count the page's tries from
+  // zero again, so that the page would come back within a second, every time.
+  const SETTLED = 1000;
   document.addEventListener("DOMContentLoaded", function () {
     htmx.createWebSocket = function (url) {
       const socket = new WebSocket(window.rollroomSocketUrl ? window.rollroomSocketUrl(url) : url);
       socket.binaryType = htmx.config.wsBinaryType;
+      let held = null; // the open, until the socket settles
+      function settle() {
+        if (!held) return;
+        const { handler, event, timer } = held;
+        held = null;
+        clearTimeout(timer);
+        handler(event);
+      }
+      // Before the ws extension's own listener (added after this returns): the open first.
+      socket.addEventListener("message", settle);
+      Object.defineProperty(socket, "onopen", {
+        set: function (handler) {
+          socket.addEventListener("open", function (event) {
+            held = { handler: handler, event: event, timer: setTimeout(settle, SETTLED) };
+          });
+        },
+      });
       Object.defineProperty(socket, "onclose", {
         set: function (handler) {
           socket.addEventListener("close", function (event) {
+            if (held) clearTimeout(held.timer);
+            held = null; // closed before it settled: never shown open
             handler({ type: "close", code: 1000, reason: event.reason, closed: event });
           });
         },
@@ -320,10 +346,17 @@
   // and one whose server is restarting (config/shutdown.py: 4012, as daphne sends no 1012).
   // A restart is over in seconds: the first try comes within a quarter of a second, then each
   // waits longer, but never more than 2.5 s, so a page is live again within 3 s of its server
-  // answering. An outage lasts longer: sooner first, then every 10 s at most.
+  // answering. Past SWIFT tries in a row (about 9 s, longer than a restart takes) the server is
+  // not coming back that soon, or refuses the sockets it cannot take (a 1006 again and again):
+  // the waits double on up to 10 s. Without that, each of the thousands of pages of a process
+  // that restarted would try again every 2.5 s for as long as the process takes to join them
+  // all, each try a handshake more for it (bench/README.md, "The reconnect storm"). An outage
+  // lasts longer, and so does a server that asks for it (4503): from 1 s, then every 10 s at
+  // most.
   const TRY_AGAIN_LATER = 4503;
   const SERVICE_RESTART = 4012;
   const REOPENED = [1006, 1011, 1012, 1013, TRY_AGAIN_LATER, SERVICE_RESTART];
+  const SWIFT = 6;
   let retries = 0;
   let pending = null; // the timer of the next try, and the socket it reopens
 
@@ -360,7 +393,9 @@
       return;
     }
     if (!close || REOPENED.indexOf(close.code) < 0) return;
-    const [first, most] = close.code === TRY_AGAIN_LATER ? [1000, 10000] : [250, 2500];
+    const later = close.code === TRY_AGAIN_LATER;
+    const first = later ? 1000 : 250;
+    const most = later || retries >= SWIFT ? 10000 : 2500;
     const wait = Math.min(most, first * 2 ** retries) * (0.5 + Math.random() / 2);
     retries += 1;
     if (pending) clearTimeout(pending.timer);

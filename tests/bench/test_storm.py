@@ -7,6 +7,7 @@ The run needs Redis (two processes share their rooms through it): REDIS_URL's (t
 database) when set, else a redis-server of the test's own (missing: a skip, a failure under
 CI=true)."""
 
+import asyncio
 import json
 import os
 import random
@@ -15,7 +16,9 @@ import sys
 
 import pytest
 from django.conf import settings
+from websockets.asyncio.server import serve
 
+from bench import storm_client
 from bench.storm_client import REOPENED, Page, Run, wait_after
 from tests.bench.test_bench import bench_env
 from tests.faults import RedisServer
@@ -25,13 +28,57 @@ from tests.helpers import is_number
 
 
 def test_waits_follow_site_js():
-    """The first try within 125-250 ms, doubling, never over 2.5 s; 4503 from 1 s to 10 s."""
+    """The first try within 125-250 ms, doubling, never over 2.5 s for six tries in a row, then
+    up to 10 s; 4503 from 1 s to 10 s."""
     rng = random.Random(4)
-    for retries, most in [(0, 0.25), (1, 0.5), (2, 1.0), (3, 2.0), (4, 2.5), (9, 2.5)]:
-        waits = [wait_after(4012, retries, rng) for _ in range(200)]
-        assert most / 2 <= min(waits) and max(waits) <= most
+    steps = [(0, 0.25), (1, 0.5), (2, 1.0), (3, 2.0), (4, 2.5), (5, 2.5), (6, 10), (9, 10)]
+    for code in (4012, 1006):
+        for retries, most in steps:
+            waits = [wait_after(code, retries, rng) for _ in range(200)]
+            assert most / 2 <= min(waits) and max(waits) <= most
     assert 5 <= wait_after(4503, 5, rng) <= 10
     assert set(REOPENED) == {1006, 1011, 1012, 1013, 4503, 4012}
+
+
+def test_a_socket_closed_before_its_first_frame_is_a_refusal_not_an_open(monkeypatch):
+    """As static/js/site.js: a socket accepted and closed at once (config/admission.py's 4503)
+    leaves the count of tries growing and the page not open; one that hears a frame is open,
+    its count of tries reset. Real sockets, on a websockets server of the test's own."""
+    monkeypatch.setattr(storm_client, "wait_after", lambda code, retries: 0)
+
+    async def scenario(answer, tries):
+        arrived, enough = [], asyncio.Event()
+
+        async def handler(socket_):
+            arrived.append(socket_)
+            if len(arrived) == tries:
+                enough.set()
+            await answer(socket_)
+
+        async with serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            page = Page(Run([]), 0, 0, f"ws://127.0.0.1:{port}/", "", "http://x", True)
+            page.retries = 5
+            page.task = asyncio.create_task(page.live())
+            await asyncio.wait_for(enough.wait(), 10)
+            if tries == 1:
+                await asyncio.wait_for(page.opened.wait(), 10)
+            page.task.cancel()
+            await asyncio.gather(page.task, return_exceptions=True)
+            return page
+
+    async def turned_away(socket_):
+        await socket_.close(4503)
+
+    async def joined(socket_):
+        await socket_.send("<div id='presence'></div>")
+        await socket_.wait_closed()
+
+    page = asyncio.run(scenario(turned_away, 4))
+    assert page.retries >= 5 + 3 and page.codes[4503] >= 3, (page.retries, page.codes)
+    assert not page.opened.is_set()
+    page = asyncio.run(scenario(joined, 1))
+    assert page.retries == 0 and page.frames == 1
 
 
 def entry(seq, whisper=False):
