@@ -40,6 +40,18 @@ def test_waits_follow_site_js():
     assert set(REOPENED) == {1006, 1011, 1012, 1013, 4503, 4012}
 
 
+def test_the_page_model_has_site_js_numbers():
+    """The model's numbers are those of static/js/site.js, which has them in its own words."""
+    js = (settings.BASE_DIR / "static" / "js" / "site.js").read_text()
+    first, most = storm_client.WAITS[storm_client.TRY_AGAIN_LATER]
+    assert f"const first = later ? {first} : {storm_client.RESTART_WAITS[0]};" in js
+    slow, swift = storm_client.SLOW_MOST, storm_client.RESTART_WAITS[1]
+    assert most == slow
+    assert f"const most = later || retries >= SWIFT ? {slow} : {swift};" in js
+    assert f"const SWIFT = {storm_client.SWIFT};" in js
+    assert f"const SETTLED = {round(storm_client.SETTLED * 1000)};" in js
+
+
 def test_a_socket_closed_before_its_first_frame_is_a_refusal_not_an_open(monkeypatch):
     """As static/js/site.js: a socket accepted and closed at once (config/admission.py's 4503)
     leaves the count of tries growing and the page not open; one that hears a frame is open,
