@@ -156,7 +156,8 @@ class Table(BrowserTestCase):
 
         page.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
         self.open_room(page)
-        # After each refusal the page tries again within 2.5 s (static/js/site.js).
+        # After each refusal the page tries again within 2.5 s, from the seventh in a row within
+        # 10 s (static/js/site.js).
 
         def drop():
             away[0] = True

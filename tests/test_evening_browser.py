@@ -150,7 +150,9 @@ class TestManaEvening(Table):
 
             # She comes back: her page asks for what followed entry 2 and shows each once.
             back()
-            expect(ana.locator('#ws-status[data-state="ok"]')).to_have_count(1)
+            # Away for longer than six tries (static/js/site.js), the page waits up to 10 s
+            # between two.
+            expect(ana.locator('#ws-status[data-state="ok"]')).to_have_count(1, timeout=15_000)
             expect(ana.locator("#log article.entry")).to_have_count(4)
             assert DROPPED.search(sockets[-1]).group(1) == "2", sockets
             assert seqs(ana) == [1, 2, 3, 4]
@@ -295,7 +297,9 @@ class TestPoolEvening(Table):
             assert seqs(ana) == [1, 2]
 
             back()
-            expect(ana.locator('#ws-status[data-state="ok"]')).to_have_count(1)
+            # Away for longer than six tries (static/js/site.js), the page waits up to 10 s
+            # between two.
+            expect(ana.locator('#ws-status[data-state="ok"]')).to_have_count(1, timeout=15_000)
             expect(ana.locator("#log article.entry")).to_have_count(4)
             assert DROPPED.search(sockets[-1]).group(1) == "2", sockets
             assert seqs(ana) == [1, 2, 3, 4]
