@@ -164,7 +164,7 @@ def test_the_sites_sockets_are_counted_out_once_joined_or_refused(
 ):
     """A room socket that joins, one refused for want of the database (SocketGuard closes it,
     inside the admission), one arriving while the process drains (refused by the drain, before
-    the admission counts it): the count is back at zero each time."""
+    the admission counts it): the count is back where it was each time."""
     admission = asgi.application.app.application_mapping["websocket"]
     assert isinstance(admission, Admission)
     # Room for one (should an earlier test of this process have left one connecting).
