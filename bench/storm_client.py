@@ -5,11 +5,11 @@ object a line.
 Each socket reopens as static/js/site.js reopens a page's socket: after a close with code 1006,
 1011, 1012, 1013, 4503 or 4012 (a refused or failed connection counts as 1006, as in a
 browser), the first try within 250 ms x (0.5 + random / 2), each next one waiting twice as long,
-at most 2.5 s for the first six tries in a row and 10 s after (4503: 1 s doubling to 10 s), the
-count of tries reset when one opens; a socket counts as open once it received its first frame or
-stayed open 1 s (one accepted and closed at once with 4503, config/admission.py, does not). It
-asks for
-``?after=<the highest number shown>`` and keeps its entries as static/js/room.js keeps the log:
+at most 2.5 s for the first eight tries in a row and 10 s after (4503: 1 s doubling to 10 s,
+counted from the first 4503 in a row), the count of tries reset when one opens; a socket counts
+as open once it received its first frame or stayed open 1 s (one accepted and closed at once
+with 4503, config/admission.py, does not). It asks for ``?after=<the highest number shown>``
+and keeps its entries as static/js/room.js keeps the log:
 an entry already shown is dropped (a duplicate), an entry whose number leaves a gap after the
 last shown is dropped and the socket reopened at once from the last shown (once per gap).
 
@@ -40,7 +40,7 @@ REOPENED = (1006, 1011, 1012, 1013, 4503, 4012)
 TRY_AGAIN_LATER = 4503
 WAITS = {TRY_AGAIN_LATER: (1000, 10000)}
 RESTART_WAITS = (250, 2500)
-SWIFT = 6
+SWIFT = 8
 SLOW_MOST = 10000
 SETTLED = 1.0
 #: Initial connections opened at once by one process.
@@ -49,7 +49,7 @@ PARALLEL = 50
 
 def wait_after(code, retries, rng=random):
     """Seconds before the next try after a close with ``code``, the ``retries``-th in a row
-    (static/js/site.js)."""
+    (static/js/site.js: for 4503, the ``retries``-th 4503 in a row)."""
     first, most = WAITS.get(code, RESTART_WAITS)
     if retries >= SWIFT:
         most = SLOW_MOST
@@ -69,6 +69,7 @@ class Page:
         self.gaps = 0
         self.resynced_after = None
         self.retries = 0
+        self.later = 0  # of the retries, the last ones in a row closed with 4503
         self.tries = 0  # connection attempts after the restart's close
         self.codes = {}  # close codes seen (a failed attempt: 1006)
         self.ws = None
@@ -120,7 +121,7 @@ class Page:
         if self.connected_at is None:
             return
         now, self.connected_at = self.connected_at, None
-        self.retries = 0
+        self.retries = self.later = 0
         if self.closed_at is not None and self.reopened_at is None:
             self.reopened_at = now
             self.run.check(self)
@@ -133,7 +134,8 @@ class Page:
             self.closed_at = time.monotonic()
         if code not in REOPENED:
             raise RuntimeError(f"socket closed with {code}: a page would stay closed")
-        wait = wait_after(code, self.retries)
+        self.later = self.later + 1 if code == TRY_AGAIN_LATER else 0
+        wait = wait_after(code, self.later - 1 if code == TRY_AGAIN_LATER else self.retries)
         self.retries += 1
         return wait
 

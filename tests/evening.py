@@ -156,7 +156,7 @@ class Table(BrowserTestCase):
 
         page.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
         self.open_room(page)
-        # After each refusal the page tries again within 2.5 s, from the seventh in a row within
+        # After each refusal the page tries again within 2.5 s, from the ninth in a row within
         # 10 s (static/js/site.js).
 
         def drop():

@@ -150,7 +150,7 @@ class TestManaEvening(Table):
 
             # She comes back: her page asks for what followed entry 2 and shows each once.
             back()
-            # Away for longer than six tries (static/js/site.js), the page waits up to 10 s
+            # Away for longer than eight tries (static/js/site.js), the page waits up to 10 s
             # between two.
             expect(ana.locator('#ws-status[data-state="ok"]')).to_have_count(1, timeout=15_000)
             expect(ana.locator("#log article.entry")).to_have_count(4)
@@ -297,7 +297,7 @@ class TestPoolEvening(Table):
             assert seqs(ana) == [1, 2]
 
             back()
-            # Away for longer than six tries (static/js/site.js), the page waits up to 10 s
+            # Away for longer than eight tries (static/js/site.js), the page waits up to 10 s
             # between two.
             expect(ana.locator('#ws-status[data-state="ok"]')).to_have_count(1, timeout=15_000)
             expect(ana.locator("#log article.entry")).to_have_count(4)

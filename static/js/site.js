@@ -346,18 +346,22 @@
   // and one whose server is restarting (config/shutdown.py: 4012, as daphne sends no 1012).
   // A restart is over in seconds: the first try comes within a quarter of a second, then each
   // waits longer, but never more than 2.5 s, so a page is live again within 3 s of its server
-  // answering. Past SWIFT tries in a row (about 9 s, longer than a restart takes) the server is
-  // not coming back that soon, or refuses the sockets it cannot take (a 1006 again and again):
-  // the waits double on up to 10 s. Without that, each of the thousands of pages of a process
-  // that restarted would try again every 2.5 s for as long as the process takes to join them
-  // all, each try a handshake more for it (bench/README.md, "The reconnect storm"). An outage
-  // lasts longer, and so does a server that asks for it (4503): from 1 s, then every 10 s at
-  // most.
+  // answering. Past SWIFT tries in a row (about 14 s, longer than a restart takes: 10 s at most,
+  // config/shutdown.py) the server is not coming back that soon, or refuses the sockets it
+  // cannot take (a 1006 again and again): the waits double on up to 10 s. Without that, each of
+  // the thousands of pages of a process that restarted would try again every 2.5 s for as long
+  // as the process takes to join them all, each try a handshake more for it (bench/README.md,
+  // "The reconnect storm"). An outage lasts longer, and so does a server that asks for it
+  // (4503): 1 s after the first 4503, then twice as long after each next one in a row, 10 s at
+  // most. Counted from the first 4503, not from the tries before it: a page that tried while
+  // its process restarted, then was asked to wait by the process restarted, would otherwise
+  // wait 10 s at once, and a process that could take it sooner would sit idle.
   const TRY_AGAIN_LATER = 4503;
   const SERVICE_RESTART = 4012;
   const REOPENED = [1006, 1011, 1012, 1013, TRY_AGAIN_LATER, SERVICE_RESTART];
-  const SWIFT = 6;
-  let retries = 0;
+  const SWIFT = 8;
+  let retries = 0; // tries since the socket was last open
+  let later = 0; // of which the last ones, in a row, closed with 4503
   let pending = null; // the timer of the next try, and the socket it reopens
 
   function retryButtons(shown) {
@@ -377,6 +381,7 @@
 
   document.addEventListener("htmx:wsOpen", function () {
     retries = 0;
+    later = 0;
   });
   // A socket whose user's role changed (room/consumers.py RECAST: a GM handed the campaign
   // over): the page is a GM's or a player's, so it loads again as what they are now; a page
@@ -393,10 +398,12 @@
       return;
     }
     if (!close || REOPENED.indexOf(close.code) < 0) return;
-    const later = close.code === TRY_AGAIN_LATER;
-    const first = later ? 1000 : 250;
-    const most = later || retries >= SWIFT ? 10000 : 2500;
-    const wait = Math.min(most, first * 2 ** retries) * (0.5 + Math.random() / 2);
+    const busy = close.code === TRY_AGAIN_LATER;
+    later = busy ? later + 1 : 0;
+    const n = busy ? later - 1 : retries;
+    const first = busy ? 1000 : 250;
+    const most = busy || n >= SWIFT ? 10000 : 2500;
+    const wait = Math.min(most, first * 2 ** n) * (0.5 + Math.random() / 2);
     retries += 1;
     if (pending) clearTimeout(pending.timer);
     pending = { elt: event.detail.elt, wrapper: event.detail.socketWrapper };

@@ -28,10 +28,10 @@ from tests.helpers import is_number
 
 
 def test_waits_follow_site_js():
-    """The first try within 125-250 ms, doubling, never over 2.5 s for six tries in a row, then
-    up to 10 s; 4503 from 1 s to 10 s."""
+    """The first try within 125-250 ms, doubling, never over 2.5 s for eight tries in a row,
+    then up to 10 s; 4503 from 1 s to 10 s."""
     rng = random.Random(4)
-    steps = [(0, 0.25), (1, 0.5), (2, 1.0), (3, 2.0), (4, 2.5), (5, 2.5), (6, 10), (9, 10)]
+    steps = [(0, 0.25), (1, 0.5), (2, 1.0), (3, 2.0), (4, 2.5), (7, 2.5), (8, 10), (9, 10)]
     for code in (4012, 1006):
         for retries, most in steps:
             waits = [wait_after(code, retries, rng) for _ in range(200)]
@@ -40,14 +40,26 @@ def test_waits_follow_site_js():
     assert set(REOPENED) == {1006, 1011, 1012, 1013, 4503, 4012}
 
 
+def test_the_waits_after_4503_count_from_the_first_4503_in_a_row():
+    """A page that tried while its process restarted, then is asked to wait by the process
+    restarted, waits 1 s first, not 10 s at once."""
+    page = Page(Run([]), 0, 0, "ws://x/", "", "http://x", True)
+    for _ in range(4):  # refused while the process restarts
+        page.closed(1006)
+    assert 0.5 <= page.closed(4503) <= 1
+    assert 1 <= page.closed(4503) <= 2
+    assert page.closed(1006) <= 2.5  # the seventh try: still within 2.5 s
+    assert 0.5 <= page.closed(4503) <= 1  # in a row again from the first
+
+
 def test_the_page_model_has_site_js_numbers():
     """The model's numbers are those of static/js/site.js, which has them in its own words."""
     js = (settings.BASE_DIR / "static" / "js" / "site.js").read_text()
     first, most = storm_client.WAITS[storm_client.TRY_AGAIN_LATER]
-    assert f"const first = later ? {first} : {storm_client.RESTART_WAITS[0]};" in js
+    assert f"const first = busy ? {first} : {storm_client.RESTART_WAITS[0]};" in js
     slow, swift = storm_client.SLOW_MOST, storm_client.RESTART_WAITS[1]
     assert most == slow
-    assert f"const most = later || retries >= SWIFT ? {slow} : {swift};" in js
+    assert f"const most = busy || n >= SWIFT ? {slow} : {swift};" in js
     assert f"const SWIFT = {storm_client.SWIFT};" in js
     assert f"const SETTLED = {round(storm_client.SETTLED * 1000)};" in js
 
