@@ -272,10 +272,9 @@ DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = 64 * 1024
 DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 64 * 1024
 # How many websockets one process may have connecting at once (their handshake received, not yet
 # accepted); past it a new one is asked at once to try again later (config/admission.py), its
-# page waiting 1 s and more. A connect costs the process about 15 ms (its session, membership,
-# the log's head, its groups and presence): 150 is about 2 s of them, well within daphne's 5 s
-# handshake timeout, past which daphne refuses a socket whose connect has already cost its work.
-# 0: no limit. docs/scaling.md, "Opening".
+# page waiting 1 s and more. Too high, and the sockets admitted wait past daphne's 5 s handshake
+# timeout, which refuses them after their connect has cost its work; too low, and pages are sent
+# away while the process could take them. 0: no limit. docs/scaling.md, "Admission".
 SOCKETS_CONNECTING = env_number("ROLLROOM_SOCKETS_CONNECTING", 150)
 
 TEMPLATES = [
