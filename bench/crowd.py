@@ -6,7 +6,9 @@ client's loop is not what limits how fast they open."""
 import asyncio
 import multiprocessing
 import os
+import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -111,9 +113,22 @@ class Holders:
         }
 
     def count(self):
-        """{frames: read so far, closed: sockets the server closed}."""
+        """{frames: read so far, closed: sockets the server closed, close_codes: {code: how
+        many} (1006: the connection dropped without a close frame), lived_s: the closed ones'
+        seconds open, p50 and max}."""
         replies = self._all("count")
-        return {key: sum(reply[key] for reply in replies) for key in ("frames", "closed")}
+        out = {key: sum(reply[key] for reply in replies) for key in ("frames", "closed")}
+        codes = Counter()
+        for reply in replies:
+            codes.update(reply["close_codes"])
+        out["close_codes"] = dict(sorted(codes.items()))
+        lived = sorted(s for reply in replies for s in reply["lived_s"])
+        out["lived_s"] = (
+            {"p50": round(statistics.median(lived), 1), "max": round(lived[-1], 1)}
+            if lived
+            else None
+        )
+        return out
 
     def close(self):
         try:
@@ -149,10 +164,13 @@ async def page_socket(url, cookie, origin, open_timeout=OPEN_TIMEOUT):
 async def _hold(pipe, targets, origin):
     gate = asyncio.Semaphore(PARALLEL)
     frames, closed, sockets, readers = 0, 0, [], []
+    codes, lived, opened_at = Counter(), [], {}
 
     async def one(url, cookie):
         async with gate:
-            return await page_socket(url, cookie, origin)
+            websocket = await page_socket(url, cookie, origin)
+            opened_at[websocket] = time.monotonic()
+            return websocket
 
     async def read(websocket):
         nonlocal frames, closed
@@ -162,6 +180,10 @@ async def _hold(pipe, targets, origin):
         except ConnectionClosed:
             pass
         closed += 1
+        # The code the server's close frame gave, or 1006 when the connection dropped without
+        # one (the server aborted it: its ping unanswered; or it died).
+        codes[int(websocket.close_code)] += 1
+        lived.append(time.monotonic() - opened_at[websocket])
 
     while True:
         command = await asyncio.to_thread(pipe.recv)
@@ -181,7 +203,7 @@ async def _hold(pipe, targets, origin):
                 }
             )
         elif command == "count":
-            pipe.send({"frames": frames, "closed": closed})
+            pipe.send({"frames": frames, "closed": closed, "close_codes": codes, "lived_s": lived})
         else:
             await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
             await asyncio.gather(*readers, return_exceptions=True)

@@ -290,7 +290,7 @@ class Command(BaseCommand):
             beside = await self.events(
                 options, watch, poster, pid, first + options["rolls"], idle_rate=idle_rate
             )
-            closed = (await asyncio.to_thread(holders.count))["closed"]
+            ends = await asyncio.to_thread(holders.count)
         finally:
             await watch.close()
             poster.pool.close()
@@ -300,7 +300,9 @@ class Command(BaseCommand):
             "opened": opened["opened"],
             "failed": opened["failed"],
             "first_error": opened["first_error"],
-            "closed_by_server": closed,
+            "closed_by_server": ends["closed"],
+            "close_codes": ends["close_codes"],
+            "closed_lived_s": ends["lived_s"],
             "open_s": round(opened["seconds"], 2),
             "opened_per_s": round(opened["opened"] / opened["seconds"], 1),
             "client_cpu_pct": round(100 * opened["client_cpu_s"] / opened["seconds"], 1),
