@@ -169,8 +169,14 @@ async def _hold(pipe, targets, origin):
     async def one(url, cookie):
         async with gate:
             websocket = await page_socket(url, cookie, origin)
-            opened_at[websocket] = time.monotonic()
-            return websocket
+        opened_at[websocket] = time.monotonic()
+        # Read it from its opening, as a page does. Left unread until all had opened, a socket
+        # stopped reading at websockets' max_queue (16 frames: its room's presence lists as
+        # the others joined), and so stopped answering daphne's pings too: daphne dropped it
+        # 30 s after an unanswered ping (--ping-timeout), and at 10,000 sockets the opening
+        # never finished (bench/README.md, "What closed the sockets").
+        readers.append(asyncio.create_task(read(websocket)))
+        return websocket
 
     async def read(websocket):
         nonlocal frames, closed
@@ -192,7 +198,6 @@ async def _hold(pipe, targets, origin):
             results = await asyncio.gather(*(one(*t) for t in targets), return_exceptions=True)
             sockets = [r for r in results if not isinstance(r, BaseException)]
             errors = [r for r in results if isinstance(r, BaseException)]
-            readers = [asyncio.create_task(read(ws)) for ws in sockets]
             pipe.send(
                 {
                     "opened": len(sockets),

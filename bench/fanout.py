@@ -116,12 +116,15 @@ class Watch:
     async def open(self, urls_cookies, origin, parallel=20):
         gate = asyncio.Semaphore(parallel)
 
-        async def one(url, cookie):
+        async def one(k, url, cookie):
             async with gate:
-                return await page_socket(url, cookie, origin, open_timeout=120)
+                websocket = await page_socket(url, cookie, origin, open_timeout=120)
+            # Read from the opening, as a page does (a socket left unread stops answering
+            # daphne's pings: bench/crowd.py).
+            self.readers.append(asyncio.create_task(self._read(k, websocket)))
+            return websocket
 
-        self.sockets = await asyncio.gather(*(one(*t) for t in urls_cookies))
-        self.readers = [asyncio.create_task(self._read(k, ws)) for k, ws in enumerate(self.sockets)]
+        self.sockets = await asyncio.gather(*(one(k, *t) for k, t in enumerate(urls_cookies)))
 
     async def _read(self, k, websocket):
         try:

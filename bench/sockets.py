@@ -28,6 +28,7 @@ import json
 import math
 import os
 import resource
+import statistics
 import time
 
 from django.conf import settings
@@ -62,6 +63,10 @@ RERUN_OPTIONS = (
 RERUN_FLAGS = ("json", "keep")
 #: The server counts as quiet once it uses under this share of a core over QUIET_WINDOW s.
 QUIET_SHARE, QUIET_WINDOW, QUIET_LIMIT = 0.05, 0.5, 120.0
+#: The joins are done once the idle sockets received no frame for SETTLE_S seconds: a join's
+#: last work is its room's presence list, which goes out within a quarter second
+#: (room.consumers.PRESENCE_GATHER). At most SETTLE_LIMIT seconds.
+SETTLE_S, SETTLE_LIMIT = 3.0, 120.0
 #: The events of the measured room, in the order they run: (name, Poster's method, options).
 EVENTS = (("roll", "roll", "rolls", "roll_rate"), ("move", "move", "moves", "move_rate"))
 EVENTS += (("turn", "turn", "turns", "turn_rate"),)
@@ -102,15 +107,47 @@ def counts(text):
     return values
 
 
-async def quiet(pid):
-    """Wait until the server's CPU use falls under QUIET_SHARE (the sockets' joins are done)."""
+async def quiet(pid, idle_rate=0.0):
+    """Wait until the server's CPU use falls under QUIET_SHARE above its idle share
+    (``idle_rate``: beside idle sockets, their pings and heartbeat never let it fall under
+    QUIET_SHARE alone)."""
     deadline = time.monotonic() + QUIET_LIMIT
+    share = QUIET_SHARE + idle_rate
     while time.monotonic() < deadline:
         before = procs.cpu_seconds(pid)
         await asyncio.sleep(QUIET_WINDOW)
         after = procs.cpu_seconds(pid)
-        if before is None or after is None or after - before < QUIET_SHARE * QUIET_WINDOW:
+        if before is None or after is None or after - before < share * QUIET_WINDOW:
             return
+
+
+async def settled(holders):
+    """Wait until the idle sockets' frames stop coming (the joins' presence lists are all out);
+    the seconds waited. Without it the idle seconds measured began while the last joins were
+    still being written and sent (the server's CPU under QUIET_SHARE over half a second said
+    nothing: its pings alone may cost more)."""
+    started = time.monotonic()
+    last, since = None, started
+    while time.monotonic() - started < SETTLE_LIMIT:
+        frames = (await asyncio.to_thread(holders.count))["frames"]
+        if frames != last:
+            last, since = frames, time.monotonic()
+        elif time.monotonic() - since >= SETTLE_S:
+            break
+        await asyncio.sleep(0.5)
+    return time.monotonic() - started
+
+
+async def idle_seconds(pid, seconds):
+    """The server's CPU over ``seconds`` (a share of a core) and over each second of them."""
+    per_second, started = [], time.monotonic()
+    cpu0 = last = procs.cpu_seconds(pid)
+    while time.monotonic() - started < seconds:
+        await asyncio.sleep(min(1.0, seconds - (time.monotonic() - started)))
+        now = procs.cpu_seconds(pid)
+        per_second.append(now - last)
+        last = now
+    return (last - cpu0) / (time.monotonic() - started), per_second
 
 
 class Command(BaseCommand):
@@ -277,15 +314,14 @@ class Command(BaseCommand):
             rss0, fds0 = rss_mb(pid), fds(pid)
             self.progress(options, f"{count} idle sockets: opening")
             opened = await asyncio.to_thread(holders.open)
-            await quiet(pid)
+            settle_s = await settled(holders)
             rss1, fds1 = rss_mb(pid), fds(pid)
             self.progress(options, f"{count} idle sockets: {options['idle']} s idle")
-            frames0, cpu0, t0 = (await asyncio.to_thread(holders.count))["frames"], None, None
-            cpu0, t0 = procs.cpu_seconds(pid), time.monotonic()
-            await asyncio.sleep(options["idle"])
-            idle_cpu, idle_s = procs.cpu_seconds(pid) - cpu0, time.monotonic() - t0
-            frames1 = (await asyncio.to_thread(holders.count))["frames"]
-            idle_rate = idle_cpu / idle_s
+            before = await asyncio.to_thread(holders.count)
+            t0 = time.monotonic()
+            idle_rate, per_second = await idle_seconds(pid, options["idle"])
+            idle_s = time.monotonic() - t0
+            after = await asyncio.to_thread(holders.count)
             self.progress(options, f"{count} idle sockets: the room's events beside them")
             beside = await self.events(
                 options, watch, poster, pid, first + options["rolls"], idle_rate=idle_rate
@@ -311,8 +347,15 @@ class Command(BaseCommand):
             "kb_per_socket": round(1024 * (rss1 - rss0) / count, 1),
             "fds_before": fds0,
             "fds_after": fds1,
+            "settle_s": round(settle_s, 1),
             "idle_cpu_pct": round(100 * idle_rate, 2),
-            "idle_frames_per_s": round((frames1 - frames0) / idle_s, 1),
+            # Each idle second's share: a mean far above the median is a few busy seconds.
+            "idle_cpu_pct_p50_max": [
+                round(100 * statistics.median(per_second), 2),
+                round(100 * max(per_second), 2),
+            ],
+            "idle_frames_per_s": round((after["frames"] - before["frames"]) / idle_s, 1),
+            "closed_while_idle": after["closed"] - before["closed"],
             "alone": alone,
             "beside": beside,
             "roll_p50_over_alone": None
@@ -332,7 +375,7 @@ class Command(BaseCommand):
                 net = summary["cpu_s"] - idle_rate * summary["seconds"]
                 summary["cpu_ms_per_event_net"] = round(1000 * net / options[count], 2)
             out[name] = summary
-            await quiet(pid)
+            await quiet(pid, idle_rate or 0.0)
         return out
 
 
@@ -343,15 +386,16 @@ def table(out):
         f"{config['database']} + {config['layer']}; idle sockets over {config['rooms']} rooms "
         f"({config['tabs']} per member); measured room of {config['room_sockets']} sockets; "
         f"load {config['loadavg_1m']}; open files {config['nofile']}",
-        f"{'sockets':>8} {'failed':>6} {'open s':>7} {'cli %':>6} {'KB/sock':>8} {'fds':>6} "
-        f"{'idle %':>7} "
+        f"{'sockets':>8} {'failed':>6} {'closed':>6} {'open s':>7} {'cli %':>6} "
+        f"{'KB/sock':>8} {'fds':>6} {'idle %':>7} "
         f"{'roll p50 alone/beside':>22} {'move p50':>14} {'turn p50':>14} {'lost':>5}",
     ]
     for level in out["levels"]:
         a, b = level["alone"], level["beside"]
         lost = sum(s["lost"] + s["errors"] for s in (*a.values(), *b.values()))
         lines.append(
-            f"{level['opened']:>8} {level['failed']:>6} {level['open_s']:>7} "
+            f"{level['opened']:>8} {level['failed']:>6} {level['closed_by_server']:>6} "
+            f"{level['open_s']:>7} "
             f"{level['client_cpu_pct']:>6} "
             f"{level['kb_per_socket']:>8} {level['fds_after']:>6} {level['idle_cpu_pct']:>7} "
             f"{a['roll']['p50_ms']:>10}/{b['roll']['p50_ms']:<11} "

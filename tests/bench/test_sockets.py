@@ -66,7 +66,9 @@ def test_a_tiny_run_opens_every_socket_and_loses_no_event():
     assert [level["sockets"] for level in out["levels"]] == [6, 20]
     for level in out["levels"]:
         assert level["opened"] == level["sockets"]
-        assert level["failed"] == level["closed_by_server"] == 0
+        assert level["failed"] == level["closed_by_server"] == level["closed_while_idle"] == 0
+        assert level["close_codes"] == {}
+        assert level["settle_s"] >= 0
         for key in ("open_s", "kb_per_socket", "idle_cpu_pct", "fds_after", "rss_after_mb"):
             assert isinstance(level[key], int | float), key
         assert level["fds_after"] >= level["fds_before"] + level["sockets"]
