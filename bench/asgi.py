@@ -24,4 +24,25 @@ application = ProtocolTypeRouter(
     }
 )
 
+if os.environ.get("ROLLROOM_BENCH_GC_LOG"):
+    # bench_sockets --gc-log: each full collection of the garbage collector (and any other
+    # over 20 ms) in the server's log, with its time: py-spy cannot see it (it blames the line
+    # whose allocation set it off), and at 10,000 sockets one is a second of the core.
+    import logging
+    import time
+
+    gc_log, gc_started = logging.getLogger("bench.gc"), [0.0]
+
+    def gc_timed(phase, info):
+        if phase == "start":
+            gc_started[0] = time.perf_counter()
+            return
+        ms = 1000 * (time.perf_counter() - gc_started[0])
+        if info["generation"] == 2 or ms > 20:
+            gc_log.warning(
+                "gc generation %d: %.0f ms, %d collected", info["generation"], ms, info["collected"]
+            )
+
+    gc.callbacks.append(gc_timed)
+
 gc.freeze()  # as config/asgi.py does, and for its reason: the benchmark measures the app's server

@@ -47,6 +47,7 @@ from .runner import Server
 
 RERUN_OPTIONS = (
     "sockets",
+    "ping_interval",
     "rooms",
     "room_sockets",
     "tabs",
@@ -60,7 +61,7 @@ RERUN_OPTIONS = (
     "turn_rate",
     "cpu",
 )
-RERUN_FLAGS = ("json", "keep")
+RERUN_FLAGS = ("json", "keep", "gc_log")
 #: The server counts as quiet once it uses under this share of a core over QUIET_WINDOW s.
 QUIET_SHARE, QUIET_WINDOW, QUIET_LIMIT = 0.05, 0.5, 120.0
 #: The joins are done once the idle sockets received no frame for SETTLE_S seconds: a join's
@@ -180,6 +181,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--cpu", type=int, default=None, help="the server's core (default 1; -1: no pinning)"
         )
+        parser.add_argument(
+            "--ping-interval",
+            type=int,
+            default=0,
+            help="daphne's --ping-interval for the servers (0: the host command's)",
+        )
+        parser.add_argument(
+            "--gc-log",
+            action="store_true",
+            help="the server logs its garbage collector's full collections (bench/asgi.py)",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
         parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
 
@@ -247,6 +259,7 @@ class Command(BaseCommand):
             "room_sockets": options["room_sockets"],
             "holders": options["holders"],
             "idle_seconds": options["idle"],
+            "ping_interval": options["ping_interval"] or None,
             "cpu": cpu if cpu is not None else -1,
             "client_core": client_core,
             "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
@@ -258,15 +271,19 @@ class Command(BaseCommand):
         }
         return {"config": config, "levels": levels}
 
-    def start(self, tmp, k, cpu):
+    def start(self, options, tmp, k, cpu):
         port = procs.free_port()
-        args = ["-b", "127.0.0.1", "-p", port, *daphne_limits(), APPLICATION]
+        pings = (
+            ["--ping-interval", str(options["ping_interval"])] if options["ping_interval"] else []
+        )
+        args = ["-b", "127.0.0.1", "-p", port, *daphne_limits(), *pings, APPLICATION]
         process = procs.Process(
             procs.pinned(procs.python_module("daphne", *args), cpu),
             log_path=os.path.join(tmp, f"daphne-{k}.log"),
             env={
                 **os.environ,
                 meters.APPLICATION_NAME: self.application_name,
+                **({"ROLLROOM_BENCH_GC_LOG": "1"} if options["gc_log"] else {}),
                 "ROLLROOM_BENCH_LAYER_PREFIX": f"bench-{get_random_string(8).lower()}",
             },
             cwd=settings.BASE_DIR,
@@ -281,7 +298,7 @@ class Command(BaseCommand):
     def level(self, options, tmp, k, count, crowd, room, cpu, client_core):
         """One fresh server with ``count`` idle sockets beside the measured room."""
         self.progress(options, f"{count} idle sockets: starting daphne")
-        process, server = self.start(tmp, k, cpu)
+        process, server = self.start(options, tmp, k, cpu)
         holders = None
         try:
             targets = crowd.targets(count, server.socket_url)
