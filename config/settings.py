@@ -277,6 +277,19 @@ DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 64 * 1024
 # away while the process could take them. 0: no limit. docs/scaling.md, "Admission".
 SOCKETS_CONNECTING = env_number("ROLLROOM_SOCKETS_CONNECTING", 150)
 
+# Seconds between daphne's pings of an open socket (its --ping-interval, given as the limits
+# above are; a daphne started by hand needs `--ping-interval 45`). At daphne's default, 20, a
+# process holding thousands of idle sockets spends a third of its idle CPU sending pings and
+# reading pongs (bench/README.md, "What closed the sockets"). A socket whose pong has not come
+# 30 s after a ping (daphne's --ping-timeout) is dropped: a page gone without a word (a laptop
+# shut) leaves the room's presence list within 75 s instead of 50. Longer than that timeout:
+# autobahn keeps one pong timer per socket, and a ping sent while the last one's timer ran
+# would leave that timer to drop a socket whose pong was only late. Shorter than a minute: a
+# proxy that closes a connection quiet for 60 s (nginx's and many load balancers' default)
+# would otherwise cut a quiet room's socket before its ping. (Measured at 60: 45 costs a third
+# more pings, about 1 % of a core at 10,000 sockets.)
+DAPHNE_PING_INTERVAL = 45
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
