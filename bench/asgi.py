@@ -45,4 +45,8 @@ if os.environ.get("ROLLROOM_BENCH_GC_LOG"):
 
     gc.callbacks.append(gc_timed)
 
+if os.environ.get("ROLLROOM_BENCH_GC_THRESHOLD"):
+    # bench_sockets --gc-threshold: the collector's thresholds (gc.set_threshold) to try.
+    gc.set_threshold(*(int(n) for n in os.environ["ROLLROOM_BENCH_GC_THRESHOLD"].split(",")))
+
 gc.freeze()  # as config/asgi.py does, and for its reason: the benchmark measures the app's server

@@ -48,6 +48,7 @@ from .runner import Server
 RERUN_OPTIONS = (
     "sockets",
     "ping_interval",
+    "gc_threshold",
     "rooms",
     "room_sockets",
     "tabs",
@@ -188,6 +189,11 @@ class Command(BaseCommand):
             help="daphne's --ping-interval for the servers (0: the host command's)",
         )
         parser.add_argument(
+            "--gc-threshold",
+            default="",
+            help="the server's gc.set_threshold, comma-separated (bench/asgi.py); '': Python's",
+        )
+        parser.add_argument(
             "--gc-log",
             action="store_true",
             help="the server logs its garbage collector's full collections (bench/asgi.py)",
@@ -260,6 +266,7 @@ class Command(BaseCommand):
             "holders": options["holders"],
             "idle_seconds": options["idle"],
             "ping_interval": options["ping_interval"] or None,
+            "gc_threshold": options["gc_threshold"] or None,
             "cpu": cpu if cpu is not None else -1,
             "client_core": client_core,
             "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
@@ -284,6 +291,11 @@ class Command(BaseCommand):
                 **os.environ,
                 meters.APPLICATION_NAME: self.application_name,
                 **({"ROLLROOM_BENCH_GC_LOG": "1"} if options["gc_log"] else {}),
+                **(
+                    {"ROLLROOM_BENCH_GC_THRESHOLD": options["gc_threshold"]}
+                    if options["gc_threshold"]
+                    else {}
+                ),
                 "ROLLROOM_BENCH_LAYER_PREFIX": f"bench-{get_random_string(8).lower()}",
             },
             cwd=settings.BASE_DIR,
