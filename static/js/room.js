@@ -11,18 +11,61 @@
     return window.rollroomText.isolated(el);
   }
 
+  // The log's entries (its children marked data-seq) as they come, kept track of without
+  // walking the whole log at every frame: a page left open through an evening holds every
+  // entry of it, and walking them all (several times a frame) would make every frame cost in
+  // proportion to the evening so far. An observer of the log's children notes each entry
+  // added, by a frame (at the end) or by "Load older entries" (at the start).
+  let highest = 0; // the highest number the log shows (its data-last-seq at least)
+  let added = []; // the entries added since the last call to watch(true)
+  let watched = null; // the #log observed
+
+  function note(records) {
+    records.forEach(function (record) {
+      record.addedNodes.forEach(function (node) {
+        if (node.nodeType !== Node.ELEMENT_NODE || !node.dataset.seq) return;
+        highest = Math.max(highest, Number(node.dataset.seq) || 0);
+        added.push(node);
+      });
+    });
+  }
+  const observer = new MutationObserver(note);
+
+  // The log, with what was added to it noted; ``restart``: the entries added are counted anew
+  // from here. The first call (or a new #log) reads the log once.
+  function watch(restart) {
+    const el = log();
+    if (el !== watched) {
+      observer.disconnect();
+      watched = el;
+      highest = el ? Number(el.dataset.lastSeq) || 0 : 0;
+      if (el) {
+        el.querySelectorAll("[data-seq]").forEach(function (entry) {
+          highest = Math.max(highest, Number(entry.dataset.seq) || 0);
+        });
+        observer.observe(el, { childList: true });
+      }
+    } else {
+      note(observer.takeRecords());
+    }
+    if (restart) added = [];
+    return el;
+  }
+
+  // The log's last entry, or null.
+  function lastEntry() {
+    const el = log();
+    let entry = el ? el.lastElementChild : null;
+    while (entry && !entry.hasAttribute("data-seq")) entry = entry.previousElementSibling;
+    return entry;
+  }
+
   // The highest number this page shows: where a (re)connected socket resumes. A whisper
   // takes no number (it carries the one before it, data-whisper): the whispers after that
   // number come again, and are dropped below as entries the page has.
   function lastSeq() {
-    const el = log();
-    let last = el ? Number(el.dataset.lastSeq) || 0 : 0;
-    if (el) {
-      el.querySelectorAll("[data-seq]").forEach(function (entry) {
-        last = Math.max(last, Number(entry.dataset.seq) || 0);
-      });
-    }
-    return last;
+    watch(false);
+    return highest;
   }
 
   // Each (re)connect opens the URL the page was rendered with (static/js/site.js makes the
@@ -45,7 +88,7 @@
   }
 
   let follow = true; // keep the log at its end unless the reader scrolled up
-  let countBefore = 0; // how many entries the log showed before a frame was swapped in
+  let flashed = null; // the entry marked as the newest (.arrived)
 
   // What a screen reader hears of an entry: who rolled what and the outcome (not the dice
   // one by one, nor the commitment); other entries say their first line.
@@ -61,15 +104,17 @@
   // less motion), and the polite live region #log-news says them, once each; the log itself is
   // not live, so nothing already there is read again.
   function arrived() {
-    const el = log();
-    if (!el) return;
-    // A frame only ever adds entries at the end of the log.
-    const fresh = Array.from(el.querySelectorAll("[data-seq]")).slice(countBefore);
-    if (!fresh.length) return;
-    el.querySelectorAll(".entry.arrived").forEach(function (entry) {
-      entry.classList.remove("arrived");
+    if (!watch(false)) return;
+    // The entries this frame added (watch(true) when it came): a frame only ever adds entries
+    // at the end of the log.
+    const fresh = added.filter(function (entry) {
+      return entry.isConnected;
     });
-    fresh[fresh.length - 1].classList.add("arrived");
+    added = [];
+    if (!fresh.length) return;
+    if (flashed) flashed.classList.remove("arrived");
+    flashed = fresh[fresh.length - 1];
+    flashed.classList.add("arrived");
     const news = document.getElementById("log-news");
     if (!news) return;
     const said = fresh.slice(-3).map(summary);
@@ -128,9 +173,8 @@
       event.detail.socketWrapper.reconnect();
       return;
     }
-    const el = log();
+    const el = watch(true);
     follow = !el || el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-    countBefore = el ? el.querySelectorAll("[data-seq]").length : 0;
   });
   document.addEventListener("htmx:wsAfterMessage", function () {
     arrived();
@@ -185,8 +229,7 @@
       if (!card) {
         // The roll closed the check: its card left the live checks, and the roll's log entry
         // (pushed before the card) is the result, focused and announced.
-        const entries = log() ? log().querySelectorAll("[data-seq]") : [];
-        const entry = entries.length ? entries[entries.length - 1] : null;
+        const entry = lastEntry();
         if (entry && lost()) focusOn(entry);
         if (entry) announce(entry, summary(entry));
         return;
@@ -355,10 +398,15 @@
   function callsIn() {
     const log = document.getElementById("log");
     if (!log || !me) return [];
-    // New entries only ever come at the end of the log; older ones are put before.
-    const entries = Array.from(log.querySelectorAll("[data-seq]"));
-    const fresh = entries.slice(seenLast ? entries.indexOf(seenLast) + 1 : 0);
-    if (entries.length) seenLast = entries[entries.length - 1];
+    // New entries only ever come at the end of the log; older ones are put before. Those after
+    // the last one looked at, found from it (not by walking the whole log at every frame).
+    const fresh = [];
+    let entry = log.firstElementChild; // the page's first look (or a log put in anew): all
+    if (seenLast && seenLast.parentNode === log) entry = seenLast.nextElementSibling;
+    for (; entry; entry = entry.nextElementSibling) {
+      if (entry.hasAttribute("data-seq")) fresh.push(entry);
+    }
+    if (fresh.length) seenLast = fresh[fresh.length - 1];
     return fresh.filter(function (entry) {
       const to = (entry.dataset.to || "").split(" ");
       return to.indexOf(me) !== -1 && entry.dataset.from !== me;
