@@ -7,9 +7,12 @@ Every page runs ``WATCH`` before its own scripts: it stamps, on one clock for al
 Enter in the talk box and click on a roll button, its POSTs (sent, answered), and on each page
 every frame of the room's socket (htmx:wsBeforeMessage), the end of its swap (the first
 htmx:wsAfterMessage listener, before the page's own), the entry in the log (a MutationObserver,
-after the page's own listeners ran) and the next frame painted (an animation frame, then a task
-after it). A plain websocket client of the room, in this process, stamps the same frames as the
-reference for the server and the socket without a browser."""
+after the page's own listeners ran), the next frame painted (an animation frame, then a task
+after it: the page's main thread done with that frame) and the frame presented (Element Timing's
+renderTime for the entry's text: the compositor's frame shown). A plain websocket client of the
+room, in this process, stamps the same frames as the reference for the server and the socket
+without a browser. Each stamp is also a performance mark (bench-frame, bench-swapped, bench-dom,
+bench-raf, bench-paint), which ``--trace`` records beside Chromium's own events."""
 
 import asyncio
 import json
@@ -39,10 +42,39 @@ TIMEOUT_MS = 15_000
 #: Seconds the pages are given, once all are open, to fetch what they fetch on opening.
 SETTLE_SECONDS = 2.0
 
+#: What ``--trace`` records: the renderers' tasks, style, layout, paint and frames, and the marks.
+TRACE_CATEGORIES = [
+    "devtools.timeline",
+    "disabled-by-default-devtools.timeline.frame",
+    "blink.user_timing",
+    "toplevel",
+]
+
+#: ``--history``: older lines of talk put at the start of each page's log before the events, as a
+#: page left open through an evening holds every entry since it opened. Numbered 0 (below any
+#: real one) and marked data-history, so that the bench's own observer leaves them out.
+HISTORY = """
+(n) => {
+  const log = document.getElementById("log");
+  const html = [];
+  for (let k = 0; k < n; k++) {
+    html.push(
+      '<article id="history-' + k + '" class="entry message" data-seq="0" data-history>' +
+      '<p class="talk"><b><bdi>bench</bdi></b>: <span class="said"><bdi>an older line of talk, ' +
+      'number ' + k + ', long enough to wrap on a narrow log</bdi></span> ' +
+      '<time class="muted">17:00</time></p></article>'
+    );
+  }
+  log.insertAdjacentHTML("afterbegin", html.join(""));
+  log.scrollTop = log.scrollHeight;
+}
+"""
+
 WATCH = """
 (() => {
   const now = () => performance.timeOrigin + performance.now();
-  const bench = (window.rollroomBench = { sent: [], posts: [], frames: [], entries: [] });
+  const bench = { sent: [], posts: [], frames: [], entries: [], shown: {} };
+  window.rollroomBench = bench;
   const ENTRY = /<article id="([^"]+)"[^>]* data-seq="(\\d+)"/;
   document.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && event.target && event.target.id === "talk-text") {
@@ -71,14 +103,22 @@ WATCH = """
     const message = String(event.detail.message);
     const match = ENTRY.exec(message);
     frame = { before: now(), seq: match ? Number(match[2]) : null, bytes: message.length };
+    performance.mark("bench-frame");
     bench.frames.push(frame);
   }, true);
   document.addEventListener("htmx:wsAfterMessage", () => {
     if (frame) frame.after = now();
+    performance.mark("bench-swapped");
   }, true);
   const seen = (entries) => {
     const at = now();
+    performance.mark("bench-dom");
     entries.forEach((entry) => {
+      // Element Timing reports the first frame presented with the entry's text in it.
+      const name = "seq-" + entry.dataset.seq;
+      [entry, ...entry.querySelectorAll("*")].forEach((el) => {
+        el.setAttribute("elementtiming", name);
+      });
       const record = {
         seq: Number(entry.dataset.seq),
         cls: entry.className,
@@ -89,19 +129,31 @@ WATCH = """
       bench.entries.push(record);
       requestAnimationFrame(() => {
         record.raf = now();
+        performance.mark("bench-raf");
         const channel = new MessageChannel();
-        channel.port1.onmessage = () => { record.paint = now(); };
+        channel.port1.onmessage = () => {
+          record.paint = now();
+          performance.mark("bench-paint");
+        };
         channel.port2.postMessage(null);
       });
     });
   };
+  new PerformanceObserver((list) => {
+    list.getEntries().forEach((e) => {
+      const seq = Number(String(e.identifier).slice(4));
+      const at = performance.timeOrigin + e.renderTime;
+      if (e.renderTime && !(bench.shown[seq] <= at)) bench.shown[seq] = at;
+    });
+  }).observe({ type: "element", buffered: true });
   const observe = () => {
     const log = document.getElementById("log");
     if (!log) return;
     new MutationObserver((records) => {
       const added = [];
       records.forEach((r) => r.addedNodes.forEach((node) => {
-        if (node.nodeType === 1 && node.dataset && node.dataset.seq) added.push(node);
+        const entry = node.nodeType === 1 && node.dataset && node.dataset.seq;
+        if (entry && !("history" in node.dataset)) added.push(node);
       }));
       if (added.length) seen(added);
     }).observe(log, { childList: true });
@@ -118,7 +170,7 @@ COLLECT = """
   return {
     sent: b.sent,
     posts: b.posts,
-    entries: b.entries.map((e) => ({ ...e, frame: frame(e.frame) })),
+    entries: b.entries.map((e) => ({ ...e, frame: frame(e.frame), shown: b.shown[e.seq] })),
   };
 }
 """
@@ -195,11 +247,15 @@ async def run(
     grace,
     idle_seconds,
     reduced_motion=False,
+    history=0,
+    trace=None,
 ):
     """Open a page per member (``members``: [(name, session key)], the ``sender``'s index among
     them), leave them alone ``idle_seconds`` (the browser's CPU measured), then send the events at
     ``rate`` per second; ``checks``: the ids of the open checks the sender rolls, in turn.
-    Returns the raw records of every page and the reference client."""
+    ``history``: older entries put in each page's log first (``HISTORY``); ``trace``: a file for
+    Chromium's trace of the events' phase. Returns the raw records of every page and the
+    reference client."""
     from playwright.async_api import async_playwright
 
     room = f"{origin}/campaigns/{campaign_id}/room/"
@@ -232,14 +288,20 @@ async def run(
             )
             try:
                 await asyncio.sleep(SETTLE_SECONDS)  # the checks' fetch on opening, presence
+                for _, page, _ in pages if history else []:
+                    await page.evaluate(HISTORY, history)
                 # The pages left alone: what their timers and animations cost between events.
                 idle = browser_cpu(), time.monotonic()
                 await asyncio.sleep(idle_seconds)
                 idle_pct = cpu_percent(idle)
+                if trace:
+                    await browser.start_tracing(path=trace, categories=TRACE_CATEGORIES)
                 busy = browser_cpu(), time.monotonic()
                 sent = await send_all(pages[sender][1], plan(events, warmups, rate), checks, rate)
                 busy_pct = cpu_percent(busy)
                 await wait_all(pages, reference, len(sent), grace, sender=pages[sender][1])
+                if trace:
+                    await browser.stop_tracing()
                 records = [await page.evaluate(COLLECT) for _, page, _ in pages]
             finally:
                 await reference.close()
@@ -293,7 +355,10 @@ async def wait_all(pages, reference, count, grace, *, sender):
     others' frames: read before them, the last events would have none), or ``grace`` seconds
     past the last event."""
     deadline = asyncio.get_running_loop().time() + grace
-    script = "(n) => window.rollroomBench.entries.filter((e) => e.paint).length >= n"
+    script = (
+        "(n) => { const b = window.rollroomBench;"
+        " return b.entries.filter((e) => e.paint && b.shown[e.seq]).length >= n; }"
+    )
     answered = "(n) => window.rollroomBench.posts.length >= n"
     for page, check in [(page, script) for _, page, _ in pages] + [(sender, answered)]:
         left = max(0.1, deadline - asyncio.get_running_loop().time())
@@ -343,6 +408,8 @@ def timeline(raw, sender):
                 "swap_ms": _ms(frame.get("after"), frame.get("before")),
                 "scripts_ms": _ms(entry["dom"], frame.get("after")),
                 "paint_ms": _ms(entry.get("paint"), entry["dom"]),
+                # The entry in the DOM to the frame with it presented (Element Timing).
+                "shown_ms": _ms(entry.get("shown"), entry["dom"]),
                 "screen_ms": _ms(entry.get("paint"), stamp),
                 "kind_ok": ENTRY_CLASS[event["kind"]] in entry["cls"].split(),
             }
@@ -389,7 +456,7 @@ def summary(events, others):
     screens = [s for e in measured for s in e["screens"].values() if s]
     parts = {
         part: figures([s[part] for s in screens])
-        for part in ("frame_ms", "swap_ms", "scripts_ms", "paint_ms", "screen_ms")
+        for part in ("frame_ms", "swap_ms", "scripts_ms", "paint_ms", "shown_ms", "screen_ms")
     }
     out = {
         "every_screen": figures([e["last_screen_ms"] for e in measured]),

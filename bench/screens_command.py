@@ -24,7 +24,7 @@ from . import server as procs
 from .command import APPLICATION, OWN, in_tmp, rerun
 from .data import session_for, sessions_delete, table_create, table_delete
 
-RERUN_OPTIONS = ("pages", "events", "warmups", "rate", "idle", "grace", "cpu")
+RERUN_OPTIONS = ("pages", "events", "warmups", "rate", "idle", "grace", "cpu", "history", "trace")
 RERUN_FLAGS = ("json", "keep", "reduced_motion")
 
 
@@ -52,6 +52,18 @@ class Command(BaseCommand):
             action="store_true",
             help="the pages ask for less motion (prefers-reduced-motion: reduce)",
         )
+        parser.add_argument(
+            "--history",
+            type=int,
+            default=0,
+            help="older entries put in each page's log first (a page open through an evening)",
+        )
+        parser.add_argument(
+            "--trace",
+            default="",
+            metavar="FILE",
+            help="write Chromium's trace of the events' phase to FILE (Perfetto, chrome://tracing)",
+        )
         parser.add_argument("--json", action="store_true", help="print one JSON object only")
         parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
 
@@ -60,6 +72,10 @@ class Command(BaseCommand):
             raise CommandError("--pages is at least 2, --events at least 1.")
         if options["rate"] <= 0:
             raise CommandError("--rate is positive.")
+        if options["history"] < 0:
+            raise CommandError("--history is 0 or more.")
+        if options["trace"]:
+            options["trace"] = os.path.abspath(options["trace"])
         if not os.path.exists(screens.CHROMIUM):
             raise CommandError(f"bench_screens needs Chromium at {screens.CHROMIUM}.")
         if options["cpu"] is None:
@@ -124,6 +140,8 @@ class Command(BaseCommand):
                     grace=options["grace"],
                     idle_seconds=options["idle"],
                     reduced_motion=options["reduced_motion"],
+                    history=options["history"],
+                    trace=options["trace"] or None,
                 )
             )
         finally:
@@ -139,6 +157,7 @@ class Command(BaseCommand):
                 "rate": options["rate"],
                 "cpu": options["cpu"],
                 "reduced_motion": options["reduced_motion"],
+                "history": options["history"],
                 "sender": members[sender][0],
                 "database": settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1],
                 "layer": settings.CHANNEL_LAYERS["default"]["BACKEND"].rsplit(".", 1)[-1],
@@ -205,6 +224,7 @@ def table(out):
     row("htmx swap", s["parts"]["swap_ms"])
     row("page's scripts after the swap", s["parts"]["scripts_ms"])
     row("to the next frame painted", s["parts"]["paint_ms"])
+    row("to the frame presented", s["parts"]["shown_ms"])
     rows.append(f"every screen's p50 over the server's p50: {s['over_server_p50_ms']} ms")
     rows.append(
         f"browser CPU (% of a core): {s['browser_cpu_idle_pct']} idle, "

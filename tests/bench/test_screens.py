@@ -12,7 +12,7 @@ from django.conf import settings
 from tests.bench.test_bench import bench_env
 from tests.browser import CHROMIUM, in_ci
 
-PARTS = ("frame_ms", "swap_ms", "scripts_ms", "paint_ms", "screen_ms")
+PARTS = ("frame_ms", "swap_ms", "scripts_ms", "paint_ms", "shown_ms", "screen_ms")
 
 
 @pytest.mark.browser
