@@ -21,6 +21,7 @@ from campaigns.models import Campaign
 from core import push as core_push
 from core.consumers import consume
 from core.shared_redis import outage
+from core.trips import trips
 from rolls.models import LogEntry, Presence, after_place, with_recipients
 
 from . import push
@@ -156,11 +157,8 @@ class RoomConsumer(PushConsumer):
         # Join the user's group before reading the membership: a removal that commits after the
         # read sends its room.leave after this socket can hear it.
         member_group = core_push.member_group_name(self.user_id)
-        await self.channel_layer.group_add(member_group, self.channel_name)
-        self.joined.append(member_group)
-        membership, self.gm_id = await database_sync_to_async(membership_of)(
-            self.user_id, self.campaign_id
-        )
+        await self.join(member_group)
+        membership, self.gm_id = await trips.run(membership_of, self.user_id, self.campaign_id)
         if membership is None:
             await self.channel_layer.group_discard(member_group, self.channel_name)
             await self.close()
@@ -174,9 +172,7 @@ class RoomConsumer(PushConsumer):
         ]
         if self.is_gm:
             self.groups_joined.append(core_push.gm_group_name(self.campaign_id))
-        for group in self.groups_joined[1:]:
-            await self.channel_layer.group_add(group, self.channel_name)
-            self.joined.append(group)
+        await self.join(*self.groups_joined[1:])
         # Joined through the layer: if Redis was away, it is back, and the process's requests
         # send their pushes again now, not after their back-off (a roll made as the room's
         # sockets come back reaches them; core/shared_redis.py).
@@ -184,16 +180,24 @@ class RoomConsumer(PushConsumer):
         await self.accept()
         if not self.in_room:
             return
-        # Read the log's end only once in the group: nothing committed from here on is missed.
-        head = await self.current_place()
-        after = self.after_from_query()
+        # The log's end is read only once in the room's group (in ``arrive``): nothing
+        # committed from here on is missed. The entries after the page's (the replay, per
+        # viewer) and the presence row come in the same trip to the database thread.
         #: The place in the log (seq, sub) of the last entry this socket passed: sent, or
         #: skipped (a whisper this viewer is not part of), or shown before it opened.
-        self.last = head if after is None else min(after, head)
-        if self.last < head:
-            await self.replay()
-        await self.send_presence(self.group, join=True)
+        frames, self.last = await trips.run(self.arrive, self.after_from_query())
+        for html in frames:
+            await self.send(text_data=html)
+        presence_news.announce(self.campaign_id)
         heartbeat.add(self)
+
+    async def join(self, *groups):
+        """Join ``groups``, one after the other (at once, each took a Redis connection of the
+        process's pool: a burst of connects needed several times as many), each counted as
+        joined as it is."""
+        for group in groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.joined.append(group)
 
     async def disconnect(self, code):
         await self.leave_room()
@@ -203,7 +207,7 @@ class RoomConsumer(PushConsumer):
         sent to this socket."""
         if self.group is None:
             return
-        group, self.group = self.group, None
+        self.group = None
         heartbeat.discard(self)
         if self.gap_wait is not None:
             self.gap_wait.cancel()
@@ -211,7 +215,8 @@ class RoomConsumer(PushConsumer):
         for name in self.groups_joined:
             await self.channel_layer.group_discard(name, self.channel_name)
         if self.in_room:
-            await self.send_presence(group, join=False)
+            await trips.run(self.presence_delete)
+            presence_news.announce(self.campaign_id)
 
     async def room_leave(self, message):
         """The user was removed from this campaign (``campaign``) or logged out (None), or their
@@ -345,25 +350,39 @@ class RoomConsumer(PushConsumer):
             await self.send(text_data=html)
         return read
 
-    async def send_presence(self, group, *, join):
-        await self.update_presence(join)
-        presence_news.announce(self.campaign_id)
-
     # Database work, in small synchronous pieces -------------------------------------------------
 
-    @database_sync_to_async
-    def current_place(self):
-        head = Campaign.objects.values_list("last_seq", "last_sub").get(pk=self.campaign_id)
-        return tuple(head)
+    def arrive(self, after):
+        """A socket that joined the room's groups arrives: its presence row written, the log's
+        end read (``self.last``: the page's place, ``after``, when it is behind; the head else)
+        and, when the page is behind, the frames of the entries it missed for this viewer. (The
+        frames to send, the place passed once they are sent.)"""
+        Presence.objects.create(
+            channel_name=self.channel_name,
+            campaign_id=self.campaign_id,
+            user_id=self.user_id,
+            seen_at=now(),
+        )
+        head = self.head()
+        last = head if after is None else min(after, head)
+        if last < head:
+            frames, last, _ = self.entries_after(last, head)
+            return frames, last
+        return [], last
+
+    def head(self):
+        return tuple(Campaign.objects.values_list("last_seq", "last_sub").get(pk=self.campaign_id))
 
     @database_sync_to_async
     def missed(self, after):
+        return self.entries_after(after, self.head())
+
+    def entries_after(self, after, head):
         """The frames of the entries after the place ``after`` this viewer may learn of (the
         others' whispers left out in the query: nothing here depends on how many there are);
         the place this socket has passed once they are sent, and the places of those read. When the
-        query found all there was, that is the head read before it, whatever whispers lie
-        between."""
-        head = Campaign.objects.values_list("last_seq", "last_sub").get(pk=self.campaign_id)
+        query found all there was, that is ``head``, the log's end read before it, whatever
+        whispers lie between."""
         entries = LogEntry.objects.filter(after_place(after), campaign_id=self.campaign_id)
         entries = entries.shown_to(self.user_id).order_by("seq", "sub")
         entries = with_recipients(list(entries[:REPLAY_LIMIT]))
@@ -377,22 +396,11 @@ class RoomConsumer(PushConsumer):
             frames[-1] += push.render_fingerprint(entries[-1])
         passed = entries[-1].place if entries else after
         if len(entries) < REPLAY_LIMIT:
-            passed = max(passed, tuple(head))
+            passed = max(passed, head)
         return frames, passed, [entry.place for entry in entries]
 
-    @database_sync_to_async
-    def update_presence(self, join):
-        if join:
-            Presence.objects.get_or_create(
-                channel_name=self.channel_name,
-                defaults={
-                    "campaign_id": self.campaign_id,
-                    "user_id": self.user_id,
-                    "seen_at": now(),
-                },
-            )
-        else:
-            Presence.objects.filter(channel_name=self.channel_name).delete()
+    def presence_delete(self):
+        Presence.objects.filter(channel_name=self.channel_name).delete()
 
 
 class PresenceNews:
@@ -427,7 +435,7 @@ class PresenceNews:
             del self.pending[campaign_id]
         self.sent_at[campaign_id] = asyncio.get_running_loop().time()
         try:
-            html = await database_sync_to_async(presence_read)(campaign_id)
+            html = await trips.run(presence_read, campaign_id)
             group = core_push.group_name(campaign_id)
             await get_channel_layer().group_send(group, {"type": "room.push", "all": html})
         except Exception:

@@ -1,8 +1,11 @@
 """What reads a socket's user (config/routing.py, ``socket_auth``): the session of the
-socket's cookie, through Channels' auth middleware, with the server's own send passed on."""
+socket's cookie, read as Channels' auth middleware reads it (Django's ``get_user``: the
+session's hash checked), with the server's own send passed on."""
 
 import pytest
+from channels.db import database_sync_to_async
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 
@@ -51,4 +54,18 @@ async def test_a_socket_reads_its_user_from_its_session_and_keeps_the_servers_se
 async def test_a_socket_without_a_session_or_with_an_unknown_one_is_anonymous(db):
     for cookie in ("", f"{settings.SESSION_COOKIE_NAME}=nosuchsession"):
         user, same_send, _ = await seen_by_the_app(scope_with(cookie))
-        assert isinstance(user._wrapped, AnonymousUser) and same_send
+        assert isinstance(user, AnonymousUser) and same_send
+
+
+async def test_a_session_from_before_its_user_s_password_changed_is_anonymous(ana_cookie):
+    """The session's hash is checked, as for a request: a password change logs out the
+    sessions it did not make."""
+
+    def change_password():
+        ana = get_user_model().objects.get(username="ana")
+        ana.set_password("a-new-password-of-ana")
+        ana.save()
+
+    await database_sync_to_async(change_password)()
+    user, _, _ = await seen_by_the_app(scope_with(ana_cookie))
+    assert isinstance(user, AnonymousUser)

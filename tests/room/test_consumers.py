@@ -14,11 +14,13 @@ from datetime import timedelta
 import pytest
 from asgiref.sync import sync_to_async
 from autobahn.exception import Disconnected
+from channels import db as channels_db
 from channels.consumer import AsyncConsumer
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from channels.testing import WebsocketCommunicator
 from daphne.ws_protocol import WebSocketProtocol
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
@@ -38,6 +40,7 @@ from room.consumers import (
     TOO_BIG,
 )
 from tests.conftest import make_campaign
+from tests.helpers import SESSION_READ
 from tests.rolls.room_setup import roll_mana
 from tests.rolls.sockets import (
     DIE,
@@ -887,3 +890,92 @@ async def test_a_connect_cancelled_midway_leaves_the_groups_it_joined(
     await asyncio.wait([communicator.future], timeout=TIMEOUT)
     assert communicator.future.cancelled()
     assert not layer.groups.get(group)
+
+
+async def test_the_log_s_head_is_read_only_once_in_the_room_s_group(
+    table, monkeypatch, memory_layer
+):
+    """Nothing committed after the head is read is missed: its push reaches the socket."""
+    seen = []
+    head = consumers.RoomConsumer.head
+
+    def watched(consumer):
+        group = memory_layer.groups.get(core_push.group_name(table.campaign.pk), {})
+        seen.append(consumer.channel_name in group)
+        return head(consumer)
+
+    monkeypatch.setattr(consumers.RoomConsumer, "head", watched)
+    async with AsyncExitStack() as stack:
+        ana = await enter(stack, table, "ana")
+        assert await online(ana) == ["ana"]
+    assert seen == [True]
+
+
+async def test_a_non_member_is_refused_without_joining_the_room_s_groups(
+    table, outsider, monkeypatch, memory_layer
+):
+    joined = []
+    group_add = memory_layer.group_add
+
+    async def recorded(group, channel):
+        joined.append(group)
+        await group_add(group, channel)
+
+    monkeypatch.setattr(memory_layer, "group_add", recorded)
+    async with socket(table.campaign.pk, table.cookie["zed"]) as communicator:
+        assert communicator.connected is False
+    assert joined == [core_push.member_group_name(outsider.pk)]
+    assert not any(memory_layer.groups.values())
+
+
+# The database work of a connect and a disconnect ---------------------------------------------
+
+
+@pytest.fixture
+def database_trips(monkeypatch):
+    """Each trip to Channels' database thread from now on: the SQL of its statements (a
+    transaction's BEGIN and COMMIT left out: statements on SQLite, not on PostgreSQL)."""
+    taken = []
+    thread_handler = channels_db.DatabaseSyncToAsync.thread_handler
+
+    def counting(self, *args, **kwargs):
+        connection.force_debug_cursor = True
+        mark = len(connection.queries_log)
+        try:
+            return thread_handler(self, *args, **kwargs)
+        finally:
+            statements = list(connection.queries_log)[mark:]
+            sql = [q["sql"] for q in statements]
+            taken.append([q for q in sql if not q.startswith(("BEGIN", "COMMIT"))])
+
+    monkeypatch.setattr(channels_db.DatabaseSyncToAsync, "thread_handler", counting)
+    return taken
+
+
+async def test_a_connect_takes_three_trips_to_the_database_thread(table, database_trips):
+    """The session and its user; the membership (once in the member's group); the presence
+    row and the log's head (once in the room's group). Then the room's presence list, and on
+    leaving a trip for the presence row."""
+    async with socket(table.campaign.pk, table.cookie["ana"]) as ana:
+        assert await online(ana) == ["ana"]
+        connect = list(database_trips)
+    assert [len(trip) for trip in connect] == [SESSION_READ + 1, 1, 2, 2]
+    assert "presence" in connect[2][0].lower() and "INSERT" in connect[2][0]
+    # Its disconnect: the row deleted (the list to an empty room reads who is left).
+    assert await presence_rows() == 0
+    [leave, *_] = database_trips[len(connect) :]
+    assert len(leave) == 1 and leave[0].startswith("DELETE")
+
+
+async def test_sockets_connecting_together_share_their_trips(table, database_trips):
+    """Three sockets whose handshakes come together read their sessions in one trip, not
+    three (the trips to the database thread, not the reading, were most of a connect)."""
+    async with AsyncExitStack() as stack:
+        communicators = [
+            socket(table.campaign.pk, table.cookie[name]) for name in ("gm", "ana", "ben")
+        ]
+        opened = await asyncio.gather(*(stack.enter_async_context(c) for c in communicators))
+        assert all(communicator.connected for communicator in opened)
+        assert len(database_trips[0]) == 3 * (SESSION_READ + 1)
+        # Nine trips alone; the membership and arrival trips may share too.
+        assert len(database_trips) < 3 * 3
