@@ -11,8 +11,9 @@ event loop: the ASGI application, the channel layer's Redis traffic, daphne's ow
 work) and in its other threads (Channels' database thread, where ``database_sync_to_async``
 runs, and the database driver's), with the PostgreSQL backends' and the Redis server's CPU
 beside (``bench.meters``). ``--profile FILE`` samples daphne with py-spy (when installed:
-``pip install py-spy``; not a requirement of the project) over the rounds, into FILE
-(py-spy's collapsed stacks, ``--format raw``).
+``pip install py-spy``; not a requirement of the project) over the rounds, into FILE: the
+samples holding the GIL only (``--gil``: what the process spends its core on), as py-spy's
+collapsed stacks (``--format raw``; ``python -m bench.stacks FILE`` sums them).
 
 It runs on a temporary SQLite database, or on DATABASE_URL / REDIS_URL when they are set (and
 removes what it made there), re-running itself in the server's environment first.
@@ -186,7 +187,8 @@ class Command(BaseCommand):
         if not os.path.exists(found):
             raise CommandError("--profile needs py-spy (pip install py-spy).")
         command = [found, "record", "--pid", str(pid), "--rate", str(options["rate"])]
-        command += ["--format", "raw", "--threads", "--nonblocking", "-o", options["profile"]]
+        command += ["--format", "raw", "--threads", "--gil", "--nonblocking"]
+        command += ["-o", options["profile"]]
         return subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
