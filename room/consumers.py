@@ -135,8 +135,7 @@ class RoomConsumer(PushConsumer):
             # page closed meanwhile), without a disconnect: the channel would stay in the room's
             # groups until they expire (a day), every later push sent to it for nothing (in a
             # storm of reconnects the rooms' groups filled with such channels: bench_storm).
-            for name in self.joined:
-                await self.channel_layer.group_discard(name, self.channel_name)
+            await self.leave(*self.joined)
             raise
 
     async def enter(self):
@@ -160,7 +159,7 @@ class RoomConsumer(PushConsumer):
         await self.join(member_group)
         membership, self.gm_id = await trips.run(membership_of, self.user_id, self.campaign_id)
         if membership is None:
-            await self.channel_layer.group_discard(member_group, self.channel_name)
+            await self.leave(member_group)
             await self.close()
             return
         self.is_gm = membership.is_gm
@@ -196,8 +195,15 @@ class RoomConsumer(PushConsumer):
         process's pool: a burst of connects needed several times as many), each counted as
         joined as it is."""
         for group in groups:
-            await self.channel_layer.group_add(group, self.channel_name)
+            async with group_slots():
+                await self.channel_layer.group_add(group, self.channel_name)
             self.joined.append(group)
+
+    async def leave(self, *groups):
+        """Leave ``groups``, one after the other."""
+        for group in groups:
+            async with group_slots():
+                await self.channel_layer.group_discard(group, self.channel_name)
 
     async def disconnect(self, code):
         await self.leave_room()
@@ -212,8 +218,7 @@ class RoomConsumer(PushConsumer):
         if self.gap_wait is not None:
             self.gap_wait.cancel()
         self.held.clear()
-        for name in self.groups_joined:
-            await self.channel_layer.group_discard(name, self.channel_name)
+        await self.leave(*self.groups_joined)
         if self.in_room:
             await trips.run(self.presence_delete)
             presence_news.announce(self.campaign_id)
@@ -401,6 +406,35 @@ class RoomConsumer(PushConsumer):
 
     def presence_delete(self):
         Presence.objects.filter(channel_name=self.channel_name).delete()
+
+
+class GroupSlots:
+    """How many of the process's sockets join or leave a group at the same moment, at most:
+    each join or leave holds one of the channel layer's Redis connections for its round trip,
+    and redis-py's pool refuses one past its ``max_connections`` at once ("Too many
+    connections", config/settings.py) rather than waiting for one. Thousands of sockets closed
+    together (a drain, a network cut, every page of a process gone at once) took more than the
+    pool has: most of their leaves failed, their channels stayed in the room's groups for a day
+    (every later push sent to them for nothing) and their presence rows until stale
+    (bench/README.md, "What closed the sockets"). Past ``size`` a join or leave waits its turn
+    instead. One semaphore per event loop (a test's loop is its own)."""
+
+    def __init__(self, size):
+        self.size = size
+        self.loop = None
+        self.semaphore = None
+
+    def __call__(self):
+        loop = asyncio.get_running_loop()
+        if self.loop is not loop:
+            self.loop, self.semaphore = loop, asyncio.Semaphore(self.size)
+        return self.semaphore
+
+
+#: A quarter of the layer's pool (1,000): the rest is left to the pushes, the presence lists
+#: and channels_redis's own receiving and cleaning.
+GROUP_SLOTS = 250
+group_slots = GroupSlots(GROUP_SLOTS)
 
 
 class PresenceNews:
