@@ -5,6 +5,7 @@ pool to run out of."""
 
 import asyncio
 import os
+import uuid
 
 import pytest
 import redis
@@ -34,9 +35,11 @@ POOL = 6
 @pytest.fixture
 def small_pool(settings):
     """The channel layer's Redis pool cut to ``POOL`` connections, and two joins or leaves at
-    a time (the app's share of its pool of 1,000)."""
+    a time (the app's share of its pool of 1,000). The layer's keys have a prefix of their own:
+    the other workers' socket tests share the Redis database, their campaigns' numbers and
+    groups, and flush what has the default prefix."""
     layer = dict(django_settings.CHANNEL_LAYERS["default"])
-    config = dict(layer["CONFIG"])
+    config = dict(layer["CONFIG"], prefix=f"mass-close-{uuid.uuid4().hex}")
     config["hosts"] = [dict(config["hosts"][0], max_connections=POOL)]
     settings.CHANNEL_LAYERS = {"default": dict(layer, CONFIG=config)}
     consumers.group_slots = consumers.GroupSlots(2)
