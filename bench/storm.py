@@ -140,11 +140,17 @@ class Child:
         self.process.stdin.write((json.dumps(message) + "\n").encode())
         await self.process.stdin.drain()
 
-    async def expect(self, key, timeout):
-        message = await asyncio.wait_for(self.messages.get(), timeout)
-        if key not in message:
-            raise RuntimeError(f"a client process said {message!r}, not {key!r}")
-        return message
+    async def expect(self, key, timeout, *, late=()):
+        """The process's next message, which must have ``key``; one with a key of ``late`` is
+        passed over (a "caught" that came after the run gave up waiting for it: without this,
+        a run whose last sockets caught up past ``--limit`` failed at its report)."""
+        async with asyncio.timeout(timeout):
+            while True:
+                message = await self.messages.get()
+                if key in message:
+                    return message
+                if not any(k in message for k in late):
+                    raise RuntimeError(f"a client process said {message!r}, not {key!r}")
 
     async def stop(self):
         self.reader.cancel()
@@ -318,7 +324,10 @@ async def run_storm(table, *, server_a, server_b, restart, caught, options, prog
         last = await asyncio.to_thread(heads, table)
         for child in children:
             await child.send({"final": last, "wait": options["grace"]})
-        reports = [(await c.expect("report", options["grace"] + 60))["report"] for c in children]
+        reports = [
+            (await c.expect("report", options["grace"] + 60, late=("caught",)))["report"]
+            for c in children
+        ]
     finally:
         if sending is not None and not sending.done():
             traffic.stopped = True
