@@ -45,6 +45,8 @@ if os.environ.get("ROLLROOM_BENCH_GC_LOG"):
 
     gc.callbacks.append(gc_timed)
 
+gc.set_threshold(700, 10, 1000)  # as config/asgi.py sets it, and for its reason
+
 if os.environ.get("ROLLROOM_BENCH_GC_THRESHOLD"):
     # bench_sockets --gc-threshold: the collector's thresholds (gc.set_threshold) to try.
     gc.set_threshold(*(int(n) for n in os.environ["ROLLROOM_BENCH_GC_THRESHOLD"].split(",")))
