@@ -137,3 +137,13 @@ def frozen_after(statement):
 def test_the_application_freezes_what_it_loaded_and_the_settings_do_not():
     assert frozen_after("import config.asgi") > 0
     assert frozen_after("import config.settings") == 0
+
+
+def test_the_application_runs_a_full_collection_after_a_thousand_of_the_middle_generation():
+    # Python's default (10) let daphne's check of every connection each second set off a full
+    # collection of every socket's objects about once a minute (bench/README.md).
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    out = fresh_python("import config.asgi, gc; print(*gc.get_threshold())", env)
+    assert out.split() == ["700", "10", "1000"]
+    out = fresh_python("import config.settings, gc; print(*gc.get_threshold())", env)
+    assert out.split() == ["700", "10", "10"]
