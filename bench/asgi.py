@@ -1,11 +1,19 @@
-"""The benchmark server's ASGI application: the app's (config/asgi.py), with the Channels
-floor's websocket route beside the room's. Run with ``DJANGO_SETTINGS_MODULE=bench.settings``."""
+"""The benchmark server's ASGI application: the app's (``config.routing.asgi_application``, which
+config/asgi.py builds), with the Channels floor's websocket route beside the room's, so that a
+socket of the benchmark passes through all that a socket of the app does (the drain's count, the
+admission, the guard, the origin check, the session's user). Run with
+``DJANGO_SETTINGS_MODULE=bench.settings``.
+
+Unlike config/asgi.py it does not drain on SIGTERM (``config.shutdown.install``): SIGTERM stops
+it at once (twisted's own handler), as the benchmark's commands expect when they are done with
+it (bench/server.py's ``stop``: SIGTERM, then SIGKILL after 5 s). A drain would make each stop
+wait: up to 3 s for a proxy's health check that no longer comes (``--through-caddy`` stops Caddy
+first), and for any socket still open to be closed and leave its groups. ``bench_storm``, which
+measures the drain, serves config/asgi.py's application."""
 
 import gc
 import os
 
-from channels.routing import ProtocolTypeRouter, URLRouter
-from channels.security.websocket import AllowedHostsOriginValidator
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
@@ -13,16 +21,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 django_asgi_app = get_asgi_application()
 
 from bench.floors import websocket_urlpatterns as floor_urlpatterns
-from config.routing import socket_auth, websocket_urlpatterns
+from config.routing import asgi_application, websocket_urlpatterns
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            socket_auth(URLRouter(websocket_urlpatterns + floor_urlpatterns))
-        ),
-    }
-)
+application = asgi_application(django_asgi_app, [*websocket_urlpatterns, *floor_urlpatterns])
 
 if os.environ.get("ROLLROOM_BENCH_GC_LOG"):
     # bench_sockets --gc-log: each full collection of the garbage collector (and any other

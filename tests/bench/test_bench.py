@@ -11,7 +11,8 @@ import sys
 from urllib.parse import urlsplit
 
 import pytest
-from channels.routing import URLRouter
+from channels.routing import ProtocolTypeRouter, URLRouter
+from channels.security.websocket import OriginValidator
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.core.management import call_command
@@ -30,7 +31,11 @@ from bench.client import HttpPool, Tracker, http_request, marker
 from bench.command import LADDER
 from bench.runner import Server, Servers
 from campaigns.models import FormToken
-from config.routing import websocket_urlpatterns
+from config import asgi as config_asgi
+from config.admission import Admission
+from config.routing import SocketGuard, websocket_urlpatterns
+from config.shutdown import Draining
+from config.views import TRY_AGAIN_LATER
 from tests.helpers import is_number
 
 # Statistics -----------------------------------------------------------------------------------
@@ -419,6 +424,50 @@ async def test_the_benchmark_server_routes_both_floors_beside_the_app():
     await communicator.disconnect()
 
 
+def stack(application):
+    """The types of the websocket application's layers, outermost first, and the paths of its
+    routes (``config.routing.asgi_application``)."""
+    layers, app = [], application.app.application_mapping["websocket"]
+    while not isinstance(app, URLRouter):
+        layers.append(type(app))
+        app = getattr(app, "app", None) or getattr(app, "inner", None) or app.application
+    return [type(application), type(application.app), *layers], [
+        str(route.pattern) for route in app.routes
+    ]
+
+
+def test_the_benchmark_servers_sockets_pass_through_all_that_the_apps_do():
+    """bench.asgi is the app's application (config.asgi's) with the floor's route added: the
+    drain's count, the admission, the guard, the origin check and the socket's user, the app's
+    routes, then the floor's, then the refusal of any other path."""
+    apps = [str(route.pattern) for route in websocket_urlpatterns]
+    layers, routes = stack(bench_asgi.application)
+    assert stack(config_asgi.application) == (layers, [*apps, ""])
+    assert layers[:5] == [Draining, ProtocolTypeRouter, Admission, SocketGuard, OriginValidator]
+    assert routes == [*apps, "ws/bench/floor/<int:room>/", ""]
+
+
+@pytest.mark.asyncio
+async def test_the_benchmark_server_turns_a_socket_away_past_the_admissions_limit(
+    settings, monkeypatch
+):
+    """A floor socket arriving while the process has as many connecting as it takes is
+    accepted and closed at once with 4503, as the app's are (config.admission)."""
+    admission = bench_asgi.application.app.application_mapping["websocket"]
+    settings.SOCKETS_CONNECTING = 1
+    monkeypatch.setattr(admission, "connecting", 1)
+    headers = [(b"origin", b"http://127.0.0.1")]
+    communicator = WebsocketCommunicator(
+        bench_asgi.application, "/ws/bench/floor/1/", headers=headers
+    )
+    assert (await communicator.connect())[0]
+    assert await communicator.receive_output() == {
+        "type": "websocket.close",
+        "code": TRY_AGAIN_LATER,
+    }
+    await communicator.disconnect()
+
+
 @pytest.mark.asyncio
 # No database work, but Channels checks the database thread's (persistent) connection when a
 # socket disconnects.
@@ -513,11 +562,14 @@ def test_the_django_floor_refuses_as_the_apps_writes_do(
     assert callbacks == [] and pushes.sent == []
 
 
-def test_the_benchmark_server_freezes_what_it_loaded_as_the_apps_does():
+def test_the_benchmark_server_freezes_what_it_loaded_as_the_apps_does_but_does_not_drain():
     """bench.asgi ends as config.asgi does, with ``gc.freeze()``: the benchmark measures the
-    app's server."""
+    app's server. It does not import config.asgi, which installs the drain on SIGTERM: the
+    benchmark's commands stop their servers at once, as before."""
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    code = "import bench.asgi, gc; print(gc.get_freeze_count() > 0)"
+    code = (
+        "import sys, bench.asgi, gc; print(gc.get_freeze_count() > 0, 'config.asgi' in sys.modules)"
+    )
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=settings.BASE_DIR,
@@ -527,7 +579,7 @@ def test_the_benchmark_server_freezes_what_it_loaded_as_the_apps_does():
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True"]
+    assert done.stdout.split() == ["True", "False"]
 
 
 # One small real run ----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """A part unavailable, as a real browser meets it: a socket closed for want of it
-(config/asgi.py's SocketGuard: 4503, try again later) is opened again by the page itself
+(config/routing.py's SocketGuard: 4503, try again later) is opened again by the page itself
 (static/js/site.js), as after 1006, 1011, 1012 and 1013, and the room
 works on the new one; a write answered 503 (config/views.py) shows its sentence in the page's
 notice area and changes nothing on the page."""
