@@ -34,8 +34,6 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.crypto import get_random_string
 
-from rolls.management.commands.host import daphne_limits
-
 from . import meters
 from . import server as procs
 from .command import APPLICATION, OWN, in_tmp, rerun
@@ -163,23 +161,12 @@ class Command(BaseCommand):
         return {"config": config, "rounds": rounds}
 
     def start(self, tmp, cpu):
-        port = procs.free_port()
-        args = ["-b", "127.0.0.1", "-p", port, *daphne_limits(), APPLICATION]
-        process = procs.Process(
-            procs.pinned(procs.python_module("daphne", *args), cpu),
+        process, port = procs.start_daphne(
+            APPLICATION,
+            cpu=cpu,
             log_path=os.path.join(tmp, "daphne.log"),
-            env={
-                **os.environ,
-                meters.APPLICATION_NAME: self.application_name,
-                "ROLLROOM_BENCH_LAYER_PREFIX": f"bench-{get_random_string(8).lower()}",
-            },
-            cwd=settings.BASE_DIR,
+            application_name=self.application_name,
         )
-        try:
-            process.wait_listening(port)
-        except Exception:
-            process.stop()
-            raise
         return process, Server("127.0.0.1", port, process.pid)
 
     def spy(self, options, pid):

@@ -8,7 +8,16 @@ import subprocess
 import sys
 import time
 
+from django.conf import settings
+from django.utils.crypto import get_random_string
+
+from rolls.management.commands.host import daphne_limits
+
+from . import meters
+
 TICKS = os.sysconf("SC_CLK_TCK")
+#: Environment variable of a server's channel layer prefix (read by bench/settings.py).
+LAYER_PREFIX = "ROLLROOM_BENCH_LAYER_PREFIX"
 
 
 def free_port():
@@ -165,3 +174,30 @@ def is_python(name):
 
 def python_module(module, *args):
     return [sys.executable, "-m", module, *map(str, args)]
+
+
+def start_daphne(application, *, cpu, log_path, application_name, args=(), env=None):
+    """A daphne process serving ``application`` on a free port of 127.0.0.1, pinned to core
+    ``cpu``, with the websocket limits ``manage.py host`` gives it and its own ``args``; its
+    database connections named ``application_name`` (bench/meters.py) and its channel layer's
+    keys under a fresh prefix of its own (bench/settings.py), ``env`` over this environment.
+    Returns (the process, its port) once it listens; stopped if it does not."""
+    port = free_port()
+    command = python_module("daphne", "-b", "127.0.0.1", "-p", port, *daphne_limits(), *args)
+    process = Process(
+        pinned([*command, application], cpu),
+        log_path=log_path,
+        env={
+            **os.environ,
+            meters.APPLICATION_NAME: application_name,
+            LAYER_PREFIX: f"bench-{get_random_string(8).lower()}",
+            **(env or {}),
+        },
+        cwd=settings.BASE_DIR,
+    )
+    try:
+        process.wait_listening(port)
+    except Exception:
+        process.stop()
+        raise
+    return process, port

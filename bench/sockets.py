@@ -36,9 +36,6 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.crypto import get_random_string
 
-from rolls.management.commands.host import daphne_limits
-
-from . import meters
 from . import server as procs
 from .command import APPLICATION, OWN, in_tmp, rerun
 from .crowd import Holders, crowd_create, crowd_delete
@@ -279,32 +276,20 @@ class Command(BaseCommand):
         return {"config": config, "levels": levels}
 
     def start(self, options, tmp, k, cpu):
-        port = procs.free_port()
         pings = (
             ["--ping-interval", str(options["ping_interval"])] if options["ping_interval"] else []
         )
-        args = ["-b", "127.0.0.1", "-p", port, *daphne_limits(), *pings, APPLICATION]
-        process = procs.Process(
-            procs.pinned(procs.python_module("daphne", *args), cpu),
+        gc_env = {"ROLLROOM_BENCH_GC_LOG": "1"} if options["gc_log"] else {}
+        if options["gc_threshold"]:
+            gc_env["ROLLROOM_BENCH_GC_THRESHOLD"] = options["gc_threshold"]
+        process, port = procs.start_daphne(
+            APPLICATION,
+            cpu=cpu,
             log_path=os.path.join(tmp, f"daphne-{k}.log"),
-            env={
-                **os.environ,
-                meters.APPLICATION_NAME: self.application_name,
-                **({"ROLLROOM_BENCH_GC_LOG": "1"} if options["gc_log"] else {}),
-                **(
-                    {"ROLLROOM_BENCH_GC_THRESHOLD": options["gc_threshold"]}
-                    if options["gc_threshold"]
-                    else {}
-                ),
-                "ROLLROOM_BENCH_LAYER_PREFIX": f"bench-{get_random_string(8).lower()}",
-            },
-            cwd=settings.BASE_DIR,
+            application_name=self.application_name,
+            args=pings,
+            env=gc_env,
         )
-        try:
-            process.wait_listening(port)
-        except Exception:
-            process.stop()
-            raise
         return process, Server("127.0.0.1", port, process.pid)
 
     def level(self, options, tmp, k, count, crowd, room, cpu, client_core):

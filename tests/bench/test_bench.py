@@ -36,6 +36,7 @@ from config.admission import Admission
 from config.routing import SocketGuard, websocket_urlpatterns
 from config.shutdown import Draining
 from config.views import TRY_AGAIN_LATER
+from rolls.management.commands.host import daphne_limits
 from tests.helpers import is_number
 
 # Statistics -----------------------------------------------------------------------------------
@@ -389,6 +390,46 @@ def test_pinned_command():
     command = procs.pinned(["python"], 1)
     assert command[-1] == "python"
     assert command in (["python"], ["taskset", "-c", "1", "python"])
+
+
+class FakeProcess:
+    """What ``procs.start_daphne`` starts, without starting it: the command and environment it
+    was given, listening or not (``fails``), stopped or not."""
+
+    started = []
+    fails = False
+
+    def __init__(self, command, *, log_path, env, cwd):
+        self.command, self.env, self.pid, self.stopped = command, env, 4242, False
+        self.started.append(self)
+
+    def wait_listening(self, port):
+        if self.fails:
+            raise RuntimeError("the server exited")
+
+    def stop(self):
+        self.stopped = True
+
+
+def test_a_benchmark_daphne_gets_the_limits_its_name_and_a_layer_prefix_of_its_own(monkeypatch):
+    monkeypatch.setattr(procs, "Process", FakeProcess)
+    monkeypatch.setattr(FakeProcess, "started", [])
+    start = dict(cpu=None, log_path="daphne.log", application_name="rollroom-bench-x")
+    process, port = procs.start_daphne("bench.asgi:application", **start)
+    other, _ = procs.start_daphne(
+        "bench.asgi:application", args=["--x", "1"], env={"A": "b"}, **start
+    )
+    daphne = procs.python_module("daphne", "-b", "127.0.0.1", "-p", port, *daphne_limits())
+    assert process.command == [*daphne, "bench.asgi:application"]
+    assert other.command[-3:] == ["--x", "1", "bench.asgi:application"]
+    assert process.env[meters.APPLICATION_NAME] == "rollroom-bench-x"
+    assert process.env[procs.LAYER_PREFIX] != other.env[procs.LAYER_PREFIX]
+    assert other.env["A"] == "b" and "A" not in process.env
+    assert not process.stopped
+    monkeypatch.setattr(FakeProcess, "fails", True)
+    with pytest.raises(RuntimeError):
+        procs.start_daphne("bench.asgi:application", **start)
+    assert FakeProcess.started[-1].stopped
 
 
 # The floors ------------------------------------------------------------------------------------
