@@ -6,10 +6,11 @@ Each socket reopens as static/js/site.js reopens a page's socket: after a close 
 1011, 1012, 1013, 4503 or 4012 (a refused or failed connection counts as 1006, as in a
 browser), the first try within 250 ms x (0.5 + random / 2), each next one waiting twice as long,
 at most 2.5 s for the first eight tries in a row and 10 s after (4503: 1 s doubling to 10 s,
-counted from the first 4503 in a row), the count of tries reset when one opens; a socket counts
-as open once it received its first frame or stayed open 1 s (one accepted and closed at once
-with 4503, config/admission.py, does not). It asks for ``?after=<the highest number shown>``
-and keeps its entries as static/js/room.js keeps the log:
+counted from the first 4503 in a row; a turn, 4600 + s: within the s-th second), the count of
+tries reset when one opens; a socket counts as open once it received its first frame or stayed
+open 1 s (one accepted and closed at once with its turn, config/admission.py, does not). It
+asks for ``?after=<the highest number shown>`` and keeps its entries as static/js/room.js keeps
+the log:
 an entry already shown is dropped (a duplicate), an entry whose number leaves a gap after the
 last shown is dropped and the socket reopened at once from the last shown (once per gap).
 
@@ -34,10 +35,13 @@ from websockets.exceptions import ConnectionClosed
 
 #: static/js/room.js's ENTRY: an entry's id, its number, and whether it is a whisper.
 ENTRY = re.compile(r'<article id="([^"]+)"[^>]* data-seq="(\d+)"([^>]* data-whisper)?')
-#: static/js/site.js's REOPENED, TRY_AGAIN_LATER, its waits (ms: first, most; the most after
-#: SWIFT tries in a row) and SETTLED (in seconds here).
+#: static/js/site.js's REOPENED, TRY_AGAIN_LATER, TRY_AGAIN_IN and LATEST (a turn,
+#: config/admission.py), its waits (ms: first, most; the most after SWIFT tries in a row) and
+#: SETTLED (in seconds here).
 REOPENED = (1006, 1011, 1012, 1013, 4503, 4012)
 TRY_AGAIN_LATER = 4503
+TRY_AGAIN_IN = 4600
+LATEST = 60
 WAITS = {TRY_AGAIN_LATER: (1000, 10000)}
 RESTART_WAITS = (250, 2500)
 SWIFT = 8
@@ -49,7 +53,10 @@ PARALLEL = 50
 
 def wait_after(code, retries, rng=random):
     """Seconds before the next try after a close with ``code``, the ``retries``-th in a row
-    (static/js/site.js: for 4503, the ``retries``-th 4503 in a row)."""
+    (static/js/site.js: for 4503, the ``retries``-th 4503 in a row; for a turn, within its
+    second)."""
+    if TRY_AGAIN_IN < code <= TRY_AGAIN_IN + LATEST:
+        return code - TRY_AGAIN_IN - 1 + rng.random()
     first, most = WAITS.get(code, RESTART_WAITS)
     if retries >= SWIFT:
         most = SLOW_MOST
@@ -132,7 +139,7 @@ class Page:
         self.codes[code] = self.codes.get(code, 0) + 1
         if self.closed_at is None and self.run.all_open:
             self.closed_at = time.monotonic()
-        if code not in REOPENED:
+        if code not in REOPENED and not TRY_AGAIN_IN < code <= TRY_AGAIN_IN + LATEST:
             raise RuntimeError(f"socket closed with {code}: a page would stay closed")
         self.later = self.later + 1 if code == TRY_AGAIN_LATER else 0
         wait = wait_after(code, self.later - 1 if code == TRY_AGAIN_LATER else self.retries)

@@ -11,28 +11,41 @@ and no socket is joined in time (bench/README.md, "The reconnect storm").
 ``Admission`` counts the sockets of this process still connecting (their ``websocket.connect``
 received, neither an accept nor a close sent yet). Past ``settings.SOCKETS_CONNECTING`` it
 answers a new one at once, before anything reads its session, the database or Redis: accepted,
-then closed with ``TRY_AGAIN_LATER`` (4503), after which static/js/site.js waits 1 s, doubling
-up to 10 s, with jitter, before the page tries again. Not closed before the accept: daphne
-answers such a handshake with an HTTP 403 (``ws_protocol.serverReject``; tests/config/
-test_admission.py), which a browser reports as a 1006 without its status, after which the page
-tries again within 250 ms: thousands of pages would come back at once, again and again. A page
-takes a socket closed so soon after its opening for a refusal, not a connection: it neither
-fetches what a reconnect fetches nor forgets its earlier tries (static/js/site.js); without
-that, every refusal would cost the site a reconnect's fetches and the page would try again
-within a second, every time.
+then closed with a turn of its own, ``TRY_AGAIN_IN`` + the seconds until it (4601-4660), and
+static/js/site.js comes back within that second. The turns are handed out one after another at
+the rate the process joins sockets (``SOCKETS_CONNECTING`` over a connect's recent time), so
+that the pages of a restarted process come back spread over the seconds it needs for them all.
+A page told only "later" (4503, doubling waits with jitter) came back again and again, each try
+a handshake more for the busy process: at 5,000 sockets, about seven refusals a socket, more of
+the process's time than the connects themselves (bench/README.md, "Turns"). The turn is in
+the close code because daphne sends no close reason (``ws_protocol.serverClose`` passes on the
+code alone).
+
+Not closed before the accept: daphne answers such a handshake with an HTTP 403
+(``ws_protocol.serverReject``; tests/config/test_admission.py), which a browser reports as a
+1006 without its status, after which the page tries again within 250 ms: thousands of pages
+would come back at once, again and again. A page takes a socket closed so soon after its opening
+for a refusal, not a connection: it neither fetches what a reconnect fetches nor forgets its
+earlier tries (static/js/site.js); without that, every refusal would cost the site a
+reconnect's fetches and the page would try again within a second, every time.
 """
 
 import logging
+import math
 import time
 
 from django.conf import settings
-
-from config.views import TRY_AGAIN_LATER
 
 logger = logging.getLogger(__name__)
 
 #: How often, at most, the process says how many sockets it turned away, in seconds.
 SAY_EVERY = 10
+#: A socket turned away is closed with ``TRY_AGAIN_IN + s``: come back in s seconds, 1 to
+#: ``LATEST`` (static/js/site.js reads it so).
+TRY_AGAIN_IN = 4600
+LATEST = 60
+#: A connect's time (handshake to accept) assumed until one is measured, in seconds.
+FIRST_GUESS = 1.0
 
 
 class Admission:
@@ -46,6 +59,10 @@ class Admission:
         #: Sockets turned away since the process last said so, and when it did.
         self.turned_away = 0
         self.said_at = None
+        #: A connect's recent time, from its handshake to its accept (a moving average).
+        self.connect_time = FIRST_GUESS
+        #: When the last turn handed out falls (``time.monotonic()``).
+        self.last_turn = 0.0
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "websocket":
@@ -55,6 +72,7 @@ class Admission:
             return await self.turn_away(receive, send)
         self.connecting += 1
         counted = True
+        arrived = time.monotonic()
 
         def count_out():
             nonlocal counted
@@ -64,6 +82,9 @@ class Admission:
 
         async def answered(message):
             if message["type"] in ("websocket.accept", "websocket.close"):
+                if counted and message["type"] == "websocket.accept":
+                    took = time.monotonic() - arrived
+                    self.connect_time += (took - self.connect_time) / 16
                 count_out()
             await send(message)
 
@@ -75,19 +96,29 @@ class Admission:
             # only grow, and the process would end up turning every socket away.
             count_out()
 
+    def turn(self, now):
+        """Seconds until the next free turn, which this socket takes: the turns follow each other
+        at the rate the process joins sockets while it has ``SOCKETS_CONNECTING`` connecting, as
+        many as it takes at once over how long each takes now (the pages then come back as fast
+        as it joins them, none of them twice)."""
+        rate = max(settings.SOCKETS_CONNECTING, 1) / max(self.connect_time, 0.001)
+        self.last_turn = max(self.last_turn, now) + 1 / rate
+        return min(LATEST, max(1, math.ceil(self.last_turn - now)))
+
     async def turn_away(self, receive, send):
-        """Accept and close at once with ``TRY_AGAIN_LATER``: nothing is read or joined."""
+        """Accept and close at once with the socket's turn: nothing is read or joined."""
         self.turned_away += 1
         now = time.monotonic()
         if self.said_at is None or now - self.said_at >= SAY_EVERY:
             logger.warning(
-                "Too many sockets connecting (%d): %d asked to try again later (%d)",
+                "Too many sockets connecting (%d): %d given a later turn (%d-%d)",
                 self.connecting,
                 self.turned_away,
-                TRY_AGAIN_LATER,
+                TRY_AGAIN_IN + 1,
+                TRY_AGAIN_IN + LATEST,
             )
             self.turned_away, self.said_at = 0, now
         message = await receive()
         if message["type"] == "websocket.connect":
             await send({"type": "websocket.accept"})
-            await send({"type": "websocket.close", "code": TRY_AGAIN_LATER})
+            await send({"type": "websocket.close", "code": TRY_AGAIN_IN + self.turn(now)})

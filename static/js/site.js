@@ -302,7 +302,7 @@
   //
   // A socket is shown open (htmx:wsOpen) once it has received its first frame, or has stayed
   // open for SETTLED ms: a server with too many sockets connecting accepts a new one and closes
-  // it at once with 4503 (config/admission.py). Taken for open, that refusal would fetch
+  // it at once with its turn (4601-4660, config/admission.py). Taken for open, that refusal would fetch
   // everything a reconnect fetches (facts-resync, the checks) and count the page's tries from
   // zero again, so that the page would come back within a second, every time.
   const SETTLED = 1000;
@@ -355,10 +355,18 @@
   // (4503): 1 s after the first 4503, then twice as long after each next one in a row, 10 s at
   // most. Counted from the first 4503, not from the tries before it: a page that tried while
   // its process restarted, then was asked to wait by the process restarted, would otherwise
-  // wait 10 s at once, and a process that could take it sooner would sit idle.
+  // wait 10 s at once, and a process that could take it sooner would sit idle. A server with
+  // too many sockets connecting gives the page its turn instead (config/admission.py): closed
+  // with TRY_AGAIN_IN + s, the page tries again within the s-th second from now, at a random
+  // moment of it, so that the turns of one second do not all come at its start.
   const TRY_AGAIN_LATER = 4503;
   const SERVICE_RESTART = 4012;
+  const TRY_AGAIN_IN = 4600;
+  const LATEST = 60;
   const REOPENED = [1006, 1011, 1012, 1013, TRY_AGAIN_LATER, SERVICE_RESTART];
+  function turn(code) {
+    return code > TRY_AGAIN_IN && code <= TRY_AGAIN_IN + LATEST ? code - TRY_AGAIN_IN : 0;
+  }
   const SWIFT = 8;
   let retries = 0; // tries since the socket was last open
   let later = 0; // of which the last ones, in a row, closed with 4503
@@ -397,13 +405,16 @@
       else window.location.reload();
       return;
     }
-    if (!close || REOPENED.indexOf(close.code) < 0) return;
+    const seconds = close ? turn(close.code) : 0;
+    if (!close || (!seconds && REOPENED.indexOf(close.code) < 0)) return;
     const busy = close.code === TRY_AGAIN_LATER;
     later = busy ? later + 1 : 0;
     const n = busy ? later - 1 : retries;
     const first = busy ? 1000 : 250;
     const most = busy || n >= SWIFT ? 10000 : 2500;
-    const wait = Math.min(most, first * 2 ** n) * (0.5 + Math.random() / 2);
+    const wait = seconds
+      ? (seconds - 1 + Math.random()) * 1000
+      : Math.min(most, first * 2 ** n) * (0.5 + Math.random() / 2);
     retries += 1;
     if (pending) clearTimeout(pending.timer);
     pending = { elt: event.detail.elt, wrapper: event.detail.socketWrapper };

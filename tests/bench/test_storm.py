@@ -20,6 +20,7 @@ from websockets.asyncio.server import serve
 
 from bench import storm_client
 from bench.storm_client import REOPENED, Page, Run, wait_after
+from config import admission
 from tests.bench.test_bench import bench_env
 from tests.faults import RedisServer
 from tests.helpers import is_number
@@ -38,6 +39,18 @@ def test_waits_follow_site_js():
             assert most / 2 <= min(waits) and max(waits) <= most
     assert 5 <= wait_after(4503, 5, rng) <= 10
     assert set(REOPENED) == {1006, 1011, 1012, 1013, 4503, 4012}
+
+
+def test_a_turn_is_kept_within_its_second():
+    """A socket given its turn (config/admission.py: TRY_AGAIN_IN + s) comes back within the
+    s-th second, at a random moment of it, as static/js/site.js does."""
+    rng = random.Random(5)
+    for seconds in (1, 7, storm_client.LATEST):
+        waits = [wait_after(storm_client.TRY_AGAIN_IN + seconds, 3, rng) for _ in range(200)]
+        assert seconds - 1 <= min(waits) and max(waits) <= seconds
+        assert max(waits) - min(waits) > 0.8  # spread over the second
+    page = Page(Run([]), 0, 0, "ws://x/", "", "http://x", True)
+    assert 2 <= page.closed(storm_client.TRY_AGAIN_IN + 3) <= 3
 
 
 def test_the_waits_after_4503_count_from_the_first_4503_in_a_row():
@@ -62,6 +75,10 @@ def test_the_page_model_has_site_js_numbers():
     assert f"const most = busy || n >= SWIFT ? {slow} : {swift};" in js
     assert f"const SWIFT = {storm_client.SWIFT};" in js
     assert f"const SETTLED = {round(storm_client.SETTLED * 1000)};" in js
+    assert f"const TRY_AGAIN_IN = {storm_client.TRY_AGAIN_IN};" in js
+    assert f"const LATEST = {storm_client.LATEST};" in js
+    assert storm_client.TRY_AGAIN_IN == admission.TRY_AGAIN_IN
+    assert storm_client.LATEST == admission.LATEST
 
 
 def test_a_socket_closed_before_its_first_frame_is_a_refusal_not_an_open(monkeypatch):

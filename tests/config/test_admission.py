@@ -1,8 +1,9 @@
 """config.admission: past ``SOCKETS_CONNECTING`` sockets still connecting, a new one is accepted
-and closed at once with TRY_AGAIN_LATER, before anything reads its session, the database or
-Redis; a socket is counted out once its application answers it, fails or is cancelled, so that
-the count comes back to zero. In the site's application the admission sits inside the drain
-and outside SocketGuard. Then the same with a real daphne process and real sockets."""
+and closed at once with its turn (TRY_AGAIN_IN + seconds), before anything reads its session,
+the database or Redis; the turns follow each other at the rate the process joins sockets; a
+socket is counted out once its application answers it, fails or is cancelled, so that the count
+comes back to zero. In the site's application the admission sits inside the drain and outside
+SocketGuard. Then the same with a real daphne process and real sockets."""
 
 import asyncio
 import signal
@@ -13,7 +14,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import OperationalError
 
 from config import asgi, shutdown
-from config.admission import Admission
+from config.admission import LATEST, TRY_AGAIN_IN, Admission
 from config.views import TRY_AGAIN_LATER
 from room import consumers
 from tests.faults import daphne_log, start_daphne, wait_for_log
@@ -23,7 +24,8 @@ from .test_redis_down import room_socket
 from .test_scaleout import session_cookie
 
 ACCEPT = {"type": "websocket.accept"}
-TURNED_AWAY = [ACCEPT, {"type": "websocket.close", "code": TRY_AGAIN_LATER}]
+#: The first socket turned away by a process that joins sockets faster than one a second.
+TURNED_AWAY = [ACCEPT, {"type": "websocket.close", "code": TRY_AGAIN_IN + 1}]
 DISCONNECT = {"type": "websocket.disconnect", "code": 1000}
 
 
@@ -134,6 +136,43 @@ def test_a_socket_is_counted_out_however_it_stops_connecting(settings, how):
     asyncio.run(scenario())
 
 
+def test_the_turns_follow_each_other_at_the_rate_the_process_joins_sockets(settings, monkeypatch):
+    """Two connecting at once, each taking 0.5 s: four sockets a second. Sockets turned away
+    together are given 1 s (four of them), then 2 s (the next four), and so on, up to
+    ``LATEST``; the turns handed out are spent as time passes."""
+    settings.SOCKETS_CONNECTING = 2
+    clock = [1000.0]
+    monkeypatch.setattr("config.admission.time.monotonic", lambda: clock[0])
+
+    async def scenario():
+        inner = Sockets()
+        admission = Admission(inner)
+        admission.connect_time = 0.5
+        held = [await Socket.arriving(admission, inner) for _ in range(2)]
+        turns = []
+        for _ in range(9):
+            socket_ = await Socket.arriving(admission, inner)
+            turns.append(socket_.sent[1]["code"] - TRY_AGAIN_IN)
+        assert turns == [1, 1, 1, 1, 2, 2, 2, 2, 3]
+        clock[0] += 10  # the turns handed out have passed
+        socket_ = await Socket.arriving(admission, inner)
+        assert socket_.sent[1]["code"] == TRY_AGAIN_IN + 1
+        for _ in range(4 * LATEST + 8):
+            socket_ = await Socket.arriving(admission, inner)
+        assert socket_.sent[1]["code"] == TRY_AGAIN_IN + LATEST
+        # A connect measured: an accept 12 s after its handshake makes the next turns slower.
+        clock[0] += 2
+        inner.words[0].set_result("accept")
+        await until(lambda: held[0].sent == [ACCEPT])
+        assert admission.connect_time == pytest.approx(0.5 + (12 - 0.5) / 16)
+        for word in inner.words[1:]:
+            word.set_result("close")
+        for socket_ in held:
+            await socket_.leave()
+
+    asyncio.run(scenario())
+
+
 def test_0_admits_every_socket_and_http_passes_through(settings):
     settings.SOCKETS_CONNECTING = 0
 
@@ -201,7 +240,7 @@ def test_a_real_process_turns_away_sockets_past_the_limit_and_takes_them_again(
     pool_campaign, player
 ):
     """Two sockets held connecting (tests/held_asgi.py) on a process that takes two at once: a
-    third is accepted and closed with TRY_AGAIN_LATER before any frame (no presence: its
+    third is accepted and closed with its turn before any frame (no presence: its
     consumer never ran); once the two have joined, a new one joins. Closed before its accept it
     would have had daphne's HTTP 403 instead (tests/config/test_shutdown.py), a 1006 to a page,
     which tries again sooner."""
@@ -237,9 +276,9 @@ def test_a_real_process_turns_away_sockets_past_the_limit_and_takes_them_again(
         return code
 
     try:
-        assert asyncio.run(scenario()) == TRY_AGAIN_LATER
+        assert asyncio.run(scenario()) == TRY_AGAIN_IN + 1
     finally:
         stop(process)
     log = daphne_log(port)
-    assert "Too many sockets connecting (2): 1 asked to try again later (4503)" in log, log
+    assert "Too many sockets connecting (2): 1 given a later turn (4601-4660)" in log, log
     assert "Traceback" not in log, log

@@ -1,8 +1,8 @@
 """A socket turned away as Chromium meets it: a real daphne process of the test's own
 (tests/faults.py) with room for one socket connecting (config/admission.py) holds one
 (tests/held_asgi.py); a room page whose socket closed (4012, its server restarting) tries again,
-and each try is accepted and closed at once with 4503. The page takes none of them for a
-connection (static/js/site.js): it fetches nothing a reconnect fetches and stays
+and each try is accepted and closed at once with its turn (4601-4660). The page takes none of
+them for a connection (static/js/site.js): it fetches nothing a reconnect fetches and stays
 "reconnecting…"; once the held socket has joined, "Retry now" brings it back, and only then does
 it fetch what a reconnect fetches."""
 
@@ -12,6 +12,7 @@ import socket
 
 from playwright.sync_api import expect
 
+from config.admission import TRY_AGAIN_IN
 from tests.browser import BROWSER, BrowserTestCase, wait_until
 from tests.config.test_scaleout import roll_setup
 from tests.conftest import make_campaign, make_user
@@ -27,6 +28,17 @@ window.rollroomOpens = 0;
 window.rollroomCloses = 0;
 document.addEventListener("htmx:wsOpen", function () { window.rollroomOpens += 1; });
 document.addEventListener("htmx:wsClose", function () { window.rollroomCloses += 1; });
+"""
+
+
+#: The delays of the page's timers of 100 ms or more, as it sets them (the socket's next try).
+RECORD_WAITS = """
+window.rollroomWaits = [];
+const rollroomSetTimeout = window.setTimeout;
+window.setTimeout = function (handler, delay, ...rest) {
+  if (delay >= 100 && delay !== 1000) window.rollroomWaits.push(delay);
+  return rollroomSetTimeout(handler, delay, ...rest);
+};
 """
 
 
@@ -110,3 +122,33 @@ class TestTurnedAwayInTheBrowser(BrowserTestCase):
             expect(status).to_have_attribute("data-state", "ok")
             assert page.evaluate("window.rollroomOpens") == 2
             wait_until(page, lambda: fetched)  # what a reconnect fetches, once open
+
+    def test_a_turn_brings_the_page_back_within_its_second(self):
+        """Closed with a turn (config/admission.py: TRY_AGAIN_IN + 3), the page waits
+        between 2 and 3 s (its timer's own delay, read as the page sets it), then is back."""
+        url = f"http://127.0.0.1:{self.port}"
+        with self.browser() as browser:
+            context = browser.new_context()
+            context.add_cookies(
+                [{"name": "sessionid", "value": self.cookies["player"], "url": url}]
+            )
+            context.add_init_script(COUNT_OPENS + RECORD_WAITS)
+            page = context.new_page()
+            routes = []
+
+            def through(route):
+                routes.append(route)
+                route.connect_to_server()
+
+            page.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
+            page.goto(f"{url}/campaigns/{self.campaign.id}/room/")
+            status = page.locator("#ws-status")
+            expect(status).to_have_attribute("data-state", "ok")
+            page.evaluate("window.rollroomWaits = []")
+            routes[0].close(code=TRY_AGAIN_IN + 3, reason="")
+            page.wait_for_function("() => window.rollroomCloses >= 1")
+            waits = page.evaluate("window.rollroomWaits")
+            assert len(waits) == 1 and 2000 <= waits[0] < 3000, waits
+            expect(status).to_have_attribute("data-state", "ok", timeout=15_000)
+            assert len(routes) == 2
+            assert page.evaluate("window.rollroomOpens") == 2
