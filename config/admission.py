@@ -13,8 +13,10 @@ received, neither an accept nor a close sent yet). Past ``settings.SOCKETS_CONNE
 answers a new one at once, before anything reads its session, the database or Redis: accepted,
 then closed with a turn of its own, ``TRY_AGAIN_IN`` + the seconds until it (4601-4660), and
 static/js/site.js comes back within that second. The turns are handed out one after another at
-the rate the process joins sockets (``SOCKETS_CONNECTING`` over a connect's recent time), so
-that the pages of a restarted process come back spread over the seconds it needs for them all.
+the rate the process joins sockets (as many as were connecting at once over how long each took,
+lately), so that the pages of a restarted process come back spread over the seconds it needs
+for them all. And it takes no more at once than it joins in ``AIM`` seconds: those past it
+would wait past daphne's 5 s and be refused after their work.
 A page told only "later" (4503, doubling waits with jitter) came back again and again, each try
 a handshake more for the busy process: at 5,000 sockets, about seven refusals a socket, more of
 the process's time than the connects themselves (bench/README.md, "Turns"). The turn is in
@@ -46,11 +48,18 @@ TRY_AGAIN_IN = 4600
 LATEST = 60
 #: A connect's time (handshake to accept) assumed until one is measured, in seconds.
 FIRST_GUESS = 1.0
+#: How long a connect may take, in seconds, before the process takes fewer at once: daphne
+#: refuses a handshake not accepted within 5 s (``--websocket_connect_timeout``), once its
+#: consumer has done most of its work, and the page tries again.
+AIM = 2.0
+#: Sockets a process takes at once however slow it is (their database work shares trips).
+FEWEST = 8
 
 
 class Admission:
     """The websockets of the process, admitted while fewer than ``settings.SOCKETS_CONNECTING``
-    are still connecting (0: all), else asked at once to try again later. HTTP passes through."""
+    are still connecting (0: all), and fewer than it joins in ``AIM`` seconds, else given a
+    later turn at once. HTTP passes through."""
 
     def __init__(self, app):
         self.app = app
@@ -59,8 +68,10 @@ class Admission:
         #: Sockets turned away since the process last said so, and when it did.
         self.turned_away = 0
         self.said_at = None
-        #: A connect's recent time, from its handshake to its accept (a moving average).
+        #: A connect's recent time, from its handshake to its accept, and how many were
+        #: connecting beside it (moving averages): the rate it joins sockets is their ratio.
         self.connect_time = FIRST_GUESS
+        self.beside = float(settings.SOCKETS_CONNECTING or 1)
         #: When the last turn handed out falls (``time.monotonic()``).
         self.last_turn = 0.0
 
@@ -68,7 +79,7 @@ class Admission:
         if scope["type"] != "websocket":
             return await self.app(scope, receive, send)
         limit = settings.SOCKETS_CONNECTING
-        if limit and self.connecting >= limit:
+        if limit and self.connecting >= min(limit, max(FEWEST, int(self.rate() * AIM))):
             return await self.turn_away(receive, send)
         self.connecting += 1
         counted = True
@@ -85,6 +96,7 @@ class Admission:
                 if counted and message["type"] == "websocket.accept":
                     took = time.monotonic() - arrived
                     self.connect_time += (took - self.connect_time) / 16
+                    self.beside += (self.connecting - self.beside) / 16
                 count_out()
             await send(message)
 
@@ -96,13 +108,16 @@ class Admission:
             # only grow, and the process would end up turning every socket away.
             count_out()
 
+    def rate(self):
+        """Sockets the process joins a second, lately: as many as were connecting at once over
+        how long each took."""
+        return max(self.beside, 1) / max(self.connect_time, 0.001)
+
     def turn(self, now):
         """Seconds until the next free turn, which this socket takes: the turns follow each other
-        at the rate the process joins sockets while it has ``SOCKETS_CONNECTING`` connecting, as
-        many as it takes at once over how long each takes now (the pages then come back as fast
-        as it joins them, none of them twice)."""
-        rate = max(settings.SOCKETS_CONNECTING, 1) / max(self.connect_time, 0.001)
-        self.last_turn = max(self.last_turn, now) + 1 / rate
+        at the rate the process joins sockets (the pages then come back as fast as it joins
+        them, none of them twice)."""
+        self.last_turn = max(self.last_turn, now) + 1 / self.rate()
         return min(LATEST, max(1, math.ceil(self.last_turn - now)))
 
     async def turn_away(self, receive, send):

@@ -14,7 +14,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import OperationalError
 
 from config import asgi, shutdown
-from config.admission import LATEST, TRY_AGAIN_IN, Admission
+from config.admission import FEWEST, LATEST, TRY_AGAIN_IN, Admission
 from config.views import TRY_AGAIN_LATER
 from room import consumers
 from tests.faults import daphne_log, start_daphne, wait_for_log
@@ -147,7 +147,7 @@ def test_the_turns_follow_each_other_at_the_rate_the_process_joins_sockets(setti
     async def scenario():
         inner = Sockets()
         admission = Admission(inner)
-        admission.connect_time = 0.5
+        admission.connect_time, admission.beside = 0.5, 2
         held = [await Socket.arriving(admission, inner) for _ in range(2)]
         turns = []
         for _ in range(9):
@@ -165,9 +165,37 @@ def test_the_turns_follow_each_other_at_the_rate_the_process_joins_sockets(setti
         inner.words[0].set_result("accept")
         await until(lambda: held[0].sent == [ACCEPT])
         assert admission.connect_time == pytest.approx(0.5 + (12 - 0.5) / 16)
+        assert admission.beside == pytest.approx(2)  # two were connecting when it was accepted
         for word in inner.words[1:]:
             word.set_result("close")
         for socket_ in held:
+            await socket_.leave()
+
+    asyncio.run(scenario())
+
+
+def test_a_slow_process_takes_no_more_at_once_than_it_joins_in_two_seconds(settings):
+    """Ten connecting at once, each taking 4 s: 2.5 sockets a second, 5 in ``AIM`` (2 s), but
+    never fewer than ``FEWEST`` (8): the ninth is turned away although the limit is 150."""
+    settings.SOCKETS_CONNECTING = 150
+
+    async def scenario():
+        inner = Sockets()
+        admission = Admission(inner)
+        admission.connect_time, admission.beside = 4.0, 10
+        assert admission.rate() == 2.5
+        sockets = [await Socket.arriving(admission, inner) for _ in range(FEWEST)]
+        assert all(socket_.sent == [] for socket_ in sockets)
+        turned_away = await Socket.arriving(admission, inner)
+        assert turned_away.sent[1]["code"] > TRY_AGAIN_IN and len(inner.words) == FEWEST
+        # Faster again (as measured): 100 connecting, 0.5 s each, 200 in 2 s: the limit rules.
+        admission.connect_time, admission.beside = 0.5, 100
+        more = [await Socket.arriving(admission, inner) for _ in range(150 - FEWEST)]
+        assert len(inner.words) == 150
+        assert (await Socket.arriving(admission, inner)).task.done()
+        for word in inner.words:
+            word.set_result("close")
+        for socket_ in [*sockets, *more]:
             await socket_.leave()
 
     asyncio.run(scenario())
