@@ -41,7 +41,7 @@ ENTRY = re.compile(r'<article id="([^"]+)"[^>]* data-seq="(\d+)"([^>]* data-whis
 REOPENED = (1006, 1011, 1012, 1013, 4503, 4012)
 TRY_AGAIN_LATER = 4503
 TRY_AGAIN_IN = 4600
-LATEST = 60
+LATEST = 300
 WAITS = {TRY_AGAIN_LATER: (1000, 10000)}
 RESTART_WAITS = (250, 2500)
 SWIFT = 8

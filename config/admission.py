@@ -11,7 +11,7 @@ and no socket is joined in time (bench/README.md, "The reconnect storm").
 ``Admission`` counts the sockets of this process still connecting (their ``websocket.connect``
 received, neither an accept nor a close sent yet). Past ``settings.SOCKETS_CONNECTING`` it
 answers a new one at once, before anything reads its session, the database or Redis: accepted,
-then closed with a turn of its own, ``TRY_AGAIN_IN`` + the seconds until it (4601-4660), and
+then closed with a turn of its own, ``TRY_AGAIN_IN`` + the seconds until it (4601-4900), and
 static/js/site.js comes back within that second. The turns are handed out one after another at
 the rate the process joins sockets (as many as were connecting at once over how long each took,
 lately), so that the pages of a restarted process come back spread over the seconds it needs
@@ -43,9 +43,10 @@ logger = logging.getLogger(__name__)
 #: How often, at most, the process says how many sockets it turned away, in seconds.
 SAY_EVERY = 10
 #: A socket turned away is closed with ``TRY_AGAIN_IN + s``: come back in s seconds, 1 to
-#: ``LATEST`` (static/js/site.js reads it so).
+#: ``LATEST`` (static/js/site.js reads it so). Far enough for the turns of thousands of sockets
+#: on a slow process: the pages past the latest turn all come back in its one second.
 TRY_AGAIN_IN = 4600
-LATEST = 60
+LATEST = 300
 #: A connect's time (handshake to accept) assumed until one is measured, in seconds.
 FIRST_GUESS = 1.0
 #: How long a connect may take, in seconds, before the process takes fewer at once: daphne

@@ -302,9 +302,9 @@
   //
   // A socket is shown open (htmx:wsOpen) once it has received its first frame, or has stayed
   // open for SETTLED ms: a server with too many sockets connecting accepts a new one and closes
-  // it at once with its turn (4601-4660, config/admission.py). Taken for open, that refusal would fetch
-  // everything a reconnect fetches (facts-resync, the checks) and count the page's tries from
-  // zero again, so that the page would come back within a second, every time.
+  // it at once with its turn (4601-4900, config/admission.py). Taken for open, that refusal
+  // would fetch everything a reconnect fetches (facts-resync, the checks) and count the page's
+  // tries from zero again, so that the page would come back within a second, every time.
   const SETTLED = 1000;
   document.addEventListener("DOMContentLoaded", function () {
     htmx.createWebSocket = function (url) {
@@ -362,7 +362,7 @@
   const TRY_AGAIN_LATER = 4503;
   const SERVICE_RESTART = 4012;
   const TRY_AGAIN_IN = 4600;
-  const LATEST = 60;
+  const LATEST = 300;
   const REOPENED = [1006, 1011, 1012, 1013, TRY_AGAIN_LATER, SERVICE_RESTART];
   function turn(code) {
     return code > TRY_AGAIN_IN && code <= TRY_AGAIN_IN + LATEST ? code - TRY_AGAIN_IN : 0;

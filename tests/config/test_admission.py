@@ -308,5 +308,5 @@ def test_a_real_process_turns_away_sockets_past_the_limit_and_takes_them_again(
     finally:
         stop(process)
     log = daphne_log(port)
-    assert "Too many sockets connecting (2): 1 given a later turn (4601-4660)" in log, log
+    assert "Too many sockets connecting (2): 1 given a later turn (4601-4900)" in log, log
     assert "Traceback" not in log, log

@@ -1,7 +1,7 @@
 """A socket turned away as Chromium meets it: a real daphne process of the test's own
 (tests/faults.py) with room for one socket connecting (config/admission.py) holds one
 (tests/held_asgi.py); a room page whose socket closed (4012, its server restarting) tries again,
-and each try is accepted and closed at once with its turn (4601-4660). The page takes none of
+and each try is accepted and closed at once with its turn (4601-4900). The page takes none of
 them for a connection (static/js/site.js): it fetches nothing a reconnect fetches and stays
 "reconnecting…"; once the held socket has joined, "Retry now" brings it back, and only then does
 it fetch what a reconnect fetches."""
