@@ -80,7 +80,7 @@ class Admission:
         if scope["type"] != "websocket":
             return await self.app(scope, receive, send)
         limit = settings.SOCKETS_CONNECTING
-        if limit and self.connecting >= min(limit, max(FEWEST, int(self.rate() * AIM))):
+        if limit and self.connecting >= self.room(limit):
             return await self.turn_away(receive, send)
         self.connecting += 1
         counted = True
@@ -108,6 +108,15 @@ class Admission:
             # 10 s after its client left), before it answered: without this the count would
             # only grow, and the process would end up turning every socket away.
             count_out()
+
+    def room(self, limit):
+        """How many sockets may be connecting at once: ``limit``, or while connects take longer
+        than ``AIM``, as many as the process joins in ``AIM`` (never fewer than ``FEWEST``). Not
+        while they are quick: a process that joins a socket now and then measures a low rate
+        (one connecting at a time), and would turn away the next burst it can take."""
+        if self.connect_time <= AIM:
+            return limit
+        return min(limit, max(FEWEST, int(self.rate() * AIM)))
 
     def rate(self):
         """Sockets the process joins a second, lately: as many as were connecting at once over

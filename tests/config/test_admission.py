@@ -182,8 +182,11 @@ def test_a_slow_process_takes_no_more_at_once_than_it_joins_in_two_seconds(setti
     async def scenario():
         inner = Sockets()
         admission = Admission(inner)
+        # Quick connects, one at a time (a calm process): the limit, whatever the rate measured.
+        admission.connect_time, admission.beside = 0.05, 1
+        assert admission.room(150) == 150
         admission.connect_time, admission.beside = 4.0, 10
-        assert admission.rate() == 2.5
+        assert admission.rate() == 2.5 and admission.room(150) == FEWEST
         sockets = [await Socket.arriving(admission, inner) for _ in range(FEWEST)]
         assert all(socket_.sent == [] for socket_ in sockets)
         turned_away = await Socket.arriving(admission, inner)
