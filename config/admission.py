@@ -120,8 +120,10 @@ class Admission:
 
     def rate(self):
         """Sockets the process joins a second, lately: as many as were connecting at once over
-        how long each took."""
-        return max(self.beside, 1) / max(self.connect_time, 0.001)
+        how long each took. As many as are connecting now, when more: a process that was calm
+        (one at a time) when a burst came would otherwise hand the burst's turns out at its calm
+        rate, seconds apart, and sit idle while the pages wait for them."""
+        return max(self.beside, self.connecting, 1) / max(self.connect_time, 0.001)
 
     def turn(self, now):
         """Seconds until the next free turn, which this socket takes: the turns follow each other

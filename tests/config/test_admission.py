@@ -196,6 +196,10 @@ def test_a_slow_process_takes_no_more_at_once_than_it_joins_in_two_seconds(setti
         more = [await Socket.arriving(admission, inner) for _ in range(150 - FEWEST)]
         assert len(inner.words) == 150
         assert (await Socket.arriving(admission, inner)).task.done()
+        # A burst on a calm process (one at a time, 0.05 s each: 20 a second measured): its
+        # turns at the rate of the 150 connecting now, not of the calm.
+        admission.connect_time, admission.beside = 0.05, 1
+        assert admission.rate() == 150 / 0.05
         for word in inner.words:
             word.set_result("close")
         for socket_ in [*sockets, *more]:
