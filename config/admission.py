@@ -15,8 +15,7 @@ then closed with a turn of its own, ``TRY_AGAIN_IN`` + the seconds until it (460
 static/js/site.js comes back within that second. The turns are handed out one after another at
 the rate the process joins sockets (as many as were connecting at once over how long each took,
 lately), so that the pages of a restarted process come back spread over the seconds it needs
-for them all. And it takes no more at once than it joins in ``AIM`` seconds: those past it
-would wait past daphne's 5 s and be refused after their work.
+for them all.
 A page told only "later" (4503, doubling waits with jitter) came back again and again, each try
 a handshake more for the busy process: at 5,000 sockets, about seven refusals a socket, more of
 the process's time than the connects themselves (bench/README.md, "Turns"). The turn is in
@@ -49,18 +48,11 @@ TRY_AGAIN_IN = 4600
 LATEST = 300
 #: A connect's time (handshake to accept) assumed until one is measured, in seconds.
 FIRST_GUESS = 1.0
-#: How long a connect may take, in seconds, before the process takes fewer at once: daphne
-#: refuses a handshake not accepted within 5 s (``--websocket_connect_timeout``), once its
-#: consumer has done most of its work, and the page tries again.
-AIM = 2.0
-#: Sockets a process takes at once however slow it is (their database work shares trips).
-FEWEST = 8
 
 
 class Admission:
     """The websockets of the process, admitted while fewer than ``settings.SOCKETS_CONNECTING``
-    are still connecting (0: all), and fewer than it joins in ``AIM`` seconds, else given a
-    later turn at once. HTTP passes through."""
+    are still connecting (0: all), else given a later turn at once. HTTP passes through."""
 
     def __init__(self, app):
         self.app = app
@@ -80,7 +72,7 @@ class Admission:
         if scope["type"] != "websocket":
             return await self.app(scope, receive, send)
         limit = settings.SOCKETS_CONNECTING
-        if limit and self.connecting >= self.room(limit):
+        if limit and self.connecting >= limit:
             return await self.turn_away(receive, send)
         self.connecting += 1
         counted = True
@@ -108,15 +100,6 @@ class Admission:
             # 10 s after its client left), before it answered: without this the count would
             # only grow, and the process would end up turning every socket away.
             count_out()
-
-    def room(self, limit):
-        """How many sockets may be connecting at once: ``limit``, or while connects take longer
-        than ``AIM``, as many as the process joins in ``AIM`` (never fewer than ``FEWEST``). Not
-        while they are quick: a process that joins a socket now and then measures a low rate
-        (one connecting at a time), and would turn away the next burst it can take."""
-        if self.connect_time <= AIM:
-            return limit
-        return min(limit, max(FEWEST, int(self.rate() * AIM)))
 
     def rate(self):
         """Sockets the process joins a second, lately: as many as were connecting at once over
