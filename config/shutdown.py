@@ -133,27 +133,34 @@ async def drain():
         len(_open_sockets),
         len(_running),
     )
+    # (Imported here: this module is imported before Django is set up.)
+    from room.consumers import depart, departed, presence_news
+
+    # The room sockets' presence rows go in one transaction, their rooms' lists once each,
+    # not one of each per socket closing (room.consumers.depart).
+    members = depart()
     for send in list(_open_sockets):
         _open_sockets.discard(send)
         try:
             await send({"type": "websocket.close", "code": SERVICE_RESTART})
         except Exception as error:  # a socket that went meanwhile: nothing to close
             logger.debug("Socket already gone while draining: %s", error)
+    try:
+        await asyncio.wait_for(departed(members), max(0, GRACE - (time.monotonic() - started)))
+    except Exception:  # the database away or slow: the rows go stale within PRESENCE_TTL
+        logger.warning("The presence of %d sockets not removed", len(members), exc_info=True)
     if _running:
         try:
             await asyncio.wait_for(idle.wait(), max(0, GRACE - (time.monotonic() - started)))
         except TimeoutError:
             logger.warning("Drained for %d s, stopping with %d still running", GRACE, len(_running))
-    # The rooms' presence lists, gathered for a moment after the sockets left, go out before
-    # the process stops: without them the members on other processes would go on seeing
-    # those who left listed until someone else came or went. (Imported here: this module is
-    # imported before Django is set up.)
-    from room.consumers import presence_news
-
+    # The rooms' presence lists go out before the process stops: without them the members on
+    # other processes would go on seeing those who left listed until someone else came or went.
     try:
         await asyncio.wait_for(presence_news.sent(), PRESENCE_WAIT)
     except TimeoutError:
         logger.warning("The presence lists were not all sent within %d s", PRESENCE_WAIT)
+    logger.info("Drained in %.1f s, stopping", time.monotonic() - started)
 
 
 def install():
