@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.db import transaction
@@ -104,6 +105,17 @@ class PushConsumer(AsyncWebsocketConsumer):
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
+
+    async def websocket_disconnect(self, message):
+        """The socket closed: ``disconnect``, then the consumer ends. Channels' own handler then
+        takes a trip to the database thread to close stale connections (``aclose_old_connections``),
+        one per socket closing, each waiting its turn behind the others': a drain closing 5,000
+        sockets at once queued 5,000 of them (bench/README.md, "The drain at thousands of
+        sockets"). The database work of these consumers goes through ``database_sync_to_async``,
+        which closes stale connections itself. (The consumers here join their groups
+        themselves: ``groups`` is empty.)"""
+        await self.disconnect(message["code"])
+        raise StopConsumer()
 
     async def send(self, text_data=None, bytes_data=None, close=False):
         """Send a frame, unless the socket is closing already: a push on its way when the
