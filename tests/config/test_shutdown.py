@@ -5,15 +5,24 @@ and the process exits by itself. Runs on SQLite and on PostgreSQL + Redis (the t
 REDIS_URL)."""
 
 import asyncio
+import re
 import signal
 import subprocess
+import time
 
 import pytest
 import websockets
 from django.urls import reverse
 
 from config.shutdown import SERVICE_RESTART
-from tests.faults import daphne_log, http, start_daphne, wait_for_log
+from rolls.models import Presence
+from tests.faults import (  # noqa: F401 (redis_server: a fixture)
+    daphne_log,
+    http,
+    redis_server,
+    start_daphne,
+    wait_for_log,
+)
 from tests.helpers import free_port, stop
 
 from .test_redis_down import closed, room_socket
@@ -103,3 +112,88 @@ def test_a_process_a_proxy_checks_serves_on_until_the_proxy_hears_503(pool_campa
         stop(process)
     log = daphne_log(port)
     assert "did not ask /healthz" not in log and "Traceback" not in log, log
+
+
+#: Room sockets a drain closes at once, in two rooms.
+SOCKETS = 200
+
+
+def test_a_drain_of_many_sockets_closes_each_with_service_restart_and_tells_the_rooms_once(
+    redis_server,  # noqa: F811 (the fixture)
+    pool_campaign,
+    mana_campaign,
+    gm,
+    player,
+    other_player,
+):
+    """A process holding many room sockets told to stop: each socket is closed with
+    SERVICE_RESTART, their presence rows are removed together (room.consumers.depart) and each
+    room's other members, on another process, hear one presence list, without those who left
+    (not a list per moment while the sockets closed, each read as they went), and the process
+    exits within 10 s of the signal, as config/shutdown.py promises."""
+    cookies = {user: session_cookie(user) for user in (gm, player, other_player)}
+    ports = [free_port(), free_port()]
+    processes = [start_daphne(port, REDIS_URL=redis_server.url()) for port in ports]
+    try:
+        codes, lists, signalled = asyncio.run(
+            drain_many(processes[0], ports, cookies, pool_campaign, mana_campaign)
+        )
+        returncode = processes[0].wait(timeout=max(0, signalled + 10 - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"daphne still running 10 s after SIGTERM: {daphne_log(ports[0])}")
+    finally:
+        for process in processes:
+            stop(process)
+    assert codes == [SERVICE_RESTART] * SOCKETS
+    assert returncode == 0
+    assert lists == [["gm"]]
+    assert not Presence.objects.filter(user=player).exists()
+    log = daphne_log(ports[0])
+    assert f"Draining for a restart: closing {SOCKETS} sockets" in log, log
+    assert "still running" not in log and "not removed" not in log, log
+    assert "Traceback" not in log, log
+
+
+async def drain_many(process, ports, cookies, *campaigns):
+    """SIGTERM to ``process`` (on ``ports[0]``) with SOCKETS room sockets of the player open on
+    it, half in each of ``campaigns``, and the GM's socket in the first on the other process:
+    each socket's close code, the presence lists the GM's socket heard from the signal until
+    the other player joined it on its process, and the time of the signal."""
+    gm, player, other_player = cookies.values()
+    gate = asyncio.Semaphore(20)
+
+    async def opened(k):
+        async with gate:
+            return await room_socket(ports[0], campaigns[k % 2].id, player, after=0)
+
+    gm_socket = await room_socket(ports[1], campaigns[0].id, gm, after=0)
+    sockets = await asyncio.gather(*(opened(k) for k in range(SOCKETS)))
+    # The lists of the joins, gathered a quarter second each (room.consumers.PresenceNews),
+    # are all in before the signal: the GM's socket has heard nothing for a second.
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(1):
+            while True:
+                await gm_socket.recv()
+    signalled = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    codes = await asyncio.gather(*(closed(s, timeout=10) for s in sockets))
+    await asyncio.to_thread(process.wait, 10)
+    # Its list comes after any the stopped process sent (the GM's channel's messages are read
+    # in order): every list of the drain has arrived once it has.
+    late = await room_socket(ports[1], campaigns[0].id, other_player, after=0)
+    lists = []
+    async with asyncio.timeout(10):
+        while "ben" not in (names := presence_names(f := await gm_socket.recv())):
+            print("FRAME", time.monotonic() - signalled, names, f[:80])
+            if names is not None:
+                lists.append(names)
+    await late.close()
+    await gm_socket.close()
+    return codes, lists, signalled
+
+
+def presence_names(frame):
+    """The names of a presence list frame, or None for another frame."""
+    if 'id="presence"' not in frame:
+        return None
+    return re.findall(r"<li>([^<]*)</li>", frame)
