@@ -8,6 +8,7 @@ import asyncio
 import re
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -116,6 +117,9 @@ def test_a_process_a_proxy_checks_serves_on_until_the_proxy_hears_503(pool_campa
 
 #: Room sockets a drain closes at once, in two rooms.
 SOCKETS = 200
+#: Seconds without a frame after which a room's presence lists are all in (a list waits a
+#: quarter second at most, room.consumers.PRESENCE_GATHER, then its read: a loaded machine).
+QUIET = 2
 
 
 def test_a_drain_of_many_sockets_closes_each_with_service_restart_and_tells_the_rooms_once(
@@ -146,11 +150,12 @@ def test_a_drain_of_many_sockets_closes_each_with_service_restart_and_tells_the_
             stop(process)
     assert codes == [SERVICE_RESTART] * SOCKETS
     assert returncode == 0
-    assert lists == [["gm"]]
-    assert not Presence.objects.filter(user=player).exists()
     log = daphne_log(ports[0])
+    assert lists == [["gm"]], log
+    assert not Presence.objects.filter(user=player).exists()
     assert f"Draining for a restart: closing {SOCKETS} sockets" in log, log
     assert "still running" not in log and "not removed" not in log, log
+    assert "not sent" not in log and "exiting now" not in log, log
     assert "Traceback" not in log, log
 
 
@@ -169,9 +174,9 @@ async def drain_many(process, ports, cookies, *campaigns):
     gm_socket = await room_socket(ports[1], campaigns[0].id, gm, after=0)
     sockets = await asyncio.gather(*(opened(k) for k in range(SOCKETS)))
     # The lists of the joins, gathered a quarter second each (room.consumers.PresenceNews),
-    # are all in before the signal: the GM's socket has heard nothing for a second.
+    # are all in before the signal: the GM's socket has heard nothing for QUIET seconds.
     with pytest.raises(TimeoutError):
-        async with asyncio.timeout(1):
+        async with asyncio.timeout(QUIET):
             while True:
                 await gm_socket.recv()
     signalled = time.monotonic()
@@ -197,3 +202,30 @@ def presence_names(frame):
     if 'id="presence"' not in frame:
         return None
     return re.findall(r"<li>([^<]*)</li>", frame)
+
+
+def test_a_request_stuck_in_a_thread_does_not_keep_the_process_past_10_s():
+    """A request whose thread never returns (a sync view stuck) is cut: the process exits within
+    10 s of the signal all the same (config.shutdown exits once the reactor has stopped; Python's
+    own exit would wait for the thread)."""
+    port = free_port()
+    process = start_daphne(port, app="tests.held_asgi:application")
+    try:
+        threading.Thread(target=cut_request, args=(port,), daemon=True).start()
+        wait_for_log(port, "Holding a request in a thread", process)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        returncode = process.wait(timeout=max(0, signalled + 10 - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"daphne still running 10 s after SIGTERM: {daphne_log(port)}")
+    finally:
+        stop(process)
+    assert returncode == 0
+    log = daphne_log(port)
+    assert "Drained in" in log and "exiting now" not in log, log
+
+
+def cut_request(port):
+    """A request held in a thread of the server's that never returns: the server cuts it."""
+    with pytest.raises(OSError):
+        http(port, reverse("login"), headers=[("X-Test-Hold", "thread")])

@@ -126,6 +126,7 @@ class Command(BaseCommand):
                     "50",
                     "-f",
                     "speedscope",
+                    "--idle",
                     "--nonblocking",
                 ],
                 stdout=subprocess.DEVNULL,
