@@ -3,8 +3,11 @@
 open socket with ``SERVICE_RESTART`` (the page reopens it at once, through a proxy on another
 process, resuming with ``?after=`` as after any reconnect), refuses a socket that still arrives,
 finishes the HTTP requests it holds, and then stops the reactor as twisted's own
-SIGTERM handler does. Past ``GRACE`` seconds it stops all the same, so the process is gone within
-10 s of the signal.
+SIGTERM handler does. Past ``GRACE`` seconds it stops all the same; once the reactor has
+stopped the process exits at once, and ``DEADLINE`` seconds after the signal whatever still
+runs: the process is gone within 10 s of the signal. The presence rows of its room sockets go
+together, in one transaction, their rooms' lists once each (``room.consumers.depart``): one by
+one, as each socket left, they took a process of 5,000 sockets past its grace.
 
 The port stays open while draining (daphne has no documented way to close its listener): a
 request that still arrives is answered, not refused, so nothing a proxy sent before it noticed
