@@ -84,3 +84,29 @@ async def test_sockets_closed_together_all_leave_their_groups_and_the_list(
     for group in groups:
         assert await sync_to_async(members)(group) == 0, group
     assert await Presence.objects.filter(campaign=table.campaign).acount() == 0
+
+
+async def test_sockets_closed_together_leave_one_after_the_other(small_pool, table, monkeypatch):
+    """Each socket leaves all its groups in its turn, not one group per turn behind all the
+    others: a drain's grace that ends while they leave cuts the last sockets' leaves, not
+    every socket's."""
+    consumers.group_slots = consumers.GroupSlots(1)
+    headers = [(b"origin", ORIGIN), (b"cookie", f"sessionid={table.cookie['ana']}".encode())]
+    path = f"/ws/campaigns/{table.campaign.pk}/"
+    sockets = [WebsocketCommunicator(application, path, headers=headers) for _ in range(SOCKETS)]
+    opened = await asyncio.gather(*(s.connect(timeout=TIMEOUT) for s in sockets))
+    assert all(connected for connected, _ in opened)
+    layer = get_channel_layer()
+    discard = layer.group_discard
+    left = []
+
+    async def recorded(group, channel):
+        left.append(channel)
+        await discard(group, channel)
+
+    monkeypatch.setattr(layer, "group_discard", recorded)
+
+    await asyncio.gather(*(s.disconnect(timeout=TIMEOUT) for s in sockets))
+
+    turns = [channel for k, channel in enumerate(left) if k == 0 or left[k - 1] != channel]
+    assert len(turns) == len(set(turns)) == SOCKETS
