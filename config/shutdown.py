@@ -171,7 +171,7 @@ async def drain():
     try:
         await asyncio.wait_for(presence_news.sent(), max(0, wait))
     except TimeoutError:
-        logger.warning("The presence lists were not all sent within %d s", PRESENCE_WAIT)
+        logger.warning("The presence lists were not all sent within %.1f s", max(0, wait))
     logger.info("Drained in %.1f s, stopping", time.monotonic() - started)
 
 
