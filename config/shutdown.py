@@ -27,6 +27,7 @@ reactor runs (twisted installs its own then), and the handler ends with ``reacto
 """
 
 import asyncio
+import contextvars
 import logging
 import os
 import signal
@@ -211,7 +212,12 @@ def _restart(reactor):
         return
     logger.info("Received SIGTERM, draining before shutting down")
     _hold_to_deadline(reactor)
-    asyncio.ensure_future(drain()).add_done_callback(lambda _: _stop(reactor))
+    # In a context of its own: this callback carries the context of whatever task the main
+    # thread ran when the signal came (a request's, with asgiref's executor for its sync part,
+    # gone by now), and the drain's database work, and the tasks it starts, would look for that
+    # executor: "CurrentThreadExecutor already quit or is broken" (tests/deploy/test_restarts.py).
+    task = asyncio.get_running_loop().create_task(drain(), context=contextvars.Context())
+    task.add_done_callback(lambda _: _stop(reactor))
 
 
 def _hold_to_deadline(reactor):
