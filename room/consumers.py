@@ -468,6 +468,10 @@ class PresenceNews:
         #: The task that will send a room's list, by campaign id; the loop time of its last.
         self.pending = {}
         self.sent_at = {}
+        #: Every list's task until it is done: one already reading its list is no longer
+        #: pending, and a drain that waited only for the pending ones stopped the process
+        #: while it was on its way (the rooms' members elsewhere went on seeing those who left).
+        self.sending = set()
 
     def announce(self, campaign_id):
         loop = asyncio.get_running_loop()
@@ -476,7 +480,9 @@ class PresenceNews:
             return  # its list is read when it goes out: this join or leave is in it
         last = self.sent_at.get(campaign_id)
         wait = 0 if last is None else max(0, last + PRESENCE_GATHER - loop.time())
-        self.pending[campaign_id] = loop.create_task(self.send(campaign_id, wait))
+        task = self.pending[campaign_id] = loop.create_task(self.send(campaign_id, wait))
+        self.sending.add(task)
+        task.add_done_callback(self.sending.discard)
 
     async def send(self, campaign_id, wait):
         if wait:
@@ -497,7 +503,7 @@ class PresenceNews:
         """Once the lists asked for so far went out (a drain waits for them before the process
         stops: the rooms' other processes hear who left)."""
         loop = asyncio.get_running_loop()
-        tasks = [task for task in self.pending.values() if task.get_loop() is loop]
+        tasks = [task for task in self.sending if task.get_loop() is loop]
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
