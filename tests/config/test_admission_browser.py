@@ -75,26 +75,29 @@ class TestTurnedAwayInTheBrowser(BrowserTestCase):
         """The held handshake's answer, once it came: its status line."""
         return held.makefile("rb").readline().decode().strip()
 
-    def test_a_socket_turned_away_is_no_connection(self):
+    def room_page(self, browser, init_script):
+        """The player's room page, open and connected, with ``init_script`` run before the
+        page's own, and the routes its sockets pass through, in order (one so far)."""
         url = f"http://127.0.0.1:{self.port}"
+        context = browser.new_context()
+        context.add_cookies([{"name": "sessionid", "value": self.cookies["player"], "url": url}])
+        context.add_init_script(init_script)
+        page, routes = context.new_page(), []
+
+        def through(route):
+            routes.append(route)
+            route.connect_to_server()
+
+        page.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
+        page.goto(f"{url}/campaigns/{self.campaign.id}/room/")
+        expect(page.locator("#ws-status")).to_have_attribute("data-state", "ok")
+        return page, routes
+
+    def test_a_socket_turned_away_is_no_connection(self):
         with self.browser() as browser:
-            context = browser.new_context()
-            context.add_cookies(
-                [{"name": "sessionid", "value": self.cookies["player"], "url": url}]
-            )
-            context.add_init_script(COUNT_OPENS)
-            page = context.new_page()
-            sockets, routes, fetched = [], [], []
-
-            def through(route):
-                sockets.append(route.url)
-                routes.append(route)
-                route.connect_to_server()
-
-            page.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
-            page.goto(f"{url}/campaigns/{self.campaign.id}/room/")
+            page, routes = self.room_page(browser, COUNT_OPENS)
+            fetched = []
             status = page.locator("#ws-status")
-            expect(status).to_have_attribute("data-state", "ok")
             assert page.evaluate("window.rollroomOpens") == 1
 
             # Another socket holds the process's one place for a socket connecting.
@@ -109,7 +112,7 @@ class TestTurnedAwayInTheBrowser(BrowserTestCase):
             # is turned away each time (twice here, within the 5 s daphne holds a handshake).
             routes[0].close(code=4012, reason="service restart")
             page.wait_for_function("() => window.rollroomCloses >= 3")
-            assert len(sockets) == 3
+            assert len(routes) == 3
             wait_for_log(self.port, "Too many sockets connecting (1)", self.process)
             expect(status).to_have_text("reconnecting…")
             assert page.evaluate("window.rollroomOpens") == 1
@@ -126,24 +129,9 @@ class TestTurnedAwayInTheBrowser(BrowserTestCase):
     def test_a_turn_brings_the_page_back_within_its_second(self):
         """Closed with a turn (config/admission.py: TRY_AGAIN_IN + 3), the page waits
         between 2 and 3 s (its timer's own delay, read as the page sets it), then is back."""
-        url = f"http://127.0.0.1:{self.port}"
         with self.browser() as browser:
-            context = browser.new_context()
-            context.add_cookies(
-                [{"name": "sessionid", "value": self.cookies["player"], "url": url}]
-            )
-            context.add_init_script(COUNT_OPENS + RECORD_WAITS)
-            page = context.new_page()
-            routes = []
-
-            def through(route):
-                routes.append(route)
-                route.connect_to_server()
-
-            page.route_web_socket(re.compile(".*/ws/campaigns/.*"), through)
-            page.goto(f"{url}/campaigns/{self.campaign.id}/room/")
+            page, routes = self.room_page(browser, COUNT_OPENS + RECORD_WAITS)
             status = page.locator("#ws-status")
-            expect(status).to_have_attribute("data-state", "ok")
             page.evaluate("window.rollroomWaits = []")
             routes[0].close(code=TRY_AGAIN_IN + 3, reason="")
             page.wait_for_function("() => window.rollroomCloses >= 1")
