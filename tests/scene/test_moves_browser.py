@@ -7,7 +7,7 @@ import re
 from playwright.sync_api import expect
 
 from scene.models import Token
-from tests.browser import BROWSER, TIMEOUT, BrowserTestCase, room_ready
+from tests.browser import BROWSER, TIMEOUT, BrowserTestCase, room_ready, wait_until
 from tests.conftest import make_campaign, make_user
 from tests.scene.move_setup import build_scene_table
 
@@ -66,10 +66,18 @@ class TestMovingTokens(BrowserTestCase):
             expect(locator).to_have_attribute("data-moves", str(moves))
         expect(locator).to_have_attribute("data-x", str(x))
         expect(locator).to_have_attribute("data-y", str(y))
-        # Drawn there: its centre on that pixel of the map as this page shows it.
-        want = self.on_screen(page, x, y)
-        got = self.centre(locator)
-        assert abs(got[0] - want[0]) < 2 and abs(got[1] - want[1]) < 2, (got, want)
+        # Drawn there: its centre on that pixel of the map as this page shows it. The page
+        # places a swapped card's tokens after the swap (scene.js), so the card's attributes can
+        # be the new ones a moment before the token is drawn there: wait for it.
+
+        def drawn_there():
+            want, got = self.on_screen(page, x, y), self.centre(locator)
+            return abs(got[0] - want[0]) < 2 and abs(got[1] - want[1]) < 2
+
+        try:
+            wait_until(page, drawn_there)
+        except AssertionError:
+            raise AssertionError((self.centre(locator), self.on_screen(page, x, y))) from None
 
     def test_a_drag_and_arrow_keys_are_seen_live_on_the_other_pages(self):
         mira, ambush = self.table.tokens.mira, self.table.tokens.ambush
